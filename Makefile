@@ -1,0 +1,20 @@
+# Two commands do all the set-up on a fresh machine:
+#   make run    install into .venv, then train GFB-GCN (MaxVec) on R8 and print test accuracy
+#   make test   install into .venv (with test extras), then run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	touch $@
+
+.PHONY: install run test
+install: $(BIN)/.installed
+
+run: $(BIN)/.installed
+	$(BIN)/gfbgcn train --dataset r8 --model gfb-max
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q

@@ -1,0 +1,47 @@
+"""Atomic file writes and hashing: results already written are never left half-overwritten."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
+    """Call ``writer(tmp_path)`` then rename ``tmp_path`` onto ``path`` (same directory)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        writer(tmp_path)
+        os.replace(tmp_path, path)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    return atomic_write(path, lambda p: p.write_bytes(data))
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> Path:
+    return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()

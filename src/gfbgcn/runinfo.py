@@ -1,0 +1,56 @@
+"""Seeds and provenance recorded with every run."""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+import torch
+
+_PACKAGES = ("gfbgcn", "torch", "torch_geometric", "numpy", "scipy", "scikit-learn", "nltk")
+
+
+def seed_everything(seed: int) -> torch.Generator:
+    """Seed Python, NumPy and torch; return a torch generator seeded with ``seed``."""
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def package_versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def machine_info() -> dict[str, Any]:
+    mem_gib = None
+    try:
+        mem_gib = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        pass
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "memory_gib": mem_gib,
+    }
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process in MiB (Linux/macOS)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
