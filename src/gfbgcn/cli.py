@@ -24,7 +24,17 @@ _COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _selected(argv: Sequence[str]) -> tuple[str, ...] | None:
+    """The command path named by ``argv`` (e.g. ``("data", "stats")``), if any."""
+    words = [a for a in argv if not a.startswith("-")]
+    for path, _, _ in _COMMANDS:
+        if tuple(words[: len(path)]) == path:
+            return path
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The full parser; only the selected command's module is imported (fast start-up)."""
     parser = argparse.ArgumentParser(
         prog="gfbgcn",
         description="GFB-GCN: graph convolution with generalized factorized bilinear aggregation.",
@@ -35,13 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups: dict[tuple[str, ...], argparse._SubParsersAction] = {
         (): parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     }
+    selected = _selected(argv)
     for path, module_name, help_text in _COMMANDS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as err:
-            if err.name != module_name:
-                raise
-            continue  # that area is not installed in this build
         for depth in range(1, len(path)):
             prefix = path[:depth]
             if prefix not in groups:
@@ -50,13 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
                     dest="_".join(prefix) + "_verb", metavar="VERB", required=True
                 )
         sub = groups[path[:-1]].add_parser(path[-1], help=help_text, description=help_text)
-        module.add_arguments(sub)
-        sub.set_defaults(_run=module.run)
+        if path == selected:
+            module = importlib.import_module(module_name)
+            module.add_arguments(sub)
+            sub.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
