@@ -1,0 +1,160 @@
+"""Text SGC (WAP) and Text GIN (WAP) building blocks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch_geometric.nn import GINConv
+from torch_geometric.nn.models import MLP
+
+from gfbgcn.nn import TextGIN, TextSGC, WeightedGINConv
+
+N, C = 7, 3
+SRC = [0, 1, 1, 2, 3, 4, 5, 6, 2, 0]
+DST = [1, 0, 2, 1, 4, 3, 6, 5, 6, 0]
+
+
+def _graph() -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(0)
+    weight = 0.2 + torch.rand(len(SRC), generator=gen, dtype=torch.float64)
+    return torch.tensor([SRC, DST]), weight
+
+
+def _dense_ahat(edge_index: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    a = torch.zeros(N, N, dtype=torch.float64)
+    a.index_put_((edge_index[1], edge_index[0]), weight, accumulate=True)
+    diag = torch.diagonal(a)
+    diag[diag == 0] = 1.0
+    dis = a.sum(1).pow(-0.5)
+    return dis[:, None] * a * dis[None, :]
+
+
+def _randomize(model: torch.nn.Module) -> torch.nn.Module:
+    model.double()
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.rand(p.shape, generator=gen, dtype=p.dtype) - 0.5)
+    return model
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_text_sgc_equals_dense_power(k: int) -> None:
+    edge_index, weight = _graph()
+    model = _randomize(TextSGC(N, C, K=k))
+    ahat = _dense_ahat(edge_index, weight)
+    expected = torch.linalg.matrix_power(ahat, k) @ model.weight + model.bias
+    torch.testing.assert_close(model(None, edge_index, weight), expected)
+    adj_t = torch.sparse_coo_tensor(edge_index.flip(0), weight, (N, N)).to_sparse_csr()
+    torch.testing.assert_close(model(None, adj_t), expected)
+
+
+def test_text_sgc_propagates_k_times_with_c_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    edge_index, weight = _graph()
+    model = TextSGC(N, C, K=2).double()
+    seen: list[tuple[int, ...]] = []
+    inner = model.propagate
+
+    def spy(*args, **kwargs):
+        seen.append(tuple(kwargs["x"].shape))
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(model, "propagate", spy)
+    model(None, edge_index, weight)
+    assert seen == [(N, C), (N, C)]  # two sparse products with the N x C matrix, no A^2
+
+
+def test_text_sgc_api() -> None:
+    model = TextSGC(N, C)
+    assert model.K == 2
+    assert sum(p.numel() for p in model.parameters()) == N * C + C
+    assert repr(model) == "TextSGC(7, 3, K=2)"
+    with pytest.raises(ValueError, match="featureless"):
+        model(torch.eye(N), torch.tensor([SRC, DST]))
+    with pytest.raises(ValueError):
+        TextSGC(N, C, K=0)
+
+
+def test_text_sgc_gradcheck() -> None:
+    edge_index, weight = _graph()
+    model = TextSGC(N, C).double()
+    w = model.weight.detach().clone().requires_grad_()
+
+    def fn(w_: torch.Tensor) -> torch.Tensor:
+        return torch.func.functional_call(model, {"weight": w_, "bias": model.bias},
+                                          (None, edge_index, weight))
+
+    assert torch.autograd.gradcheck(fn, (w,))
+
+
+def test_weighted_gin_reduces_to_gin_on_raw_unit_weights() -> None:
+    edge_index, _ = _graph()
+    x = torch.randn(N, 4, dtype=torch.float64)
+    mlp = MLP([4, 5, 2], norm=None).double()
+    ours = WeightedGINConv(mlp, eps=0.3, normalize=False)
+    pyg = GINConv(mlp, eps=0.3)
+    torch.testing.assert_close(ours(x, edge_index), pyg(x, edge_index))
+    # with WAP normalisation and weights it differs from the unweighted sum
+    weighted = WeightedGINConv(mlp, eps=0.3)
+    assert not torch.allclose(weighted(x, edge_index, _graph()[1]), pyg(x, edge_index))
+    assert "eps" not in dict(ours.named_parameters())
+    trained = WeightedGINConv(mlp, eps=0.3, train_eps=True)
+    assert dict(trained.named_parameters())["eps"].item() == pytest.approx(0.3)
+
+
+def test_text_gin_shapes_and_structure() -> None:
+    model = TextGIN(N, 5, C, num_layers=3)
+    assert len(model.convs) == 3
+    assert model.embedding.shape == (N, 5)
+    out = model(None, torch.tensor([SRC, DST]))
+    assert out.shape == (N, C)
+    assert repr(model) == "TextGIN(7, 5, 3, num_layers=3)"
+    with pytest.raises(ValueError, match="featureless"):
+        model(torch.eye(N), torch.tensor([SRC, DST]))
+
+
+def test_text_gin_first_layer_is_gin_on_identity_features() -> None:
+    """h^0 = E equals identity features pushed through a linear map with weight E."""
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.0)).eval()
+    conv = model.convs[0]
+    ahat = _dense_ahat(edge_index, weight)
+    eye = torch.eye(N, dtype=torch.float64)
+    h0 = eye @ model.embedding  # identity features times the first linear map
+    expected = conv.nn((1 + conv.eps) * h0 + ahat @ h0)
+    torch.testing.assert_close(model(None, edge_index, weight), expected)
+
+
+def test_text_gin_permutation_equivariance_and_gradcheck() -> None:
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 3, C, dropout=0.5)).eval()
+    out = model(None, edge_index, weight)
+    perm = torch.tensor([4, 6, 0, 2, 1, 5, 3])
+    inv = torch.empty_like(perm)
+    inv[perm] = torch.arange(N)
+    permuted = _randomize(TextGIN(N, 3, C)).eval()
+    permuted.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        permuted.embedding.copy_(model.embedding[perm])
+    torch.testing.assert_close(permuted(None, inv[edge_index], weight), out[perm])
+
+    names = [n for n, _ in model.named_parameters()]
+    params = tuple(p.detach().clone().requires_grad_() for _, p in model.named_parameters())
+
+    def fn(*ps: torch.Tensor) -> torch.Tensor:
+        return torch.func.functional_call(model, dict(zip(names, ps)),
+                                          (None, edge_index, weight))
+
+    assert torch.autograd.gradcheck(fn, params)
+
+
+def test_text_gin_dropout_only_in_training() -> None:
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 8, C, dropout=0.5))
+    model.eval()
+    torch.testing.assert_close(model(None, edge_index, weight), model(None, edge_index, weight))
+    model.train()
+    torch.manual_seed(0)
+    a = model(None, edge_index, weight)
+    b = model(None, edge_index, weight)
+    assert not torch.allclose(a, b)
