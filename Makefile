@@ -2,6 +2,11 @@
 #   make run    install into .venv, then train GFB-GCN (MaxVec) on R8 and print test accuracy
 #   make test   install into .venv (with test extras), then run the test suite
 PYTHON ?= python3
+# Use the project's shared benchmark data when it lies beside the checkout (CI does this too).
+ifneq ($(wildcard ../shared/data),)
+export GFBGCN_DATA ?= $(abspath ../shared/data)
+export NLTK_DATA ?= $(abspath ../shared/data/nltk_data)
+endif
 VENV ?= .venv
 BIN := $(VENV)/bin
 

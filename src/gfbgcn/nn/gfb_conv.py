@@ -21,9 +21,10 @@ from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
 from torch_geometric.typing import Adj, OptTensor, SparseTensor
-from torch_geometric.utils import is_sparse, spmm, to_edge_index, to_torch_csr_tensor
+from torch_geometric.utils import is_sparse, to_edge_index, to_torch_csr_tensor
 
 from gfbgcn.nn.genvec import canonical_summarizer, genvec
+from gfbgcn.nn.sparse import spmm as sparse_spmm
 
 __all__ = ["GCNNormConv", "GFBConv"]
 
@@ -156,7 +157,7 @@ class GCNNormConv(MessagePassing):
 
     def message_and_aggregate(self, adj_t: Adj, x: Tensor) -> Tensor:
         """Fused ``a @ z`` for sparse adjacency input.  ``x``: [N, F] -> [N, F]."""
-        return spmm(adj_t, x, reduce=self.aggr)
+        return sparse_spmm(adj_t, x, reduce=self.aggr)
 
 
 class GFBConv(GCNNormConv):

@@ -29,6 +29,7 @@ import hashlib
 import json
 import logging
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -277,12 +278,20 @@ def assemble_adjacency(tfidf: sp.csr_matrix, ppmi: sp.csr_matrix) -> sp.coo_matr
 def normalized_adjacency(
     edge_index: torch.Tensor, edge_weight: torch.Tensor, num_nodes: int
 ) -> torch.Tensor:
-    """``D^-1/2 (A + I) D^-1/2`` as a torch sparse CSR matrix (symmetric)."""
+    """``D^-1/2 (A + I) D^-1/2`` as a torch sparse CSR matrix.
+
+    The text graph is symmetric, so the result is marked symmetric for
+    :func:`gfbgcn.nn.sparse.spmm` (its backward reuses the matrix instead of a transpose).
+    """
     from torch_geometric.nn.conv.gcn_conv import gcn_norm
 
+    from gfbgcn.nn.sparse import mark_symmetric
+
     ei, ew = gcn_norm(edge_index, edge_weight, num_nodes, add_self_loops=True)
-    coo = torch.sparse_coo_tensor(ei, ew, (num_nodes, num_nodes)).coalesce()
-    return coo.to_sparse_csr()
+    with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
+        warnings.simplefilter("ignore", UserWarning)
+        coo = torch.sparse_coo_tensor(ei, ew, (num_nodes, num_nodes)).coalesce()
+        return mark_symmetric(coo.to_sparse_csr())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,41 @@
+"""Shared helpers of the benchmark scripts: machine description and section-wise report updates."""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from gfbgcn.io import atomic_write_text
+from gfbgcn.runinfo import machine_info, package_versions
+
+REPORT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+HEADER = (
+    "# Benchmarks\n\n"
+    "Each section is rewritten by the script named in it; figures are medians of repeated runs "
+    "measured in one process, so compare ratios within a section. The machines are shared: "
+    "absolute times move with the load of the moment.\n"
+)
+
+
+def machine_line() -> str:
+    m = machine_info()
+    v = package_versions()
+    return (f"{m['cpu_count']} CPU cores ({m['processor']}), {m['memory_gib']} GiB RAM, "
+            f"torch {v['torch']} with {m['torch_threads']} thread(s), Python {v['python']}; "
+            f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}")
+
+
+def command_line() -> str:
+    return "python " + " ".join(["benchmarks/" + Path(sys.argv[0]).name, *sys.argv[1:]])
+
+
+def update_section(name: str, body: str, path: Path = REPORT) -> None:
+    """Replace the section between ``<!-- name -->`` markers (append it if absent)."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else HEADER
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    block = f"{start}\n{body.rstrip()}\n{end}"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
+    atomic_write_text(path, text)

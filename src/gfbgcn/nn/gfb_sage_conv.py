@@ -1,0 +1,130 @@
+"""GraphSAGE with generalized factorized bilinear (GFB) neighbour aggregation.
+
+PyG's :class:`~torch_geometric.nn.conv.SAGEConv` computes
+
+    x'_v = W_l * mean_{u in N(v)} x_u + b_l + W_r x_v .
+
+The GFB version (paper Eq. ``cfm`` with Omega = mean over the neighbourhood) aggregates the
+first-order message plus lambda times the compact second-order statistic of the same message:
+
+    z_u  = W_l x_u                                        [k]
+    M_u  = z_u z_u^T + eps I                              [k, k]   (never formed)
+    x'_v = mean_{u in N(v)} ( z_u + lambda * GenVec(M_u) ) + b_l + W_r x_v
+
+with one learnable scalar ``lambda`` per layer (``GenVec`` = DiagVec by default, as the
+paper's graph-classification experiments use).  With ``lambda = 0`` the layer is exactly
+``SAGEConv`` (``W_l`` commutes with the mean).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+from torch.nn import Parameter
+from torch.nn import functional as F
+from torch_geometric.nn.aggr import MultiAggregation
+from torch_geometric.nn.conv import SAGEConv
+from torch_geometric.typing import Adj, OptPairTensor, Size
+
+from gfbgcn.nn.genvec import canonical_summarizer, genvec
+
+
+class GFBSAGEConv(SAGEConv):
+    """``SAGEConv`` whose neighbour messages carry ``lambda * GenVec(W_l x_u x_u^T W_l^T)``.
+
+    Args:
+        in_channels: input feature size ``d`` (or a ``(d_src, d_dst)`` pair).
+        out_channels: output feature size ``k``.
+        summarize: GenVec operator, ``"diag"`` (DiagVec, default), ``"max"``, ``"mean"``,
+            ``"topk"`` or ``"upper"``.
+        eps: the ``eps`` of ``M = z z^T + eps I`` (default 1e-3, as ``GFBConv``).
+        exact: exact GenVec (True) or the paper's fast form (False), see ``gfbgcn.nn.genvec``.
+        k_top: ``k'`` of TopKVec.
+        lambda_init: initial value of the learnable ``lambda`` (default 1.0, as ``GFBConv``;
+            0.0 starts exactly at ``SAGEConv``).
+        aggr: neighbourhood aggregation Omega (``"mean"`` as in GraphSAGE; ``"sum"``/``"max"``
+            also work).  Multi-aggregations and ``"lstm"`` are not supported.
+        normalize, root_weight, bias: as in ``SAGEConv``.  ``project=True`` is not supported.
+
+    Shapes:
+        x: [N, d] (or a pair ([N_src, d_src], [N_dst, d_dst])), edge_index: [2, E]
+        -> [N_dst, k].
+    """
+
+    def __init__(
+        self,
+        in_channels: int | tuple[int, int],
+        out_channels: int,
+        summarize: str = "diag",
+        *,
+        eps: float = 1e-3,
+        exact: bool = True,
+        k_top: int = 3,
+        lambda_init: float = 1.0,
+        aggr: str = "mean",
+        normalize: bool = False,
+        root_weight: bool = True,
+        bias: bool = True,
+        **kwargs: object,
+    ) -> None:
+        if kwargs.get("project", False):
+            raise ValueError("GFBSAGEConv does not support project=True")
+        if not isinstance(aggr, str) or aggr == "lstm":
+            raise ValueError(f"GFBSAGEConv needs a simple aggregation, got {aggr!r}")
+        self.summarize = canonical_summarizer(summarize)
+        self.eps = float(eps)
+        self.exact = bool(exact)
+        self.k_top = int(k_top)
+        self.lambda_init = float(lambda_init)
+        super().__init__(
+            in_channels,
+            out_channels,
+            aggr=aggr,
+            normalize=normalize,
+            root_weight=root_weight,
+            project=False,
+            bias=bias,
+            **kwargs,
+        )
+        if isinstance(self.aggr_module, MultiAggregation):
+            raise ValueError("GFBSAGEConv does not support multi-aggregations")
+        self.lam = Parameter(torch.full((), self.lambda_init))
+
+    def reset_parameters(self) -> None:
+        """Reset ``W_l``, ``W_r``, ``b_l`` (as ``SAGEConv``) and ``lambda`` to ``lambda_init``."""
+        super().reset_parameters()
+        if hasattr(self, "lam"):  # SAGEConv.__init__ calls this before ``lam`` exists
+            with torch.no_grad():
+                self.lam.fill_(self.lambda_init)
+
+    def forward(
+        self,
+        x: Tensor | OptPairTensor,
+        edge_index: Adj,
+        size: Size = None,
+    ) -> Tensor:
+        """x: [N, d] or pair -> [N_dst, out_channels]."""
+        if isinstance(x, Tensor):
+            x = (x, x)
+        x_src, x_dst = x
+        # z_u = W_l x_u (bias added after aggregation, exactly as SAGEConv does)   [N_src, k]
+        z = F.linear(x_src, self.lin_l.weight)
+        # first- plus second-order message: z_u + lambda * GenVec(z_u z_u^T + eps I)   (Eq. cfm)
+        msg = z + self.lam * genvec(
+            z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top
+        )
+        # Omega over u in N(v): a mean for GraphSAGE                                 [N_dst, k]
+        out = self.propagate(edge_index, x=(msg, x_dst), size=size)
+        if self.lin_l.bias is not None:
+            out = out + self.lin_l.bias
+        if self.root_weight and x_dst is not None:
+            out = out + self.lin_r(x_dst)
+        if self.normalize:
+            out = F.normalize(out, p=2.0, dim=-1)
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, "
+            f"aggr={self.aggr}, summarize={self.summarize})"
+        )
