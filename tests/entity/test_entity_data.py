@@ -1,0 +1,120 @@
+"""Entity data plumbing without the real data: offline errors, splits, subgraphs, the model."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+from pathlib import Path
+
+import pytest
+import torch
+from torch_geometric.datasets import Entities
+
+import gfbgcn.entity.data as edata
+from gfbgcn.entity.data import (
+    EntityData,
+    EntityDataUnavailable,
+    load_entities,
+    restrict_to_khop,
+    stratified_holdout,
+)
+from gfbgcn.entity.model import EntityConfig, EntityNet
+
+BGS_FILES = ["bgs_stripped.nt.gz", "completeDataset.tsv", "trainingSet.tsv", "testSet.tsv"]
+
+
+def _assert_clear(message: str, searched: Path) -> None:
+    for fname in BGS_FILES:
+        assert fname in message
+    assert str(searched) in message
+    assert "https://data.dgl.ai/dataset/bgs.tgz" in message
+
+
+def test_bgs_offline_message_without_download(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    with pytest.raises(EntityDataUnavailable) as info:
+        load_entities("BGS", tmp_path, allow_download=False)
+    assert time.perf_counter() - start < 5
+    _assert_clear(str(info.value), tmp_path / "entities" / "bgs" / "raw")
+    assert "disabled" in str(info.value)
+
+
+def test_bgs_no_network_fails_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def unreachable(url: str, timeout: float = 5.0) -> tuple[bool, str]:
+        calls.append(url)
+        return False, "cannot reach data.dgl.ai:443 (simulated)"
+
+    monkeypatch.setattr(edata, "network_reachable", unreachable)
+    with pytest.raises(EntityDataUnavailable) as info:
+        load_entities("bgs", tmp_path)
+    assert calls == ["https://data.dgl.ai/dataset/bgs.tgz"]
+    _assert_clear(str(info.value), tmp_path / "entities" / "bgs" / "raw")
+    assert "network is unavailable" in str(info.value)
+
+
+def test_failed_download_is_wrapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(edata, "network_reachable", lambda url, timeout=5.0: (True, "ok"))
+
+    def refuse(self: Entities) -> None:
+        raise urllib.error.URLError("simulated: connection refused")
+
+    monkeypatch.setattr(Entities, "download", refuse)
+    with pytest.raises(EntityDataUnavailable) as info:
+        load_entities("bgs", tmp_path)
+    _assert_clear(str(info.value), tmp_path / "entities" / "bgs" / "raw")
+    assert "download failed" in str(info.value)
+
+
+def test_network_probe_times_out_quickly() -> None:
+    # 192.0.2.0/24 is TEST-NET-1 (never routed): the probe must give up within its timeout
+    start = time.perf_counter()
+    ok, why = edata.network_reachable("https://192.0.2.1/x.tgz", timeout=0.5)
+    assert not ok and why
+    assert time.perf_counter() - start < 3
+
+
+def test_stratified_holdout() -> None:
+    y = torch.tensor([0] * 10 + [1] * 5 + [2] * 2)
+    fit, hold = stratified_holdout(y, 0.2, seed=0)
+    assert sorted(torch.cat([fit, hold]).tolist()) == list(range(len(y)))
+    assert torch.bincount(y[hold], minlength=3).tolist() == [2, 1, 0]  # round(0.4) = 0
+    fit2, hold2 = stratified_holdout(y, 0.2, seed=0)
+    assert torch.equal(hold, hold2) and torch.equal(fit, fit2)
+    holds = {tuple(stratified_holdout(y, 0.2, seed=s)[1].tolist()) for s in range(5)}
+    assert len(holds) > 1  # the split depends on the seed
+    with pytest.raises(ValueError):
+        stratified_holdout(y, 1.0, seed=0)
+
+
+def _toy(num_nodes: int = 12) -> EntityData:
+    # a path 0-1-2-...-11 in both directions, relation = direction
+    src = torch.arange(num_nodes - 1)
+    edge_index = torch.cat([torch.stack([src, src + 1]), torch.stack([src + 1, src])], dim=1)
+    edge_type = torch.cat([torch.zeros(num_nodes - 1), torch.ones(num_nodes - 1)]).long()
+    return EntityData("toy", num_nodes, 2, 2, edge_index, edge_type,
+                      train_idx=torch.tensor([0]), train_y=torch.tensor([1]),
+                      test_idx=torch.tensor([11]), test_y=torch.tensor([0]))
+
+
+def test_restrict_to_khop_keeps_two_hop_neighbourhood() -> None:
+    data = restrict_to_khop(_toy(), 2)
+    assert data.num_nodes == 6  # {0,1,2} and {9,10,11}
+    assert data.edge_index.max() < data.num_nodes
+    assert data.edge_type.numel() == data.edge_index.size(1)
+    assert data.info["khop"] == 2
+    # labelled nodes are still the path's ends: degree 1 in each direction
+    deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes)
+    assert deg[data.train_idx].tolist() == [1] and deg[data.test_idx].tolist() == [1]
+
+
+@pytest.mark.parametrize("model", ["rgcn", "gfb-rgcn"])
+def test_target_restriction_is_exact(model: str) -> None:
+    data = _toy(20)
+    torch.manual_seed(0)
+    net = EntityNet(data.num_nodes, 2, 3, EntityConfig(model=model, hidden=5, num_bases=2))
+    target = torch.tensor([3, 0, 17])
+    full = net(data.edge_index, data.edge_type)
+    assert full.shape == (20, 3)
+    torch.testing.assert_close(net(data.edge_index, data.edge_type, target), full[target])
