@@ -233,18 +233,6 @@ def test_torch_sparse_adjacency_equals_edge_index(name: str, normalize: bool) ->
         torch.testing.assert_close(layer(x, adj_t), expected, rtol=1e-10, atol=1e-10, msg=fmt)
 
 
-@pytest.mark.parametrize("name", ["gfb-max-exact", "bp", "sqrt"])
-def test_sparse_tensor_adjacency_equals_edge_index(name: str) -> None:
-    torch_sparse = pytest.importorskip("torch_sparse")
-    layer = make(name)
-    edge_index, weight = graph()
-    x = features()
-    adj_t = torch_sparse.SparseTensor(
-        row=edge_index[1], col=edge_index[0], value=weight, sparse_sizes=(N, N)
-    )
-    torch.testing.assert_close(layer(x, adj_t), layer(x, edge_index, weight))
-
-
 class _CountingNorm:
     def __init__(self) -> None:
         self.calls = 0
