@@ -1,3 +1,14 @@
 """gfbgcn: Graph Convolutional Networks with Generalized Factorized Bilinear aggregation."""
 
 __version__ = "0.1.0"
+
+
+def load(path, **kwargs):
+    """Load a model saved by ``gfbgcn train ... --save PATH``; see :mod:`gfbgcn.text.saved`.
+
+    ``model.predict(["text", ...])`` returns labels and probabilities,
+    ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.
+    """
+    from gfbgcn.text.saved import load_model
+
+    return load_model(path, **kwargs)
