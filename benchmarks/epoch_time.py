@@ -51,6 +51,8 @@ def main() -> int:
                         default=["gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb-topk"])
     parser.add_argument("--epochs", type=int, default=8, help="epochs timed per model")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--section", default="epoch-time",
+                        help="report section to (re)write, e.g. one per dataset group")
     args = parser.parse_args()
     rows = []
     for name in args.datasets:
@@ -65,7 +67,7 @@ def main() -> int:
                     + f" | {res['peak_mib']:,.0f} |")
         print(rows[-1], flush=True)
     body = "\n".join([
-        "## Training epoch time",
+        f"## Training epoch time ({', '.join(args.datasets)})",
         "",
         f"Command: `{command_line()}`  ",
         f"Machine: {machine_line()}",
@@ -79,7 +81,7 @@ def main() -> int:
         "|---|---|---|" + "---|" * len(args.models) + "---|",
         *rows,
     ])
-    update_section("epoch-time", body)
+    update_section(args.section, body)
     return 0
 
 

@@ -75,26 +75,22 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
     result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets)
     t = result.test
+    stopped = (f"model {config.model}, seed {config.seed}: stopped after {result.epochs_run} "
+               f"epochs (best validation loss {result.val['loss']:.4f} at epoch "
+               f"{result.best_epoch})")
     if args.multi_label:
-        print(f"model {config.model}, seed {config.seed}: stopped after {result.epochs_run} "
-              f"epochs (best validation loss {result.val['loss']:.4f} at epoch "
-              f"{result.best_epoch}); threshold {result.threshold:.2f} (chosen on validation)")
+        print(f"{stopped}; threshold {result.threshold:.2f} (chosen on validation)")
         print(f"test micro F1 {t['micro_f1']:.4f} | macro F1 {t['macro_f1']:.4f} | "
               f"subset accuracy {t['subset_accuracy']:.4f}")
-        if args.out:
-            print(f"wrote {write_run(args.out, result, graph)}")
-        if args.save:
-            print(f"saved model to {_save(args, result, graph, corpus, label_names)}")
-        return 0
-    print(f"model {config.model}, seed {config.seed}: stopped after {result.epochs_run} epochs "
-          f"(best validation loss {result.val['loss']:.4f} at epoch {result.best_epoch}), "
-          f"{result.seconds_per_epoch * 1000:.0f} ms/epoch, peak RSS {result.peak_rss_mib:.0f} MiB")
-    print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
-          f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
+    else:
+        print(f"{stopped}, {result.seconds_per_epoch * 1000:.0f} ms/epoch, "
+              f"peak RSS {result.peak_rss_mib:.0f} MiB")
+        print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
+              f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
     if args.out:
         print(f"wrote {write_run(args.out, result, graph)}")
     if args.save:
-        print(f"saved model to {_save(args, result, graph, corpus, None)}")
+        print(f"saved model to {_save(args, result, graph, corpus, label_names)}")
     return 0
 
 
