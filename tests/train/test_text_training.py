@@ -110,3 +110,18 @@ class _FakeGraph:
             edge_index = edge_weight = num_nodes = None
 
         return D()
+
+
+@pytest.mark.realdata
+def test_monitor_accuracy_keeps_the_most_accurate_validated_weights(small_r8_graph):
+    result = train_text(small_r8_graph, TextTrainConfig(model="gcn", epochs=25, seed=2,
+                                                        monitor="accuracy"), progress=False)
+    val_acc = [h["val_acc"] for h in result.history]
+    assert result.history[result.best_epoch - 1]["val_acc"] == max(val_acc)
+    assert result.val["accuracy"] == pytest.approx(max(val_acc))
+    assert result.val["loss"] == result.history[result.best_epoch - 1]["val_loss"]
+
+
+def test_unknown_monitor_is_rejected():
+    with pytest.raises(ValueError, match="monitor"):
+        TextTrainConfig(monitor="f1")

@@ -47,9 +47,12 @@ class TextTrainConfig:
     patience: int = 10
     val_ratio: float = 0.1
     train_lambda: bool = True  # False freezes GFB's lambda at lambda_init (ablation)
+    monitor: str = "loss"  # early stopping on validation "loss" (paper, Parameters) or "accuracy"
     layer_options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if self.monitor not in ("loss", "accuracy"):
+            raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
 
@@ -132,7 +135,7 @@ def train_text(
     y = data.y
     train_idx = data.train_mask.nonzero().view(-1)
     val_idx = data.val_mask.nonzero().view(-1)
-    stopper = EarlyStopping(config.patience, mode="min")
+    stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
     epoch_seconds: list[float] = []
     start = time.perf_counter()
@@ -167,7 +170,8 @@ def train_text(
             val_loss = float(F.cross_entropy(eval_logits[val_idx], y[val_idx]))
             val_acc = float((eval_logits[val_idx].argmax(1) == y[val_idx]).float().mean())
             train_acc = float((logits[train_idx].argmax(1) == y[train_idx]).float().mean())
-        stop = stopper.step(val_loss, model, epoch)  # validated weights = weights before the step
+        monitored = val_loss if config.monitor == "loss" else val_acc
+        stop = stopper.step(monitored, model, epoch)  # validated weights = weights before the step
         loss.backward()
         optimizer.step()
         seconds = time.perf_counter() - t0
@@ -209,7 +213,7 @@ def train_text(
         pred = logits.argmax(1)
         test = classification_metrics(y[test_idx].numpy(), pred[test_idx].numpy(), num_classes)
         val = classification_metrics(y[val_idx].numpy(), pred[val_idx].numpy(), num_classes)
-    val["loss"] = stopper.best
+    val["loss"] = history[stopper.best_epoch - 1]["val_loss"]
     return TrainResult(
         config=config,
         test=test,
