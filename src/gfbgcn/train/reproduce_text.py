@@ -216,7 +216,7 @@ def render_report(store: RunStore, out_md: Path, figure: Path, command: str,
             recs = cells.get((d, m, main_variant(cells, d, m)), [])
             if not recs:
                 continue
-            ours = [_fmt(*_mean_std([r["test"][f"macro_{k}"] for r in recs]))
+            ours = [_fmt(*_mean_std([r["test"][f"macro_{k}"] for r in recs]), len(recs))
                     for k in ("precision", "recall", "f1")]
             ref = paper["macro"][d].get(m)
             refs = [f"{v:.4f}" for v in ref] if ref else ["–"] * 3
