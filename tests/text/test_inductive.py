@@ -9,26 +9,19 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from gfbgcn.text.corpora import Corpus
 from gfbgcn.text.graph import GraphConfig, build_text_graph, normalized_adjacency
 from gfbgcn.text.inductive import InductiveTextGCN, NoKnownWordsWarning, node_degrees
 from gfbgcn.text.model import SECOND_LAYERS, build_text_model
 from gfbgcn.text.preprocess import whitespace_tokenize
 
+from toydata import toy_corpus
+
 torch.set_num_threads(1)
-
-
-def toy_corpus(n: int = 40, vocab: int = 30, seed: int = 0) -> Corpus:
-    rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(vocab)]
-    texts = [" ".join(rng.choice(words, size=int(rng.integers(3, 15)))) for _ in range(n)]
-    labels = [str(i % 3) for i in range(n)]
-    return Corpus("toy", texts, labels, np.arange(n) < int(0.75 * n))
 
 
 @pytest.fixture(scope="module")
 def toy():
-    corpus = toy_corpus()
+    corpus = toy_corpus(classes="012")
     graph = build_text_graph(corpus, GraphConfig(window=3, min_freq=1, stop_words=None),
                              whitespace_tokenize, cache=False)
     adj = normalized_adjacency(torch.from_numpy(graph.edge_index),

@@ -15,24 +15,17 @@ import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.io import sha256_file
 from gfbgcn.text import saved
-from gfbgcn.text.corpora import Corpus
 from gfbgcn.text.graph import GraphConfig, build_text_graph
 from gfbgcn.text.inductive import InductiveTextGCN
 from gfbgcn.text.preprocess import whitespace_tokenize
 from gfbgcn.text.saved import ModelLoadError, VersionMismatchWarning, load_model, save_model
 from gfbgcn.train.text import TextTrainConfig, train_text
 
+from toydata import toy_corpus
+
 torch.set_num_threads(1)
 
 NEW_DOCS = ["w1 w2 w3 w4", "w5 w5 w6 unknown", "w10 w11 w12 w13 w14 w2", "w0"]
-
-
-def toy_corpus(n: int = 40, vocab: int = 30, seed: int = 0) -> Corpus:
-    rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(vocab)]
-    texts = [" ".join(rng.choice(words, size=int(rng.integers(3, 15)))) for _ in range(n)]
-    labels = ["abc"[i % 3] for i in range(n)]
-    return Corpus("toy", texts, labels, np.arange(n) < int(0.75 * n))
 
 
 @pytest.fixture(scope="module")
