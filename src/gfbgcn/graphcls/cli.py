@@ -3,7 +3,7 @@
 Runs every (dataset, model, fold, hidden, layers) of the requested grid (fold-major within a
 data set, so an interrupted run leaves all models on the same folds), skips runs already in
 ``--raw-dir`` (one JSON per run via :class:`~gfbgcn.train.store.RunStore`) and rewrites
-``--out`` atomically after every finished run.  See :mod:`gfbgcn.graphcls.protocol` for the
+``--out`` atomically at most once a minute while running and after every data set.  See :mod:`gfbgcn.graphcls.protocol` for the
 protocol and :mod:`gfbgcn.graphcls.data` for the node features.
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
+from gfbgcn.graphcls.batching import GraphBatcher
 from gfbgcn.graphcls.data import DATASETS, GraphDataset, load_graph_dataset
 from gfbgcn.graphcls.models import MODELS
 from gfbgcn.graphcls.protocol import Split, TrainConfig, make_splits, train_one
@@ -31,6 +32,7 @@ from gfbgcn.runinfo import machine_info, package_versions
 from gfbgcn.train.store import RunStore
 
 _STATE: dict[str, Any] = {}  # dataset shared with forked workers
+REPORT_INTERVAL_S = 60.0  # the report re-reads every record; don't rewrite it after each run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +63,8 @@ def _run_task(task: tuple[str, Split, int, int, int]) -> tuple[tuple[str, int, i
     cfg: TrainConfig = _STATE["cfg"]
     torch.set_num_threads(_STATE["threads"])
     rec = train_one(
-        model, ds.graphs, split, ds.num_features, ds.num_classes, hidden, layers, cfg, seed
+        model, ds.graphs, split, ds.num_features, ds.num_classes, hidden, layers, cfg, seed,
+        batcher=_STATE["batcher"],
     )
     return (model, split.fold, hidden, layers), rec
 
@@ -93,6 +96,13 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_json(inv_path, invocations)
 
     save_inv()
+    last_report = [time.monotonic()]
+
+    def maybe_report() -> None:
+        if time.monotonic() - last_report[0] >= REPORT_INTERVAL_S:
+            write_report(args.out, run_records(store), args.raw_dir)
+            last_report[0] = time.monotonic()
+
     folds_run = range(args.folds if args.fold_limit is None else min(args.fold_limit, args.folds))
     for name in args.datasets:
         t0 = time.perf_counter()
@@ -107,18 +117,20 @@ def run(args: argparse.Namespace) -> int:
                         key = _key(name, model, k, hidden, layers)
                         if not store.done(key):
                             tasks.append((model, splits[k], hidden, layers, args.seed + k))
-        _STATE.update(dataset=ds, cfg=cfg, threads=args.threads)
+        _STATE.update(dataset=ds, cfg=cfg, threads=args.threads, batcher=GraphBatcher(ds.graphs))
         bar = tqdm(total=len(tasks), desc=name, unit="run", dynamic_ncols=True)
         if args.workers > 1 and len(tasks) > 1:
             with mp.get_context("fork").Pool(args.workers) as pool:
                 for (model, k, hidden, layers), rec in pool.imap_unordered(_run_task, tasks):
                     _save(store, args, name, model, k, hidden, layers, rec, data_info, cfg, bar)
+                    maybe_report()
         else:
             for task in tasks:
                 (model, k, hidden, layers), rec = _run_task(task)
                 _save(store, args, name, model, k, hidden, layers, rec, data_info, cfg, bar)
                 inv["wall_s"][name] = time.perf_counter() - t0
                 save_inv()
+                maybe_report()
         bar.close()
         inv["wall_s"][name] = time.perf_counter() - t0
         save_inv()
@@ -173,7 +185,6 @@ def _save(
             "data": data_info,
         },
     )
-    write_report(args.out, run_records(store), args.raw_dir)
     bar.set_postfix(model=model, fold=fold, h=hidden, l=layers, acc=f"{rec['test_acc']:.3f}")
     bar.update(1)
 

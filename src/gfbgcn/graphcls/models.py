@@ -13,12 +13,12 @@ DiagVec (paper: "Our GFB based methods use DiagVec in the aggregation function")
 
 from __future__ import annotations
 
-import importlib
-
 from torch import Tensor, nn
 from torch.nn import functional as F
 from torch_geometric.nn import GCNConv, SAGEConv, global_mean_pool
+from torch_geometric.nn.conv.gcn_conv import gcn_norm
 
+from gfbgcn.nn.gfb_conv import GFBConv
 from gfbgcn.nn.gfb_sage_conv import GFBSAGEConv
 
 MODELS: tuple[str, ...] = ("gcn", "sage", "gfb-gcn", "gfb-sage")
@@ -30,18 +30,23 @@ MODEL_LABELS: dict[str, str] = {
 }
 
 
-def make_conv(model: str, in_channels: int, out_channels: int) -> nn.Module:
-    """One convolution of family ``model`` mapping [N, in_channels] -> [N, out_channels]."""
+GCN_NORMALISED: frozenset[str] = frozenset({"gcn", "gfb-gcn"})
+
+
+def make_conv(
+    model: str, in_channels: int, out_channels: int, normalize: bool = True
+) -> nn.Module:
+    """One convolution of family ``model`` mapping [N, in_channels] -> [N, out_channels].
+
+    ``normalize=False`` (GCN families only) expects the caller to pass the GCN-normalised
+    adjacency with self-loops as ``(edge_index, edge_weight)``.
+    """
     if model == "gcn":
-        return GCNConv(in_channels, out_channels)
+        return GCNConv(in_channels, out_channels, normalize=normalize)
     if model == "sage":
         return SAGEConv(in_channels, out_channels)
     if model == "gfb-gcn":
-        try:
-            gfb_conv = importlib.import_module("gfbgcn.nn.gfb_conv")
-        except ModuleNotFoundError as err:  # written by another engineer
-            raise RuntimeError("gfb-gcn needs gfbgcn.nn.gfb_conv.GFBConv") from err
-        return gfb_conv.GFBConv(in_channels, out_channels, summarize="diag")
+        return GFBConv(in_channels, out_channels, summarize="diag", normalize=normalize)
     if model == "gfb-sage":
         return GFBSAGEConv(in_channels, out_channels, summarize="diag")
     raise ValueError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
@@ -72,8 +77,13 @@ class GraphClassifier(nn.Module):
         if layers < 1:
             raise ValueError(f"layers must be >= 1, got {layers}")
         self.model = model
+        # GCN families: the normalised adjacency is computed once per forward and shared by
+        # the layers (the same values each layer's own normalisation would compute)
+        self.shared_norm = model in GCN_NORMALISED
+        conv_kwargs = {"normalize": False} if self.shared_norm else {}
         self.convs = nn.ModuleList(
-            make_conv(model, in_channels if i == 0 else hidden, hidden) for i in range(layers)
+            make_conv(model, in_channels if i == 0 else hidden, hidden, **conv_kwargs)
+            for i in range(layers)
         )
         self.lin1 = nn.Linear(hidden, hidden)
         self.lin2 = nn.Linear(hidden, num_classes)
@@ -87,8 +97,15 @@ class GraphClassifier(nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor) -> Tensor:
         """x: [N, F], edge_index: [2, E], batch: [N] graph id -> logits [B, C]."""
-        for conv in self.convs:
-            x = F.relu(conv(x, edge_index))
+        if self.shared_norm:  # Eq. gcn_omega: D^-1/2 (A + I) D^-1/2
+            edge_index, edge_weight = gcn_norm(
+                edge_index, None, x.size(0), add_self_loops=True, dtype=x.dtype
+            )
+            for conv in self.convs:
+                x = F.relu(conv(x, edge_index, edge_weight))
+        else:
+            for conv in self.convs:
+                x = F.relu(conv(x, edge_index))
         g = global_mean_pool(x, batch)
         g = F.relu(self.lin1(g))
         g = F.dropout(g, p=self.dropout, training=self.training)

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 import torch
 from torch.nn import functional as F
-from torch_geometric.data import Batch, Data
-from torch_geometric.loader import DataLoader
+from torch_geometric.data import Data
 
+from gfbgcn.graphcls.batching import GraphBatcher, GraphMiniBatch
 from gfbgcn.graphcls.models import GraphClassifier, count_parameters
 from gfbgcn.runinfo import seed_everything
 from gfbgcn.train.early_stopping import EarlyStopping
@@ -74,11 +74,11 @@ class TrainConfig:
 
 
 @torch.no_grad()
-def evaluate(model: GraphClassifier, batch: Batch) -> tuple[float, float]:
+def evaluate(model: GraphClassifier, batch: GraphMiniBatch) -> tuple[float, float]:
     """(mean cross-entropy, accuracy) of ``model`` on one collated batch of graphs."""
     model.eval()
     logits = model(batch.x, batch.edge_index, batch.batch)
-    y = batch.y.view(-1)
+    y = batch.y
     loss = float(F.cross_entropy(logits, y))
     acc = float((logits.argmax(-1) == y).float().mean())
     return loss, acc
@@ -94,26 +94,28 @@ def train_one(
     layers: int,
     cfg: TrainConfig,
     seed: int,
+    batcher: GraphBatcher | None = None,
 ) -> dict[str, Any]:
     """Train one configuration on ``split.train``; early-stop on ``split.val``; test once.
 
+    ``batcher`` (built from ``graphs`` when not given) lets a grid concatenate the graphs once.
     Returns a JSON-able record with validation/test loss and accuracy, epochs, wall time.
     """
     start = time.perf_counter()
     gen = seed_everything(seed)
+    batcher = GraphBatcher(graphs) if batcher is None else batcher
     model = GraphClassifier(model_name, num_features, hidden, layers, num_classes, cfg.dropout)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    train_set = [graphs[i] for i in split.train]
-    loader = DataLoader(train_set, batch_size=cfg.batch_size, shuffle=True, generator=gen)
-    val_batch = Batch.from_data_list([graphs[i] for i in split.val])
+    train_ids = torch.as_tensor(split.train, dtype=torch.long)
+    val_batch = batcher.batch(split.val)
     stopper = EarlyStopping(patience=cfg.patience, mode="min")
     history_val_acc: list[float] = []
     epoch = 0
     for epoch in range(1, cfg.epochs + 1):
         model.train()
-        for batch in loader:
+        for batch in batcher.shuffled_batches(train_ids, cfg.batch_size, gen):
             opt.zero_grad()
-            loss = F.cross_entropy(model(batch.x, batch.edge_index, batch.batch), batch.y.view(-1))
+            loss = F.cross_entropy(model(batch.x, batch.edge_index, batch.batch), batch.y)
             loss.backward()
             opt.step()
         val_loss, val_acc = evaluate(model, val_batch)
@@ -124,7 +126,7 @@ def train_one(
             break
     stopper.restore(model)
     val_loss, val_acc = evaluate(model, val_batch)
-    test_loss, test_acc = evaluate(model, Batch.from_data_list([graphs[i] for i in split.test]))
+    test_loss, test_acc = evaluate(model, batcher.batch(split.test))
     lam = [float(c.lam.detach()) for c in model.convs if hasattr(c, "lam")]
     return {
         "val_loss": val_loss,
