@@ -186,3 +186,20 @@ def test_custom_tokenizer_is_pluggable():
                     np.array([True, True, False]))
     graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), chars, cache=False)
     assert "北" in graph.vocab and graph.tokenizer == "chars-v1"
+
+
+def test_preprocess_with_given_vocabulary_and_prebuilt_index():
+    import pandas as pd
+
+    vocab = ["gamma", "alpha", "beta"]
+    docs = ["alpha beta unknown", "gamma gamma", "nothing here", "beta"]
+    plain = preprocess(docs, whitespace_tokenize, stop_words=None, vocab=vocab)
+    indexed = preprocess(docs, whitespace_tokenize, stop_words=None, vocab=vocab,
+                         vocab_index=pd.Index(vocab))
+    for tc in (plain, indexed):
+        assert tc.vocab == vocab
+        assert tc.tokens.tolist() == [1, 2, 0, 0, 2]  # ids follow the given vocabulary
+        assert tc.doc_ptr.tolist() == [0, 2, 4, 4, 5]
+    with pytest.raises(ValueError, match="vocab_index has 2 words"):
+        preprocess(docs, whitespace_tokenize, stop_words=None, vocab=vocab,
+                   vocab_index=pd.Index(vocab[:2]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import numpy as np
 import pytest
@@ -101,9 +102,12 @@ def test_cli_multilabel_train_save_predict(tmp_path, capsys):
     model_dir = tmp_path / "model"
     assert main(["train", "--dataset", str(path), "--multi-label", "--model", "gcn",
                  "--min-freq", "1", "--epochs", "30", "--hidden", "16", "--quiet", "--no-cache",
-                 "--val-ratio", "0.2", "--save", str(model_dir)]) == 0
+                 "--val-ratio", "0.2", "--save", str(model_dir), "--out", str(tmp_path / "run")]
+                ) == 0
     out = capsys.readouterr().out
     assert "micro F1" in out and "threshold" in out
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["label_names"] == ["finance", "sport"]  # the output columns, not combinations
     assert main(["predict", str(model_dir), "--text", "goal match team"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "row,labels,probabilities"

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 import torch
 from torch import Tensor, nn
@@ -188,6 +189,7 @@ class InductiveTextGCN:
         if len(self.idf) != v:
             raise ValueError(f"idf has {len(self.idf)} entries, vocabulary {v}")
         self._z_words: Tensor | None = None
+        self._vocab_index = pd.Index(self.vocab)  # built once, not per predict call
         self._inv_sqrt_deg = self.deg_words.to(torch.float64).rsqrt().numpy()
 
     # -- construction ---------------------------------------------------------------------
@@ -262,7 +264,8 @@ class InductiveTextGCN:
 
     def tokenize(self, texts: Sequence[str]) -> TokenizedCorpus:
         """Texts as ids of the model's vocabulary (unknown words dropped)."""
-        return preprocess(list(texts), self.tokenizer, vocab=self.vocab, stop_words=None)
+        return preprocess(list(texts), self.tokenizer, vocab=self.vocab,
+                          vocab_index=self._vocab_index, stop_words=None)
 
     def doc_word_weights(self, texts: Sequence[str]) -> sp.csr_matrix:
         """``a_dw = tf(d, w) * idf_w`` ``[B, V]`` with the training IDF (zeros dropped)."""

@@ -155,11 +155,13 @@ def preprocess(
     min_freq: int = 5,
     stop_words: str | Iterable[str] | None = "english",
     vocab: Sequence[str] | None = None,
+    vocab_index: pd.Index | None = None,
 ) -> TokenizedCorpus:
     """Tokenize ``texts`` and map tokens to ids, dropping stop words and rare words.
 
     With ``vocab`` given (e.g. a trained model's), tokens outside it are dropped and ids follow
-    that vocabulary; ``min_freq`` is then not applied.
+    that vocabulary; ``min_freq`` is then not applied.  ``vocab_index`` (``pd.Index(vocab)``)
+    lets a caller that tokenizes many small batches build the hash index once.
     """
     docs = [tokenizer(t) for t in texts]
     flat, lengths = _flatten(docs)
@@ -177,8 +179,12 @@ def preprocess(
         kept = kept[order]
         new_vocab = [str(w) for w in uniques[kept]]
     else:
-        new_vocab = list(vocab)
-        position = pd.Index(new_vocab).get_indexer(pd.Index(uniques))
+        new_vocab = vocab if isinstance(vocab, list) else list(vocab)
+        if vocab_index is None:
+            vocab_index = pd.Index(new_vocab)
+        elif len(vocab_index) != len(new_vocab):
+            raise ValueError(f"vocab_index has {len(vocab_index)} words, vocab {len(new_vocab)}")
+        position = vocab_index.get_indexer(pd.Index(uniques))
         kept = np.flatnonzero(position >= 0)
         kept = kept[np.argsort(position[kept])]
         full = np.full(len(new_vocab), -1, dtype=np.int64)

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
               f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
     if args.out:
-        print(f"wrote {write_run(args.out, result, graph)}")
+        print(f"wrote {write_run(args.out, result, graph, label_names)}")
     if args.save:
         print(f"saved model to {_save(args, result, graph, corpus, label_names)}")
     return 0

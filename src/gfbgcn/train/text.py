@@ -18,6 +18,7 @@ import csv
 import io
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -239,8 +240,13 @@ def history_csv(history: list[dict[str, float]]) -> str:
     return buf.getvalue()
 
 
-def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph) -> Path:
-    """``config.json`` (seed, settings, versions), ``history.csv`` and ``metrics.json``."""
+def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
+              label_names: Sequence[str] | None = None) -> Path:
+    """``config.json`` (seed, settings, versions), ``history.csv`` and ``metrics.json``.
+
+    ``label_names``: the output columns' names when they differ from the graph's classes
+    (multi-label training: one column per individual label, not per label combination).
+    """
     out = Path(out_dir)
     record = result.record()
     atomic_write_json(
@@ -256,6 +262,6 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph) -> Pat
     atomic_write_text(out / "history.csv", history_csv(result.history))
     metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
                                       "seconds_per_epoch", "train_seconds", "peak_rss_mib")}
-    metrics["label_names"] = graph.label_names
+    metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
     atomic_write_json(out / "metrics.json", metrics)
     return out
