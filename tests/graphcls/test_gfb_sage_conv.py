@@ -65,3 +65,19 @@ def test_max_summarizer_and_reset() -> None:
     assert conv(torch.randn(5, 3), EDGES).shape == (5, 4)
     assert repr(conv) == "GFBSAGEConv(3, 4, aggr=mean, summarize=max)"
     assert sum(p.numel() for p in conv.parameters()) == 1 + 4 * 3 + 4 + 4 * 3
+
+
+def test_sparse_input_equals_edge_index_input() -> None:
+    from torch_geometric.utils import to_torch_csr_tensor
+
+    torch.manual_seed(0)
+    edge_index = torch.tensor([[0, 1, 2, 2, 3, 4, 0], [1, 2, 0, 3, 4, 0, 3]])  # no duplicates
+    adj_t = to_torch_csr_tensor(edge_index.flip(0), size=(5, 5))
+    conv = GFBSAGEConv(4, 3, summarize="diag")
+    x = torch.randn(5, 4, requires_grad=True)
+    out_sparse = conv(x, adj_t)
+    (g_sparse,) = torch.autograd.grad(out_sparse.sum(), x)
+    out_index = conv(x, edge_index)
+    (g_index,) = torch.autograd.grad(out_index.sum(), x)
+    torch.testing.assert_close(out_sparse, out_index)
+    torch.testing.assert_close(g_sparse, g_index)

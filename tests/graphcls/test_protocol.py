@@ -133,16 +133,43 @@ def test_shuffled_batches_cover_ids_once_and_follow_the_generator():
     assert not all(torch.equal(a.x, b.x) for a, b in zip(epoch1, epoch2, strict=True))
 
 
-@pytest.mark.parametrize("model", ["gcn", "gfb-gcn"])
-def test_shared_normalisation_equals_per_layer_normalisation(model):
-    b = Batch.from_data_list(_random_graphs(6))
+def _reference_conv(model: str, fan_in: int, fan_out: int) -> torch.nn.Module:
+    """The per-layer PyG form: each layer normalises / averages on its own edge_index."""
+    from torch_geometric.nn import GCNConv, SAGEConv
+
+    from gfbgcn.nn import GFBConv, GFBSAGEConv
+
+    return {
+        "gcn": lambda: GCNConv(fan_in, fan_out),
+        "sage": lambda: SAGEConv(fan_in, fan_out),
+        "gfb-gcn": lambda: GFBConv(fan_in, fan_out, summarize="diag"),
+        "gfb-sage": lambda: GFBSAGEConv(fan_in, fan_out, summarize="diag"),
+    }[model]()
+
+
+@pytest.mark.parametrize("undirected", [False, True])
+@pytest.mark.parametrize("model", ["gcn", "sage", "gfb-gcn", "gfb-sage"])
+def test_shared_sparse_adjacency_equals_per_layer_pyg_convs(model: str, undirected: bool):
+    from torch_geometric.utils import to_undirected
+
+    graphs = _random_graphs(6)
+    if undirected:
+        for g in graphs:
+            g.edge_index = to_undirected(g.edge_index, num_nodes=g.num_nodes)
+    b = Batch.from_data_list(graphs)
+    assert GraphBatcher(graphs).undirected == undirected
     torch.manual_seed(0)
     net = GraphClassifier(model, 3, 8, 3, 3).eval()
-    per_layer = [make_conv(model, 3 if i == 0 else 8, 8) for i in range(3)]
+    per_layer = [_reference_conv(model, 3 if i == 0 else 8, 8) for i in range(3)]
     for own, ref in zip(net.convs, per_layer, strict=True):
         ref.load_state_dict(own.state_dict())
-    h = b.x
+    x = b.x.clone().requires_grad_()
+    h = x
     for conv in per_layer:
         h = torch.relu(conv(h, b.edge_index))
-    g = net.lin2(torch.relu(net.lin1(global_mean_pool(h, b.batch))))
-    torch.testing.assert_close(net(b.x, b.edge_index, b.batch), g)
+    expected = net.lin2(torch.relu(net.lin1(global_mean_pool(h, b.batch))))
+    (grad_expected,) = torch.autograd.grad(expected.square().sum(), x)
+    got = net(x, b.edge_index, b.batch, undirected)
+    (grad_got,) = torch.autograd.grad(got.square().sum(), x)
+    torch.testing.assert_close(got, expected)
+    torch.testing.assert_close(grad_got, grad_expected)

@@ -137,17 +137,19 @@ def test_used_inside_a_pyg_model() -> None:
 def test_sparse_fast_path_equals_propagate_and_keeps_hooks() -> None:
     from torch_geometric.utils import to_torch_csr_tensor
 
+    from gfbgcn.nn.sparse import fused_sparse_ok
+
     torch.manual_seed(0)
     edge_index = torch.randint(0, 12, (2, 40))
     weight = torch.rand(40)
     adj_t = to_torch_csr_tensor(edge_index.flip(0), weight, size=(12, 12))
     conv = GFBConv(5, 3, normalize=False)
     x = torch.randn(12, 5)
-    assert conv._plain_propagate()
+    assert fused_sparse_ok(conv, adj_t)
     fast = conv(x, adj_t)
     torch.testing.assert_close(fast, conv(x, edge_index, weight))
     calls = []
     conv.register_propagate_forward_hook(lambda module, inputs, out: calls.append(1))
-    assert not conv._plain_propagate()  # a hook sends the sparse input through propagate
+    assert not fused_sparse_ok(conv, adj_t)  # a hook sends the sparse input through propagate
     torch.testing.assert_close(conv(x, adj_t), fast)
     assert calls == [1]

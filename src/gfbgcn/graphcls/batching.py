@@ -16,6 +16,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 from torch_geometric.data import Data
+from torch_geometric.utils import is_undirected
 
 
 class GraphMiniBatch(NamedTuple):
@@ -52,6 +53,12 @@ class GraphBatcher:
         self.y = torch.cat([g.y.view(-1) for g in graphs])
         if self.y.numel() != len(graphs):
             raise ValueError("every graph needs exactly one label y")
+        # every edge stored in both directions (with multiplicity) in every graph: then every
+        # mini-batch's adjacency is symmetric and its backward needs no transpose
+        shift = torch.repeat_interleave(self.node_ptr[:-1], num_edges)
+        self.undirected = bool(
+            is_undirected(self.local_edge_index + shift, num_nodes=int(self.node_ptr[-1]))
+        )
 
     def __len__(self) -> int:
         return self.y.numel()

@@ -5,21 +5,31 @@
     g     = mean_{v in graph} h^(L)_v     (global_mean_pool) [B, H]
     logits = W_2 dropout(ReLU(W_1 g + b_1)) + b_2            [B, C]
 
-``conv_l`` is PyG's ``GCNConv`` ("gcn"), ``SAGEConv`` ("sage"), and their GFB versions with
+``conv_l`` is PyG's ``GCNConv`` ("gcn", as :class:`FastGCNConv`: PyG's layer with a faster
+sparse backward), ``SAGEConv`` ("sage"), and their GFB versions with
 DiagVec (paper: "Our GFB based methods use DiagVec in the aggregation function"):
 ``GFBConv(summarize="diag")`` ("gfb-gcn") and :class:`~gfbgcn.nn.gfb_sage_conv.GFBSAGEConv`
 ("gfb-sage"), i.e. Eq. ``cfm``: Omega{W h_u + lambda GenVec(W h_u h_u^T W^T + eps I)}.
+
+For the GCN families the normalised adjacency ``D^-1/2 (A + I) D^-1/2`` (Eq. ``gcn_omega``) is
+built once per forward as a torch sparse CSR matrix shared by all layers (1.6x faster training
+on PROTEINS than PyG's per-layer normalisation and scatter); the SAGE families take
+``edge_index`` as PyG's ``SAGEConv`` does (a CSR path measured no faster for them).
 """
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
-from torch_geometric.nn import GCNConv, SAGEConv, global_mean_pool
+from torch_geometric.nn import SAGEConv, global_mean_pool
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
+from torch_geometric.utils import to_torch_csr_tensor
 
+from gfbgcn.nn.fast_convs import FastGCNConv
 from gfbgcn.nn.gfb_conv import GFBConv
 from gfbgcn.nn.gfb_sage_conv import GFBSAGEConv
+from gfbgcn.nn.sparse import mark_symmetric
 
 MODELS: tuple[str, ...] = ("gcn", "sage", "gfb-gcn", "gfb-sage")
 MODEL_LABELS: dict[str, str] = {
@@ -39,10 +49,10 @@ def make_conv(
     """One convolution of family ``model`` mapping [N, in_channels] -> [N, out_channels].
 
     ``normalize=False`` (GCN families only) expects the caller to pass the GCN-normalised
-    adjacency with self-loops as ``(edge_index, edge_weight)``.
+    adjacency with self-loops (as ``(edge_index, edge_weight)`` or a sparse matrix).
     """
     if model == "gcn":
-        return GCNConv(in_channels, out_channels, normalize=normalize)
+        return FastGCNConv(in_channels, out_channels, normalize=normalize)
     if model == "sage":
         return SAGEConv(in_channels, out_channels)
     if model == "gfb-gcn":
@@ -95,17 +105,34 @@ class GraphClassifier(nn.Module):
         self.lin1.reset_parameters()
         self.lin2.reset_parameters()
 
-    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor) -> Tensor:
-        """x: [N, F], edge_index: [2, E], batch: [N] graph id -> logits [B, C]."""
-        if self.shared_norm:  # Eq. gcn_omega: D^-1/2 (A + I) D^-1/2
-            edge_index, edge_weight = gcn_norm(
-                edge_index, None, x.size(0), add_self_loops=True, dtype=x.dtype
-            )
-            for conv in self.convs:
-                x = F.relu(conv(x, edge_index, edge_weight))
-        else:
-            for conv in self.convs:
-                x = F.relu(conv(x, edge_index))
+    def adjacency(
+        self, edge_index: Tensor, num_nodes: int, dtype: torch.dtype, undirected: bool = False
+    ) -> Tensor:
+        """What the layers aggregate with: for the GCN families the normalised ``[N, N]`` CSR
+        matrix (row = target), for the SAGE families ``edge_index`` itself.
+
+        ``undirected=True`` (the caller knows ``edge_index`` is symmetric) lets the backward
+        reuse the normalised matrix as its own transpose.
+        """
+        if not self.shared_norm:
+            return edge_index
+        # Eq. gcn_omega: D^-1/2 (A + I) D^-1/2, symmetric when A is
+        edge_index, weight = gcn_norm(edge_index, None, num_nodes, add_self_loops=True,
+                                      dtype=dtype)
+        adj = to_torch_csr_tensor(edge_index.flip(0), weight, size=(num_nodes, num_nodes))
+        return mark_symmetric(adj) if undirected else adj
+
+    def forward(
+        self, x: Tensor, edge_index: Tensor, batch: Tensor, undirected: bool = False
+    ) -> Tensor:
+        """x: [N, F], edge_index: [2, E], batch: [N] graph id -> logits [B, C].
+
+        ``undirected``: ``edge_index`` holds every edge in both directions (see
+        :meth:`adjacency`).
+        """
+        adj = self.adjacency(edge_index, x.size(0), x.dtype, undirected)
+        for conv in self.convs:
+            x = F.relu(conv(x, adj))
         g = global_mean_pool(x, batch)
         g = F.relu(self.lin1(g))
         g = F.dropout(g, p=self.dropout, training=self.training)

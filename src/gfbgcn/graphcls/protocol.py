@@ -74,10 +74,12 @@ class TrainConfig:
 
 
 @torch.no_grad()
-def evaluate(model: GraphClassifier, batch: GraphMiniBatch) -> tuple[float, float]:
+def evaluate(
+    model: GraphClassifier, batch: GraphMiniBatch, undirected: bool = False
+) -> tuple[float, float]:
     """(mean cross-entropy, accuracy) of ``model`` on one collated batch of graphs."""
     model.eval()
-    logits = model(batch.x, batch.edge_index, batch.batch)
+    logits = model(batch.x, batch.edge_index, batch.batch, undirected)
     y = batch.y
     loss = float(F.cross_entropy(logits, y))
     acc = float((logits.argmax(-1) == y).float().mean())
@@ -115,18 +117,19 @@ def train_one(
         model.train()
         for batch in batcher.shuffled_batches(train_ids, cfg.batch_size, gen):
             opt.zero_grad()
-            loss = F.cross_entropy(model(batch.x, batch.edge_index, batch.batch), batch.y)
+            logits = model(batch.x, batch.edge_index, batch.batch, batcher.undirected)
+            loss = F.cross_entropy(logits, batch.y)
             loss.backward()
             opt.step()
-        val_loss, val_acc = evaluate(model, val_batch)
+        val_loss, val_acc = evaluate(model, val_batch, batcher.undirected)
         history_val_acc.append(val_acc)
         if not math.isfinite(val_loss):
             break
         if stopper.step(val_loss, model, epoch):
             break
     stopper.restore(model)
-    val_loss, val_acc = evaluate(model, val_batch)
-    test_loss, test_acc = evaluate(model, batcher.batch(split.test))
+    val_loss, val_acc = evaluate(model, val_batch, batcher.undirected)
+    test_loss, test_acc = evaluate(model, batcher.batch(split.test), batcher.undirected)
     lam = [float(c.lam.detach()) for c in model.convs if hasattr(c, "lam")]
     return {
         "val_loss": val_loss,

@@ -8,6 +8,7 @@
 """
 
 from gfbgcn.nn.bilinear import BPConv, CBPConv, FBPConv, SqrtGCNConv
+from gfbgcn.nn.fast_convs import FastGCNConv
 from gfbgcn.nn.genvec import SUMMARIZERS, genvec, genvec_reference
 from gfbgcn.nn.gfb_conv import GCNNormConv, GFBConv
 from gfbgcn.nn.gfb_rgcn_conv import GFBRGCNConv
@@ -19,6 +20,7 @@ __all__ = [
     "BPConv",
     "CBPConv",
     "FBPConv",
+    "FastGCNConv",
     "GCNNormConv",
     "GFBConv",
     "GFBRGCNConv",

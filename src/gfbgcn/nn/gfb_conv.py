@@ -21,24 +21,14 @@ from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
 from torch_geometric.typing import Adj, OptTensor, SparseTensor
-from torch_geometric.utils import (
-    is_sparse,
-    is_torch_sparse_tensor,
-    to_edge_index,
-    to_torch_csr_tensor,
-)
+from torch_geometric.utils import is_sparse, to_edge_index, to_torch_csr_tensor
 
 from gfbgcn.nn.genvec import canonical_summarizer, genvec
+from gfbgcn.nn.sparse import fused_sparse_ok
 from gfbgcn.nn.sparse import spmm as sparse_spmm
 
 __all__ = ["GCNNormConv", "GFBConv"]
 
-_PROPAGATE_HOOKS = (
-    "_propagate_forward_pre_hooks", "_propagate_forward_hooks",
-    "_message_forward_pre_hooks", "_message_forward_hooks",
-    "_aggregate_forward_pre_hooks", "_aggregate_forward_hooks",
-    "_message_and_aggregate_forward_pre_hooks", "_message_and_aggregate_forward_hooks",
-)
 
 
 class GCNNormConv(MessagePassing):
@@ -160,19 +150,10 @@ class GCNNormConv(MessagePassing):
 
     def aggregate_gcn(self, z: Tensor, edge_index: Adj, edge_weight: OptTensor = None) -> Tensor:
         """Omega of Eq. ``gcn_omega`` on already-normalised weights.  ``z``: [N, F] -> [N, F]."""
-        if is_torch_sparse_tensor(edge_index) and self._plain_propagate():
-            # PyG's propagate converts a torch.sparse adjacency to edge_index on every call
-            # before fusing (to_edge_index on 3.4M entries costs ~60 ms on R8, more than the
-            # whole second layer); with no hooks or explainer the fused product is all it does.
+        if fused_sparse_ok(self, edge_index):  # skips PyG's per-call to_edge_index
             return self.message_and_aggregate(edge_index, z)
         # propagate_type: (x: Tensor, edge_weight: OptTensor)
         return self.propagate(edge_index, x=z, edge_weight=edge_weight)
-
-    def _plain_propagate(self) -> bool:
-        """True when ``propagate`` would only call ``message_and_aggregate`` (no hooks, no
-        explainer, no decomposed layers)."""
-        return (not getattr(self, "explain", False) and self.decomposed_layers == 1
-                and not any(getattr(self, name, None) for name in _PROPAGATE_HOOKS))
 
     def message(self, x_j: Tensor, edge_weight: OptTensor) -> Tensor:
         """``a_vu * z_u`` per edge.  ``x_j``: [E, F], ``edge_weight``: [E] -> [E, F]."""

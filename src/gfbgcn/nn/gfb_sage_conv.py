@@ -27,6 +27,8 @@ from torch_geometric.nn.conv import SAGEConv
 from torch_geometric.typing import Adj, OptPairTensor, Size
 
 from gfbgcn.nn.genvec import canonical_summarizer, genvec
+from gfbgcn.nn.sparse import fused_sparse_ok
+from gfbgcn.nn.sparse import spmm as sparse_spmm
 
 
 class GFBSAGEConv(SAGEConv):
@@ -114,7 +116,10 @@ class GFBSAGEConv(SAGEConv):
             z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top
         )
         # Omega over u in N(v): a mean for GraphSAGE                                 [N_dst, k]
-        out = self.propagate(edge_index, x=(msg, x_dst), size=size)
+        if fused_sparse_ok(self, edge_index):  # skips PyG's per-call to_edge_index
+            out = self.message_and_aggregate(edge_index, (msg, x_dst))
+        else:
+            out = self.propagate(edge_index, x=(msg, x_dst), size=size)
         if self.lin_l.bias is not None:
             out = out + self.lin_l.bias
         if self.root_weight and x_dst is not None:
@@ -122,6 +127,10 @@ class GFBSAGEConv(SAGEConv):
         if self.normalize:
             out = F.normalize(out, p=2.0, dim=-1)
         return out
+
+    def message_and_aggregate(self, adj_t: Adj, x: OptPairTensor) -> Tensor:
+        """Fused mean (or sum) of ``x[0]`` over each target's row of ``adj_t``."""
+        return sparse_spmm(adj_t, x[0], reduce=self.aggr)
 
     def __repr__(self) -> str:
         return (

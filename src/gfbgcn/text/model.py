@@ -19,10 +19,10 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.nn import GCNConv
 from torch_geometric.nn.inits import glorot
 
 from gfbgcn.nn import BPConv, CBPConv, FBPConv, GFBConv, SqrtGCNConv, TextGIN, TextSGC
+from gfbgcn.nn.fast_convs import FastGCNConv
 from gfbgcn.nn.sparse import spmm
 
 SECOND_LAYERS: tuple[str, ...] = (
@@ -39,14 +39,6 @@ SECOND_LAYERS: tuple[str, ...] = (
 )
 WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
 MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
-
-
-class FastGCNConv(GCNConv):
-    """PyG's ``GCNConv`` whose sparse aggregation uses :func:`gfbgcn.nn.sparse.spmm`
-    (cached CSR transpose in the backward); everything else is PyG's."""
-
-    def message_and_aggregate(self, adj_t: Tensor, x: Tensor) -> Tensor:
-        return spmm(adj_t, x, reduce=self.aggr)
 
 
 def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) -> nn.Module:
