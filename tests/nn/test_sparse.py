@@ -30,3 +30,17 @@ def test_symmetric_matrix_is_its_own_transpose():
     assert csr_transpose(adj) is adj
     x = torch.randn(6, 2, dtype=torch.float64, requires_grad=True)
     torch.autograd.gradcheck(lambda t: spmm(adj, t), (x,))
+
+
+def test_csr_rows_selects_rows_in_order() -> None:
+    from gfbgcn.nn.sparse import csr_rows
+
+    dense = torch.tensor([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0], [0.0, 0.0, 0.0], [4.0, 5.0, 6.0]])
+    adj = dense.to_sparse_csr()
+    rows = torch.tensor([3, 0, 2, 3])
+    sub = csr_rows(adj, rows)
+    assert sub.layout == torch.sparse_csr and sub.shape == (4, 3)
+    torch.testing.assert_close(sub.to_dense(), dense[rows])
+    x = torch.randn(3, 2, requires_grad=True)
+    (grad,) = torch.autograd.grad(spmm(sub, x).sum(), x)
+    torch.testing.assert_close(grad, dense[rows].t() @ torch.ones(4, 2))

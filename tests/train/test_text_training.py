@@ -125,3 +125,28 @@ def test_monitor_accuracy_keeps_the_most_accurate_validated_weights(small_r8_gra
 def test_unknown_monitor_is_rejected():
     with pytest.raises(ValueError, match="monitor"):
         TextTrainConfig(monitor="f1")
+
+
+@pytest.mark.parametrize("second", ["gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb-topk",
+                                    "gfb-upper", "fbp", "cbp", "bp", "sqrt"])
+def test_second_layer_on_selected_rows_equals_full_output_rows(second):
+    """Training evaluates layer 2 on the training/validation rows of Â only."""
+    import warnings
+
+    from gfbgcn.nn.sparse import csr_rows
+    from gfbgcn.text.graph import normalized_adjacency
+    from gfbgcn.text.model import TwoLayerTextGCN
+
+    rng = np.random.default_rng(0)
+    n, e = 30, 120
+    edge_index = torch.as_tensor(rng.integers(0, n, (2, e)))
+    edge_index = torch.cat([edge_index, edge_index.flip(0)], 1)
+    weight = torch.rand(e, dtype=torch.float32).repeat(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        adj = normalized_adjacency(edge_index, weight, n)
+    torch.manual_seed(0)
+    model = TwoLayerTextGCN(n, 4, second=second, hidden=6).eval()
+    rows = torch.tensor([5, 0, 17, 29, 3])
+    h = model.hidden(adj)
+    torch.testing.assert_close(model.head(h, csr_rows(adj, rows)), model.head(h, adj)[rows])

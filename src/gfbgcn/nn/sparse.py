@@ -50,6 +50,21 @@ def csr_transpose(adj: Tensor) -> Tensor:
     return transpose
 
 
+def csr_rows(adj: Tensor, rows: Tensor) -> Tensor:
+    """Rows ``rows`` of a CSR matrix as a ``[len(rows), M]`` CSR matrix (vectorised)."""
+    crow, col, val = adj.crow_indices(), adj.col_indices(), adj.values()
+    rows = rows.to(crow.device, torch.long)
+    counts = crow[rows + 1] - crow[rows]
+    new_crow = torch.zeros(rows.numel() + 1, dtype=crow.dtype, device=crow.device)
+    torch.cumsum(counts, 0, out=new_crow[1:])
+    # positions crow[r] .. crow[r + 1] - 1 of every selected row r, in order
+    total = int(new_crow[-1])
+    starts = torch.repeat_interleave(crow[rows] - new_crow[:-1], counts, output_size=total)
+    pos = starts + torch.arange(total, device=crow.device, dtype=crow.dtype)
+    return torch.sparse_csr_tensor(new_crow, col[pos], val[pos], (rows.numel(), adj.shape[1]),
+                                   dtype=val.dtype)
+
+
 class _CSRMatMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, adj: Tensor, x: Tensor) -> Tensor:  # type: ignore[override]
