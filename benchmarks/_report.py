@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from datetime import datetime, timezone
@@ -19,11 +20,15 @@ HEADER = (
 )
 
 
-def machine_line() -> str:
+def machine_line(threads: int | None = None) -> str:
+    """The machine, versions and time; ``threads``: the torch threads the measured processes
+    used (default: this process's).  The load average shows how busy the shared machine was."""
     m = machine_info()
     v = package_versions()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return (f"{m['cpu_count']} CPU cores ({m['processor']}), {m['memory_gib']} GiB RAM, "
-            f"torch {v['torch']} with {m['torch_threads']} thread(s), Python {v['python']}; "
+            f"torch {v['torch']} with {threads or m['torch_threads']} thread(s), "
+            f"Python {v['python']}; load average {load} (1/5/15 min) when written; "
             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}")
 
 

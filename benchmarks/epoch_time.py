@@ -70,7 +70,7 @@ def main() -> int:
         f"## Training epoch time ({', '.join(args.datasets)})",
         "",
         f"Command: `{command_line()}`  ",
-        f"Machine: {machine_line()}",
+        f"Machine: {machine_line(args.threads)}",
         "",
         "`Â @ W1`: median seconds of one product of the normalised adjacency with a 200-column "
         f"matrix. Model cells: median seconds of a training epoch over {args.epochs} epochs "

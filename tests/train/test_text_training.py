@@ -150,3 +150,34 @@ def test_second_layer_on_selected_rows_equals_full_output_rows(second):
     rows = torch.tensor([5, 0, 17, 29, 3])
     h = model.hidden(adj)
     torch.testing.assert_close(model.head(h, csr_rows(adj, rows)), model.head(h, adj)[rows])
+
+
+def test_main_variant_is_chosen_on_validation_over_shared_seeds():
+    def rec(seed, val_acc):
+        return {"key": {"seed": seed}, "val": {"accuracy": val_acc}}
+
+    cells = {
+        ("ohsumed", "gfb-max", "default"): [rec(0, 0.70), rec(1, 0.70), rec(2, 0.60)],
+        ("ohsumed", "gfb-max", "fast"): [rec(0, 0.72), rec(1, 0.71)],
+    }
+    # on the shared seeds 0-1 fast wins (0.715 > 0.70); over all seeds default's mean is 0.667
+    assert reproduce_text.main_variant(cells, "ohsumed", "gfb-max") == "fast"
+    cells[("ohsumed", "gfb-max", "fast")] = [rec(0, 0.69), rec(1, 0.70)]
+    assert reproduce_text.main_variant(cells, "ohsumed", "gfb-max") == "default"
+    # a model without candidates, and a cell with only the paper's setting
+    assert reproduce_text.main_variant(cells, "ohsumed", "gcn") == "default"
+    assert reproduce_text.main_variant({("r8", "gfb-max", "default"): [rec(0, 0.9)]},
+                                       "r8", "gfb-max") == "default"
+
+
+def test_grid_variants_apply_where_they_make_sense():
+    specs = reproduce_text.grid(["ohsumed"], ["gcn", "gfb-max"], [0, 1], ablation=True,
+                                variants=["fast", "stopacc"])
+    keys = {(s.model, s.variant, s.seed) for s in specs}
+    assert len(keys) == len(specs)  # --ablation's fast runs are not listed twice
+    assert ("gfb-max", "fast", 1) in keys and ("gcn", "fast", 0) not in keys
+    assert ("gcn", "stopacc", 0) in keys and ("gfb-max", "stopacc", 1) in keys
+    assert ("gfb-max", "lambda0", 0) in keys  # from --ablation
+    assert [s.seed for s in specs][:1] == [0] and specs[-1].seed == 1  # seeds outermost
+    with pytest.raises(ValueError, match="unknown variant"):
+        reproduce_text.grid(["r8"], ["gcn"], [0], ablation=False, variants=["fastest"])
