@@ -173,3 +173,15 @@ def test_shared_sparse_adjacency_equals_per_layer_pyg_convs(model: str, undirect
     (grad_got,) = torch.autograd.grad(got.square().sum(), x)
     torch.testing.assert_close(got, expected)
     torch.testing.assert_close(grad_got, grad_expected)
+
+
+def test_report_counts_only_folds_with_every_configuration():
+    from gfbgcn.graphcls.report import complete_folds
+
+    def rec(fold, hidden, layers):
+        return {"key": {"fold": fold, "hidden": hidden, "layers": layers}}
+
+    records = [rec(0, 16, 1), rec(0, 16, 2), rec(1, 16, 1), rec(1, 16, 2), rec(2, 16, 1)]
+    kept = complete_folds(records)
+    assert sorted({r["key"]["fold"] for r in kept}) == [0, 1]
+    assert len(kept) == 4

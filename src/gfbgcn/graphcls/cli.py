@@ -55,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--raw-dir", type=Path, default=Path("docs/results/raw/graphs"))
     parser.add_argument("--workers", type=int, default=1, help="parallel processes")
     parser.add_argument("--threads", type=int, default=1, help="torch threads per process")
+    parser.add_argument("--report-only", action="store_true",
+                        help="only rewrite --out from the runs stored in --raw-dir")
 
 
 def _run_task(task: tuple[str, Split, int, int, int]) -> tuple[tuple[str, int, int, int], dict]:
@@ -73,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the grid, store each run, keep ``args.out`` up to date.  Returns an exit code."""
     torch.set_num_threads(args.threads)
     store = RunStore(args.raw_dir)
+    if args.report_only:
+        write_report(args.out, run_records(store), args.raw_dir)
+        print(f"wrote {args.out}")
+        return 0
     args.raw_dir.mkdir(parents=True, exist_ok=True)
     cfg = TrainConfig(
         epochs=args.epochs, patience=args.patience, lr=args.lr, batch_size=args.batch_size

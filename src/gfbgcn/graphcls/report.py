@@ -66,6 +66,18 @@ def _grid_text(recs: Sequence[dict[str, Any]]) -> str:
     )
 
 
+def complete_folds(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of the folds that hold every (hidden, layers) configuration of the grid
+    (the union of the configurations in ``records``): selecting within an unfinished fold
+    would pick among fewer configurations than the other folds."""
+    grid = {(r["key"]["hidden"], r["key"]["layers"]) for r in records}
+    by_fold: dict[int, set[tuple[int, int]]] = defaultdict(set)
+    for r in records:
+        by_fold[int(r["key"]["fold"])].add((r["key"]["hidden"], r["key"]["layers"]))
+    done = {k for k, configs in by_fold.items() if configs == grid}
+    return [r for r in records if int(r["key"]["fold"]) in done]
+
+
 def load_notes(raw_dir: Path) -> list[str]:
     path = raw_dir / NOTES_FILE
     if not path.is_file():
@@ -99,7 +111,8 @@ def render(
         "Each cell: mean ± std (population std over folds) of the test accuracy (%) of the "
         "configuration selected per fold on the validation fold. **ours** = measured here; "
         "**paper** = the number printed in the paper (copied from `src/gfbgcn/paper/graphs.json`, "
-        "never used as a result). A cell with `(n/10 folds)` is averaged over the folds finished.",
+        "never used as a result). A cell with `(n/10 folds)` is averaged over the folds finished "
+        "(a fold counts once every configuration of its grid has run).",
         "",
         PROTOCOL_TEXT,
         "",
@@ -109,7 +122,7 @@ def render(
     for m in MODELS:
         cells = []
         for d in datasets:
-            sel = select_per_fold(by_dm.get((d, m), []))
+            sel = select_per_fold(complete_folds(by_dm.get((d, m), [])))
             mean, std, n = summarize_folds(sel)
             p = paper["results"][m][d]
             cells += [_fmt(mean, std, n, n_folds[d]), f"{p[0]:.1f} ± {p[1]:.1f}"]
@@ -127,7 +140,8 @@ def render(
             if not rs:
                 lines.append(f"| {d} | {MODEL_LABELS[m]} | not run | 0 | 0 | | | | | |")
                 continue
-            sel = select_per_fold(rs)
+            sel = select_per_fold(complete_folds(rs))
+            unfinished = len(rs) - len(complete_folds(rs))
             tc = rs[0]["train_config"]
             tcs = {json.dumps(r["train_config"], sort_keys=True) for r in rs}
             tc_text = f"{tc['epochs']} / {tc['patience']} / {tc['batch_size']} / {tc['lr']}"
@@ -145,7 +159,9 @@ def render(
                 )
             lines.append(
                 f"| {d} | {MODEL_LABELS[m]} | {_grid_text(rs)} | "
-                f"{len(sel)}/{rs[0]['num_folds']} | {len(rs)} | {tc_text} | "
+                f"{len(sel)}/{rs[0]['num_folds']} | {len(rs)}"
+                + (f" ({unfinished} in an unfinished fold, not counted)" if unfinished else "")
+                + f" | {tc_text} | "
                 f"{np.mean([r['best_epoch'] for r in rs]):.1f} | "
                 f"{sum(r['seconds'] for r in rs):.0f} | "
                 + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
