@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
             with mp.get_context("fork").Pool(args.workers) as pool:
                 for (model, k, hidden, layers), rec in pool.imap_unordered(_run_task, tasks):
                     _save(store, args, name, model, k, hidden, layers, rec, data_info, cfg, bar)
+                    inv["wall_s"][name] = time.perf_counter() - t0  # kept if interrupted
+                    save_inv()
                     maybe_report()
         else:
             for task in tasks:
