@@ -40,7 +40,7 @@ def test_cli_runs_writes_report_and_resumes(data_dir: Path, tmp_path: Path) -> N
     assert cli.run(parser.parse_args(argv)) == 0  # resumes: nothing re-run
     assert before == {p: p.stat().st_mtime_ns for p in before}
     md = (tmp_path / "graphs.md").read_text()
-    assert "| GraphSAGE | " in md and "(1/10 folds)" in md and "74.9 ± 8.7" in md
+    assert "| GraphSAGE | " in md and "(1/10 folds, 1 of 20 configs)" in md and "74.9 ± 8.7" in md
     assert "| MUTAG | GCN | not run |" in md
     invocations = json.loads((tmp_path / "raw" / "invocations.json").read_text())
     assert len(invocations) == 2 and all(inv["finished"] for inv in invocations)

@@ -147,19 +147,31 @@ def _reference_conv(model: str, fan_in: int, fan_out: int) -> torch.nn.Module:
     }[model]()
 
 
+@pytest.mark.parametrize("multigraph", [False, True])
 @pytest.mark.parametrize("undirected", [False, True])
 @pytest.mark.parametrize("model", ["gcn", "sage", "gfb-gcn", "gfb-sage"])
-def test_shared_sparse_adjacency_equals_per_layer_pyg_convs(model: str, undirected: bool):
-    from torch_geometric.utils import to_undirected
+def test_shared_sparse_adjacency_equals_per_layer_pyg_convs(
+    model: str, undirected: bool, multigraph: bool
+):
+    from torch_geometric.utils import coalesce, to_undirected
 
     graphs = _random_graphs(6)
-    if undirected:
-        for g in graphs:
+    for g in graphs:
+        if undirected:
             g.edge_index = to_undirected(g.edge_index, num_nodes=g.num_nodes)
+        if not multigraph:
+            g.edge_index = coalesce(g.edge_index, num_nodes=g.num_nodes)
+        else:  # every graph's first edge (both directions if undirected) twice
+            extra = g.edge_index[:, :1]
+            extra = torch.cat([extra, extra.flip(0)], dim=1) if undirected else extra
+            g.edge_index = torch.cat([g.edge_index, extra], dim=1)
     b = Batch.from_data_list(graphs)
     assert GraphBatcher(graphs).undirected == undirected
     torch.manual_seed(0)
     net = GraphClassifier(model, 3, 8, 3, 3).eval()
+    adj = net.adjacency(b.edge_index, b.num_nodes, torch.float32, undirected)
+    # the SAGE families fall back to edge_index only for multigraphs (mean counts copies)
+    assert (adj.layout == torch.sparse_csr) == (model in ("gcn", "gfb-gcn") or not multigraph)
     per_layer = [_reference_conv(model, 3 if i == 0 else 8, 8) for i in range(3)]
     for own, ref in zip(net.convs, per_layer, strict=True):
         ref.load_state_dict(own.state_dict())
@@ -185,3 +197,12 @@ def test_report_counts_only_folds_with_every_configuration():
     kept = complete_folds(records)
     assert sorted({r["key"]["fold"] for r in kept}) == [0, 1]
     assert len(kept) == 4
+
+
+def test_report_cell_marks_partial_folds_and_reduced_grids():
+    from gfbgcn.graphcls.report import _fmt
+
+    assert _fmt(70.0, 2.0, 10, 10) == "70.0 ± 2.0"
+    assert _fmt(70.0, 2.0, 7, 10) == "70.0 ± 2.0 (7/10 folds)"
+    assert _fmt(70.0, 2.0, 10, 10, configs=1) == "70.0 ± 2.0 (1 of 20 configs)"
+    assert _fmt(70.0, 2.0, 0, 10, configs=0) == "not run"
