@@ -158,3 +158,24 @@ def test_text_gin_dropout_only_in_training() -> None:
     a = model(None, edge_index, weight)
     b = model(None, edge_index, weight)
     assert not torch.allclose(a, b)
+
+
+def test_text_gin_initialisation_options():
+    from gfbgcn.text.model import build_text_model
+
+    torch.manual_seed(0)
+    default = TextGIN(2000, 50, 3)
+    assert all(float(conv.eps) == 0.0 for conv in default.convs)
+    assert default.embedding.std() < 0.05  # Glorot over [2000, 50]
+    model = TextGIN(2000, 50, 3, eps=-1.0, embedding_init="normal")
+    assert all(float(conv.eps) == -1.0 for conv in model.convs)
+    assert abs(float(model.embedding.std()) - 1.0) < 0.02
+    with torch.no_grad():
+        model.embedding.zero_()
+        model.convs[0].eps.fill_(3.0)
+    model.reset_parameters()  # restores both the options' values
+    assert float(model.convs[0].eps) == -1.0 and abs(float(model.embedding.std()) - 1.0) < 0.02
+    built = build_text_model("gin", 2000, 3, hidden=50, eps=-1.0, embedding_init="normal")
+    assert float(built.module.convs[1].eps) == -1.0
+    with pytest.raises(ValueError, match="embedding_init"):
+        TextGIN(10, 4, 2, embedding_init="xavier")

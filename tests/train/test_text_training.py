@@ -178,6 +178,9 @@ def test_grid_variants_apply_where_they_make_sense():
     assert ("gfb-max", "fast", 1) in keys and ("gcn", "fast", 0) not in keys
     assert ("gcn", "stopacc", 0) in keys and ("gfb-max", "stopacc", 1) in keys
     assert ("gfb-max", "lambda0", 0) in keys  # from --ablation
+    gin = reproduce_text.grid(["r8"], ["gcn", "gin"], [0], ablation=False, variants=["eps-1"])
+    assert {(s.model, s.variant) for s in gin} == {("gcn", "default"), ("gin", "default"),
+                                                   ("gin", "eps-1")}
     assert [s.seed for s in specs][:1] == [0] and specs[-1].seed == 1  # seeds outermost
     with pytest.raises(ValueError, match="unknown variant"):
         reproduce_text.grid(["r8"], ["gcn"], [0], ablation=False, variants=["fastest"])

@@ -23,6 +23,8 @@ from gfbgcn.nn.gfb_conv import GCNNormConv
 
 __all__ = ["TextGIN", "TextSGC", "WeightedGINConv"]
 
+EMBEDDING_INITS: tuple[str, ...] = ("glorot", "normal")
+
 
 def _featureless(x: Optional[Tensor], name: str) -> None:
     if x is not None:
@@ -169,6 +171,11 @@ class TextGIN(Module):
         num_layers: number of GIN layers (default 2).
         dropout: dropout before every GIN layer (default 0.5, the paper's rate).
         train_eps: learn GIN's ``eps`` (default True).
+        eps: initial ``eps`` of every layer (default 0, GIN's).  ``-1`` starts with no self
+            term, so a node's own free embedding row is not weighted 1 against its normalised
+            neighbours (see ``docs/results/text_notes.md``).
+        embedding_init: ``"glorot"`` (default, as Text GCN's ``W_1``) or ``"normal"``
+            (``N(0, 1)``, as ``torch.nn.Embedding``).
         cached, add_self_loops, normalize: passed to every :class:`WeightedGINConv`.
 
     Forward: ``model(None, edge_index, edge_weight=None)`` -> logits [num_nodes, num_classes].
@@ -185,10 +192,16 @@ class TextGIN(Module):
         cached: bool = False,
         add_self_loops: Optional[bool] = None,
         normalize: bool = True,
+        eps: float = 0.0,
+        embedding_init: str = "glorot",
     ) -> None:
         super().__init__()
         if num_layers < 1:
             raise ValueError(f"num_layers must be >= 1, got {num_layers}")
+        if embedding_init not in EMBEDDING_INITS:
+            raise ValueError(f"embedding_init must be one of {', '.join(EMBEDDING_INITS)}, "
+                             f"got {embedding_init!r}")
+        self.embedding_init = embedding_init
         self.num_nodes = num_nodes
         self.hidden = hidden
         self.num_classes = num_classes
@@ -201,6 +214,7 @@ class TextGIN(Module):
             self.convs.append(
                 WeightedGINConv(
                     mlp,
+                    eps=eps,
                     train_eps=train_eps,
                     cached=cached,
                     add_self_loops=add_self_loops,
@@ -210,8 +224,11 @@ class TextGIN(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Glorot embedding; reset every GIN layer."""
-        glorot(self.embedding)
+        """Re-initialise the embedding (``embedding_init``) and every GIN layer."""
+        if self.embedding_init == "normal":
+            torch.nn.init.normal_(self.embedding)
+        else:
+            glorot(self.embedding)
         for conv in self.convs:
             conv.reset_parameters()
 

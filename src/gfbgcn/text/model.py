@@ -115,7 +115,10 @@ def build_text_model(
     if name == "sgc":
         return WholeModel(TextSGC(num_nodes, num_classes, K=2, normalize=False, bias=False))
     if name == "gin":
-        return WholeModel(TextGIN(num_nodes, hidden, num_classes, dropout=dropout, normalize=False))
+        return WholeModel(
+            TextGIN(num_nodes, hidden, num_classes, dropout=dropout, normalize=False,
+                    **layer_options)
+        )
     if name not in SECOND_LAYERS:
         raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
     return TwoLayerTextGCN(num_nodes, num_classes, name, hidden, dropout, **layer_options)

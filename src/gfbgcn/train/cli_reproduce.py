@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also run GFB with the paper's fast GenVec and with lambda fixed 0")
     parser.add_argument("--variants", nargs="+", default=[], metavar="VARIANT",
                         help="also run these variants of every model they apply to: "
-                             "fast, lambda0, lam0init (GFB models), lr0.2, stopacc")
+                             "fast, lambda0, lam0init (GFB models), eps-1 (Text GIN), lr0.2, "
+                             "stopacc")
     parser.add_argument("--raw-dir", default="docs/results/raw/text",
                         help="one JSON record per finished run (resume reads it)")
     parser.add_argument("--out", default="docs/results/text.md", help="report path")
