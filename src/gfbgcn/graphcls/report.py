@@ -33,7 +33,7 @@ GFB-GCN = `GFBConv(summarize="diag")`, GFB-GraphSAGE = `GFBSAGEConv(summarize="d
 exact DiagVec, eps = 1e-3, λ initialised to 1, one learnable λ per layer). The paper's full grid
 is hidden {16, 32, 64, 128} × layers {1, ..., 5}; the "What was run" table says, per data set
 and model, exactly which grid, folds and epoch budget were run here (reduced where it differs).
-One torch thread per process, one process."""
+One torch thread per process; the commands below say how many processes (`--workers`) ran."""
 
 
 def paper_results() -> dict[str, Any]:
