@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import random
@@ -20,6 +21,25 @@ def seed_everything(seed: int) -> torch.Generator:
     np.random.seed(seed % (2**32))
     torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
+
+
+def thread_count(text: str) -> int:
+    """argparse type of ``--threads``: a count >= 0, where 0 keeps torch's choice."""
+    try:
+        threads = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if threads < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 (0: torch's choice), got {threads}")
+    return threads
+
+
+def set_threads(threads: int | None) -> None:
+    """Set torch's CPU thread count; ``None`` or 0 keeps torch's choice (all cores)."""
+    if threads is not None and threads < 0:
+        raise ValueError(f"threads must be >= 0 (0: torch's choice), got {threads}")
+    if threads:
+        torch.set_num_threads(threads)
 
 
 def package_versions() -> dict[str, str]:

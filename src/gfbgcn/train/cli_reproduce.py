@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gfbgcn.runinfo import set_threads, thread_count
 from gfbgcn.text.model import MODELS
 from gfbgcn.train.reproduce_text import reproduce_text
 
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="convergence figure path")
     parser.add_argument("--notes", default="docs/results/text_notes.md",
                         help="hand-written notes appended to the report")
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--threads", type=thread_count, default=None,
                         help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--report-only", action="store_true",
                         help="only re-render the report from existing records")
@@ -41,8 +42,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     args._argv = sys.argv[3:] if len(sys.argv) > 3 else []
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     return reproduce_text(args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gfbgcn.runinfo import set_threads, thread_count
 from gfbgcn.text.api import add_corpus_arguments, graph_from_args
 from gfbgcn.text.model import MODELS
 from gfbgcn.train.text import TextTrainConfig, train_text, write_run
@@ -32,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="write config.json, history.csv and "
                         "metrics.json to this directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--threads", type=thread_count, default=None,
+                        help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--save", default=None, metavar="MODEL_DIR",
                         help="save the trained model for `gfbgcn predict` / gfbgcn.load "
                         "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
@@ -57,6 +60,7 @@ def config_from_args(args: argparse.Namespace) -> TextTrainConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    set_threads(args.threads)
     config = config_from_args(args)
     corpus, graph = graph_from_args(args)
     for note in graph.notes:
