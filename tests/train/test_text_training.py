@@ -184,3 +184,20 @@ def test_grid_variants_apply_where_they_make_sense():
     assert [s.seed for s in specs][:1] == [0] and specs[-1].seed == 1  # seeds outermost
     with pytest.raises(ValueError, match="unknown variant"):
         reproduce_text.grid(["r8"], ["gcn"], [0], ablation=False, variants=["fastest"])
+
+
+def test_paired_gains_pair_runs_by_seed_and_use_the_main_variant():
+    def rec(seed, test_acc, val_acc=0.5):
+        return {"key": {"seed": seed}, "test": {"accuracy": test_acc},
+                "val": {"accuracy": val_acc}}
+
+    cells = {
+        ("r8", "gcn", "default"): [rec(0, 0.90), rec(1, 0.80), rec(2, 0.85)],
+        ("r8", "gfb-max", "default"): [rec(1, 0.81), rec(0, 0.95), rec(3, 0.99)],
+    }
+    # seeds 0 and 1 only (3 has no GCN run, 2 no GFB run), in seed order
+    assert reproduce_text.paired_gains(cells, "r8", "gfb-max") == pytest.approx([0.05, 0.01])
+    # the fast form validates better, so it is the main variant and the one paired
+    cells[("r8", "gfb-max", "fast")] = [rec(0, 0.70, val_acc=0.9)]
+    assert reproduce_text.paired_gains(cells, "r8", "gfb-max") == pytest.approx([-0.20])
+    assert reproduce_text.paired_gains(cells, "r52", "gfb-max") == []
