@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -38,6 +40,14 @@ def test_end_to_end_beats_majority_class(small_r8_graph, model, tmp_path):
     out = write_run(tmp_path / "run", result, graph)
     assert {p.name for p in out.iterdir()} == {"config.json", "history.csv", "metrics.json"}
     assert '"seed": 1' in (out / "config.json").read_text()
+    metrics = json.loads((out / "metrics.json").read_text())
+    if model == "gcn":
+        assert result.lam is None and "lambda" not in metrics and "lambda" not in result.history[0]
+    else:  # the kept lambda is the one validated at the best epoch, and it was learned
+        assert result.lam == pytest.approx(result.history[result.best_epoch - 1]["lambda"])
+        assert metrics["lambda"] == result.lam == float(result.model.conv2.lam)
+        assert result.history[0]["lambda"] == 1.0 and result.lam != 1.0
+        assert "lambda" in (out / "history.csv").read_text().splitlines()[0]
 
 
 @pytest.mark.realdata

@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"test micro F1 {t['micro_f1']:.4f} | macro F1 {t['macro_f1']:.4f} | "
               f"subset accuracy {t['subset_accuracy']:.4f}")
     else:
-        print(f"{stopped}, {result.seconds_per_epoch * 1000:.0f} ms/epoch, "
+        lam = "" if result.lam is None else f", lambda {result.lam:.4f}"
+        print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch, "
               f"peak RSS {result.peak_rss_mib:.0f} MiB")
         print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
               f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")

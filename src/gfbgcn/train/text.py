@@ -73,6 +73,7 @@ class TrainResult:
     model: torch.nn.Module
     probabilities: np.ndarray  # [num_docs, C] softmax (multi-label: sigmoid) outputs
     threshold: float | None = None  # multi-label: decision threshold chosen on validation
+    lam: float | None = None  # GFB models: lambda of the kept (best-validation) weights
 
     def record(self) -> dict[str, Any]:
         """JSON-serialisable summary (no weights)."""
@@ -86,6 +87,7 @@ class TrainResult:
             "train_seconds": self.train_seconds,
             "peak_rss_mib": self.peak_rss_mib,
             **({"threshold": self.threshold} if self.threshold is not None else {}),
+            **({"lambda": self.lam} if self.lam is not None else {}),
             "versions": package_versions(),
             "machine": machine_info(),
         }
@@ -93,6 +95,12 @@ class TrainResult:
 
 def _lambda_parameters(model: torch.nn.Module) -> list[torch.nn.Parameter]:
     return [p for name, p in model.named_parameters() if name.endswith("lam")]
+
+
+def _lambda_value(model: torch.nn.Module) -> float | None:
+    """The trade-off lambda of a text model's GFB layer (``None`` for the other models)."""
+    lams = _lambda_parameters(model)
+    return float(lams[0].detach()) if len(lams) == 1 else None
 
 
 def train_text(
@@ -177,6 +185,7 @@ def train_text(
             val_loss = float(F.cross_entropy(val_logits, y_val))
             val_acc = float((val_logits.argmax(1) == y_val).float().mean())
             train_acc = float((train_logits.argmax(1) == y_train).float().mean())
+        lam = _lambda_value(model)  # the lambda of the weights validated in this epoch
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, model, epoch)  # validated weights = weights before the step
         loss.backward()
@@ -191,6 +200,7 @@ def train_text(
                 "val_loss": val_loss,
                 "val_acc": val_acc,
                 "seconds": seconds,
+                **({"lambda": lam} if lam is not None else {}),
             }
         )
         bar.set_postfix(loss=f"{history[-1]['train_loss']:.4f}", val_loss=f"{val_loss:.4f}", val_acc=f"{val_acc:.4f}")
@@ -234,6 +244,7 @@ def train_text(
         model=model,
         probabilities=probs,
         threshold=threshold,
+        lam=_lambda_value(model),
     )
 
 
@@ -267,7 +278,8 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     )
     atomic_write_text(out / "history.csv", history_csv(result.history))
     metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
-                                      "seconds_per_epoch", "train_seconds", "peak_rss_mib")}
+                                      "seconds_per_epoch", "train_seconds", "peak_rss_mib",
+                                      "lambda") if k in record}
     metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
     atomic_write_json(out / "metrics.json", metrics)
     return out
