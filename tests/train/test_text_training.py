@@ -211,3 +211,21 @@ def test_paired_gains_pair_runs_by_seed_and_use_the_main_variant():
     cells[("r8", "gfb-max", "fast")] = [rec(0, 0.70, val_acc=0.9)]
     assert reproduce_text.paired_gains(cells, "r8", "gfb-max") == pytest.approx([-0.20])
     assert reproduce_text.paired_gains(cells, "r52", "gfb-max") == []
+
+
+@pytest.mark.parametrize("summarize", ["mean", "diag"])
+def test_fast_form_of_mean_and_diag_only_shifts_every_logit_of_a_node_alike(summarize):
+    # why the grid skips their `fast` variant: softmax (hence the loss) cannot tell them apart
+    from gfbgcn.nn import GFBConv
+
+    torch.manual_seed(0)
+    x = torch.randn(12, 5, dtype=torch.float64)
+    edge_index = torch.randint(0, 12, (2, 40))
+    exact = GFBConv(5, 4, summarize=summarize, eps=0.1).double()
+    fast = GFBConv(5, 4, summarize=summarize, eps=0.1, exact=False).double()
+    fast.load_state_dict(exact.state_dict())
+    out_exact, out_fast = exact(x, edge_index), fast(x, edge_index)
+    assert not torch.allclose(out_exact, out_fast)
+    torch.testing.assert_close(out_exact.log_softmax(1), out_fast.log_softmax(1))
+    assert reproduce_text.variant_applies("fast", f"gfb-{summarize}") is False
+    assert reproduce_text.variant_applies("fast", "gfb-max") is True

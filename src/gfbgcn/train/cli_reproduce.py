@@ -22,11 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 per cell (10)")
     parser.add_argument("--epochs", type=int, default=200, help="maximum epochs (200)")
     parser.add_argument("--ablation", action="store_true",
-                        help="also run GFB with the paper's fast GenVec and with lambda fixed 0")
+                        help="also run GFB with the paper's fast GenVec (MaxVec, TopKVec), "
+                             "GFB-MaxVec with lambda fixed 0 and Text SGC with lr 0.2")
     parser.add_argument("--variants", nargs="+", default=[], metavar="VARIANT",
                         help="also run these variants of every model they apply to: "
-                             "fast, lambda0, lam0init (GFB models), eps-1 (Text GIN), lr0.2, "
-                             "stopacc")
+                             "fast (GFB MaxVec/TopKVec), lambda0, lam0init (GFB models), "
+                             "eps-1 (Text GIN), lr0.2, stopacc")
     parser.add_argument("--raw-dir", default="docs/results/raw/text",
                         help="one JSON record per finished run (resume reads it)")
     parser.add_argument("--out", default="docs/results/text.md", help="report path")
