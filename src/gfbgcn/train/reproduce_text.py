@@ -241,9 +241,7 @@ def render_report(store: RunStore, out_md: Path, figure: Path, command: str,
         "only the paper's enters, so single-seed flags are weak evidence).\n")
 
     add("## Test accuracy (Table \"Test accuracy\")\n")
-    add("| model | " + " | ".join(f"{DATASET_LABEL[d]} ours | {DATASET_LABEL[d]} paper"
-                                for d in datasets) + " |")
-    add("|---|" + "---|---|" * len(datasets))
+    _add_ours_paper_header(add, datasets)
     flagged: list[str] = []
     for m in models:
         row = [paper["accuracy"].get(m, {}).get("label", m)]
@@ -346,6 +344,13 @@ def render_report(store: RunStore, out_md: Path, figure: Path, command: str,
     render_convergence(cells, datasets, models, figure)
 
 
+def _add_ours_paper_header(add, datasets: list[str]) -> None:
+    """Header of a table with an "ours" and a "paper" column per dataset."""
+    add("| model | " + " | ".join(f"{DATASET_LABEL[d]} ours | {DATASET_LABEL[d]} paper"
+                                for d in datasets) + " |")
+    add("|---|" + "---|---|" * len(datasets))
+
+
 def _add_paired_gains(add, cells, datasets: list[str], models: list[str],
                       paper: dict[str, Any]) -> None:
     """Table: each model's gain over Text GCN on the seeds both ran, beside the paper's gain."""
@@ -376,9 +381,7 @@ def _add_paired_gains(add, cells, datasets: list[str], models: list[str],
         "which the model was better out of the seeds both ran. Pairing removes the spread that "
         "comes from the split, so a gain can be clear even where the two cells' own std "
         "overlap. The paper's column is the difference of its two means.\n")
-    add("| model | " + " | ".join(f"{DATASET_LABEL[d]} ours | {DATASET_LABEL[d]} paper"
-                                for d in datasets) + " |")
-    add("|---|" + "---|---|" * len(datasets))
+    _add_ours_paper_header(add, datasets)
     for row in rows:
         add(row)
     add("")
