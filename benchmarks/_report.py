@@ -8,8 +8,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gfbgcn.io import atomic_write_text
-from gfbgcn.runinfo import machine_info, package_versions
+from gfbgcn.core.io import atomic_write_text
+from gfbgcn.core.runinfo import machine_info, package_versions
 
 REPORT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 HEADER = (

@@ -19,9 +19,9 @@ from _report import command_line, machine_line, update_section
 
 CHILD = r"""
 import json, resource, statistics, sys, time, torch
-from gfbgcn.text.corpora import load_benchmark
+from gfbgcn.text.data import load_benchmark
 from gfbgcn.text.graph import build_text_graph, normalized_adjacency
-from gfbgcn.train.text import TextTrainConfig, train_text
+from gfbgcn.text.train import TrainConfig, train_text
 name, epochs, models = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
 if len(sys.argv) > 4:
     torch.set_num_threads(int(sys.argv[4]))
@@ -35,7 +35,7 @@ for _ in range(7):
 spmm = statistics.median(times[1:])
 out = {"spmm": spmm, "nnz": adj._nnz(), "models": {}}
 for model in models:
-    cfg = TextTrainConfig(model=model, epochs=epochs, patience=10**6)
+    cfg = TrainConfig(model=model, epochs=epochs, patience=10**6)
     r = train_text(graph, cfg, progress=False, adj=adj)
     out["models"][model] = r.seconds_per_epoch
 out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

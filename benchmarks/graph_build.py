@@ -18,7 +18,7 @@ from _report import command_line, machine_line, update_section
 
 CHILD = r"""
 import json, resource, sys, time
-from gfbgcn.text.corpora import load_benchmark
+from gfbgcn.text.data import load_benchmark
 from gfbgcn.text.graph import build_text_graph
 from gfbgcn.text.preprocess import nltk_stop_words
 nltk_stop_words("english")  # NLTK's import (~2 s) is not graph building

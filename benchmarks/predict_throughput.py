@@ -21,11 +21,11 @@ import numpy as np
 import torch
 
 from _report import command_line, machine_line, update_section
-from gfbgcn.text.corpora import load_benchmark
+from gfbgcn.text.data import load_benchmark
 from gfbgcn.text.graph import build_text_graph
 from gfbgcn.text.inductive import InductiveTextGCN
 from gfbgcn.text.saved import load_model, save_model
-from gfbgcn.train.text import TextTrainConfig, train_text
+from gfbgcn.text.train import TrainConfig, train_text
 
 
 def timed(fn, repeats: int) -> float:
@@ -55,10 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     chars = sum(len(t) for t in texts) / len(texts)
     rows = []
     for model_name in args.models:
-        result = train_text(graph, TextTrainConfig(model=model_name, epochs=args.epochs),
+        result = train_text(graph, TrainConfig(model=model_name, epochs=args.epochs),
                             progress=False)
         with tempfile.TemporaryDirectory() as tmp:
-            save_model(tmp, InductiveTextGCN.from_trained(result.model, graph),
+            save_model(tmp, InductiveTextGCN.from_trained(result.model, graph, model_name),
                        layer_options=result.config.layer_options)
             model = load_model(tmp)
         model.predict(texts[:64])  # warm-up

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gfbgcn.paths import data_root
+from gfbgcn.core.paths import data_root
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ then executed in the same directory.
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from pathlib import Path
@@ -72,6 +73,9 @@ def test_readme_own_data_example(tmp_path, monkeypatch, capsys):
     preds = (tmp_path / "preds.csv").read_text().splitlines()
     assert preds[0] == "row,label,probability" and len(preds) == 17
     exec(compile(python[0], "README.md", "exec"), {})  # noqa: S102 - our own README
-    printed = capsys.readouterr().out
-    assert "[" in printed
+    printed = capsys.readouterr().out.splitlines()
+    # the first print is ``pred.labels`` of the two example documents: a Python list of labels
+    labels = ast.literal_eval(printed[0])
+    assert isinstance(labels, list) and len(labels) == 2, printed[0]
+    assert set(labels) <= {"sport", "finance"}, labels
 

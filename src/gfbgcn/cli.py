@@ -1,7 +1,8 @@
-"""The ``gfbgcn`` command line: ``gfbgcn <verb> ...``.
+"""The ``gfbgcn`` command (also ``python -m gfbgcn``): ``gfbgcn <verb> ...``.
 
-Each task area owns its sub-commands in a ``cli`` module exposing
-``add_arguments(parser)`` and ``run(args) -> int``; this file only wires them together.
+Every verb is a pair of functions in its task package, ``<name>_arguments(parser)`` and
+``<name>(args) -> exit status``; this file only wires them together, with one flag grammar
+(:data:`GRAMMAR`, printed by ``gfbgcn --help``).
 """
 
 from __future__ import annotations
@@ -11,23 +12,47 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-# (command path, module implementing add_arguments/run, help)
-_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("data", "stats"), "gfbgcn.text.cli_data_stats", "print corpus and text-graph statistics"),
-    (("data", "build"), "gfbgcn.text.cli_data_build", "build (and cache) a corpus's text graph"),
-    (("train",), "gfbgcn.train.cli_train", "train a model on a text corpus"),
-    (("predict",), "gfbgcn.text.cli_predict", "classify new documents with a saved model"),
-    (("reproduce", "text"), "gfbgcn.train.cli_reproduce", "reproduce the paper's text tables"),
-    (("reproduce", "entity"), "gfbgcn.entity.cli", "reproduce the entity-classification table"),
-    (("reproduce", "graphs"), "gfbgcn.graphcls.cli", "reproduce the graph-classification table"),
-    (("figures", "pooling"), "gfbgcn.figures", "render the pooling-operator figure"),
+# (command path, module, function name, help)
+COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
+    (("data", "stats"), "gfbgcn.text.cli", "data_stats", "print corpus and text-graph statistics"),
+    (("data", "build"), "gfbgcn.text.cli", "data_build", "build a corpus's text graph into the "
+     "cache"),
+    (("train",), "gfbgcn.text.cli", "train", "train a model on a text corpus"),
+    (("predict",), "gfbgcn.text.cli", "predict", "classify new documents with a saved model"),
+    (("reproduce", "text"), "gfbgcn.text.cli", "reproduce_text",
+     "reproduce the paper's text-classification tables"),
+    (("reproduce", "inductive"), "gfbgcn.text.cli", "reproduce_inductive",
+     "inductive (new documents) against transductive accuracy"),
+    (("reproduce", "entity"), "gfbgcn.entity.cli", "reproduce_entity",
+     "reproduce the entity-classification table"),
+    (("reproduce", "graphs"), "gfbgcn.graphcls.cli", "reproduce_graphs",
+     "reproduce the graph-classification table"),
+    (("figures", "pooling"), "gfbgcn.figures", "figures_pooling",
+     "render the pooling-operator figure"),
 )
+
+GRAMMAR = """\
+One flag grammar across verbs:
+  --dataset NAME|FILE   the one corpus a verb works on (data stats, data build, train)
+  --datasets NAME ...   the data sets of a reproduction (reproduce *)
+  --model NAME          the one model a verb trains; --models NAME ...: a reproduction's models
+  --seed N              the seed of one run; --seeds N: seeds 0..N-1 per cell (reproduce)
+  --epochs N            maximum training epochs
+  --data-dir DIR        data root (else $GFBGCN_DATA, else the user cache dir)
+  --out DIR             an output directory, always: a run (train), results (reproduce: the
+                        report, raw/<task>/ records, figures/, <task>_notes.md), figures
+  --save DIR            a model directory for `gfbgcn predict` (train)
+  --output FILE         the one file predict writes (CSV)
+  --threads N           torch CPU threads (per worker); --workers N: parallel processes
+  --report-only         re-render a report from its stored records, run nothing
+Graph classification counts cross-validation folds instead of seeds: --folds K, --seed S.
+`gfbgcn <verb> --help` lists a verb's options."""
 
 
 def _selected(argv: Sequence[str]) -> tuple[str, ...] | None:
     """The command path named by ``argv`` (e.g. ``("data", "stats")``), if any."""
     words = [a for a in argv if not a.startswith("-")]
-    for path, _, _ in _COMMANDS:
+    for path, _, _, _ in COMMANDS:
         if tuple(words[: len(path)]) == path:
             return path
     return None
@@ -35,18 +60,21 @@ def _selected(argv: Sequence[str]) -> tuple[str, ...] | None:
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The full parser; only the selected command's module is imported (fast start-up)."""
-    parser = argparse.ArgumentParser(
-        prog="gfbgcn",
-        description="GFB-GCN: graph convolution with generalized factorized bilinear aggregation.",
-    )
     from gfbgcn import __version__
 
+    parser = argparse.ArgumentParser(
+        prog="gfbgcn",
+        description="GFB-GCN: graph convolution with generalized factorized bilinear "
+        "aggregation.",
+        epilog=GRAMMAR,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"gfbgcn {__version__}")
     groups: dict[tuple[str, ...], argparse._SubParsersAction] = {
         (): parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     }
     selected = _selected(argv)
-    for path, module_name, help_text in _COMMANDS:
+    for path, module_name, function, help_text in COMMANDS:
         for depth in range(1, len(path)):
             prefix = path[:depth]
             if prefix not in groups:
@@ -57,8 +85,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         sub = groups[path[:-1]].add_parser(path[-1], help=help_text, description=help_text)
         if path == selected:
             module = importlib.import_module(module_name)
-            module.add_arguments(sub)
-            sub.set_defaults(_run=module.run)
+            getattr(module, f"{function}_arguments")(sub)
+            sub.set_defaults(_run=getattr(module, function))
     return parser
 
 
@@ -66,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    args.command_argv = argv  # provenance: reports record the command that made them
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:

@@ -20,11 +20,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gfbgcn.core.io import atomic_write
 from gfbgcn.nn.genvec import genvec
 
-__all__ = ["add_arguments", "pooling_surfaces", "render_pooling_figure", "run"]
+__all__ = ["figures_pooling", "figures_pooling_arguments", "pooling_surfaces",
+           "render_pooling_figure"]
 
-DEFAULT_OUT = Path("docs/figures/pooling.png")
+DEFAULT_OUT = Path("docs/figures")
+FILE_NAME = "pooling.png"
 
 # (panel title, GenVec summarizer or None for the linear case), in the paper's panel order.
 PANELS: tuple[tuple[str, str | None], ...] = (
@@ -54,7 +57,7 @@ def pooling_surfaces(n: int = 101) -> tuple[np.ndarray, np.ndarray, dict[str, np
     return p1.numpy(), p2.numpy(), surfaces
 
 
-def render_pooling_figure(path: str | Path = DEFAULT_OUT, n: int = 41) -> Path:
+def render_pooling_figure(path: str | Path = DEFAULT_OUT / FILE_NAME, n: int = 41) -> Path:
     """Render the 2x2 surface figure to ``path`` (PNG, Agg backend); returns the path."""
     import matplotlib
 
@@ -78,22 +81,19 @@ def render_pooling_figure(path: str | Path = DEFAULT_OUT, n: int = 41) -> Path:
         ax.set_title(f"({letter}) {title}")
     fig.suptitle("Response of channel 1 to filter responses $(p_1, p_2)$")
     fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
+    out = atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     plt.close(fig)
     return out
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def figures_pooling_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``gfbgcn figures pooling``."""
-    parser.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, help=f"output PNG (default: {DEFAULT_OUT})"
-    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                        help=f"directory of {FILE_NAME} (default: {DEFAULT_OUT})")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Render the figure to ``args.out``; returns the exit status."""
-    out = render_pooling_figure(args.out)
-    print(out)
+def figures_pooling(args: argparse.Namespace) -> int:
+    """Render the figure to ``<out>/pooling.png``; returns the exit status."""
+    out = render_pooling_figure(Path(args.out) / FILE_NAME)
+    print(f"wrote {out}")
     return 0

@@ -1,48 +1,78 @@
-"""``gfbgcn reproduce graphs`` end to end on a tiny MUTAG grid: report written, runs resumed."""
+"""``gfbgcn reproduce graphs`` end to end: the records of the requested grid, a resumed run that
+makes none, and the report's row showing the folds done (MUTAG from the data root, and a TU
+data set written by the test)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from gfbgcn.graphcls import cli
-from gfbgcn.graphcls.report import paper_results
+from gfbgcn.cli import build_parser, main
+from gfbgcn.core.harness import Invocations, Layout
+
+from .toydata import write_tu
 
 
-def test_paper_numbers_are_labelled() -> None:
-    paper = paper_results()
-    assert "PAPER" in paper["_source"]
-    assert paper["results"]["gfb-gcn"]["MUTAG"] == [83.5, 4.7]
-    assert set(paper["results"]) == {"gcn", "sage", "gfb-gcn", "gfb-sage"}
+def _records(raw: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in raw.glob("*=*.json")}
+
+
+def _row(text: str, start: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(start))
+
+
+def test_defaults_and_flags() -> None:
+    args = build_parser(["reproduce", "graphs"]).parse_args(["reproduce", "graphs"])
+    assert (args.folds, args.fold_limit, args.seed, args.epochs) == (10, None, 0, 100)
+    assert (args.hidden, args.layers) == ([16, 32, 64, 128], [1, 2, 3, 4, 5])
+    assert (args.patience, args.batch_size, args.lr) == (20, 64, 0.01)
+    assert args.models == ["gcn", "sage", "gfb-gcn", "gfb-sage"] and not hasattr(args, "seeds")
 
 
 @pytest.mark.realdata
 def test_cli_runs_writes_report_and_resumes(data_dir: Path, tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    cli.add_arguments(parser)
-    argv = [
-        "--data-dir", str(data_dir), "--datasets", "MUTAG", "--models", "sage", "gfb-sage",
-        "--hidden", "16", "--layers", "1", "--fold-limit", "1", "--epochs", "2",
-        "--out", str(tmp_path / "graphs.md"), "--raw-dir", str(tmp_path / "raw"),
-    ]  # fmt: skip
-    args = parser.parse_args(argv)
-    assert args.folds == 10 and args.models == ["sage", "gfb-sage"]
-    assert cli.run(args) == 0
-    runs = sorted(p.name for p in (tmp_path / "raw").glob("dataset=*.json"))
-    assert runs == [
-        "dataset=MUTAG__model=gfb-sage__fold=0__hidden=16__layers=1.json",
-        "dataset=MUTAG__model=sage__fold=0__hidden=16__layers=1.json",
-    ]
-    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("dataset=*.json")}
-    assert cli.run(parser.parse_args(argv)) == 0  # resumes: nothing re-run
-    assert before == {p: p.stat().st_mtime_ns for p in before}
-    md = (tmp_path / "graphs.md").read_text()
-    assert "| GraphSAGE | " in md and "(1/10 folds, 1 of 20 configs)" in md and "74.9 ± 8.7" in md
-    assert "| MUTAG | GCN | not run |" in md
-    invocations = json.loads((tmp_path / "raw" / "invocations.json").read_text())
-    assert len(invocations) == 2 and all(inv["finished"] for inv in invocations)
-    record = json.loads(Path(sorted(before)[0]).read_text())
+    out = tmp_path / "results"
+    argv = ["reproduce", "graphs", "--data-dir", str(data_dir), "--datasets", "MUTAG",
+            "--models", "sage", "gfb-sage", "--hidden", "16", "--layers", "1", "2",
+            "--fold-limit", "1", "--epochs", "2", "--out", str(out)]
+    assert main(argv) == 0
+    raw = out / "raw" / "graphs"
+    expected = {f"dataset=MUTAG__model={m}__fold=0__hidden=16__layers={n}.json"
+                for m in ("sage", "gfb-sage") for n in (1, 2)}
+    assert set(_records(raw)) == expected  # one record per requested key, nothing else
+    record = json.loads((raw / sorted(expected)[0]).read_text())
     assert record["train_config"]["epochs"] == 2 and record["epochs_run"] <= 2
+    assert record["num_folds"] == 10 and record["key"]["fold"] == 0
+    before = _records(raw)
+    assert main(argv) == 0  # resumes: nothing re-run
+    assert _records(raw) == before
+    log = Invocations.load(Layout(out, "graphs"))
+    assert len(log) == 2 and all(entry["finished"] for entry in log)
+    assert "--data-dir" not in log[0]["command"] and str(data_dir) not in log[0]["command"]
+    md = (out / "graphs.md").read_text()
+    # the data set's cells and rows show the fold done and the reduced grid (2 of 20 configs)
+    for label in ("GraphSAGE", "GFB-GraphSAGE"):
+        assert "(1/10 folds, 2 of 20 configs)" in _row(md, f"| {label} |")
+        assert "| hidden [16] × layers [1, 2] | 1/10 | 2 |" in _row(md, f"| MUTAG | {label} |")
+    assert "| MUTAG | GCN | not run |" in md
+    (out / "graphs.md").unlink()
+    assert main([*argv, "--report-only"]) == 0
+    assert (out / "graphs.md").read_text().count("(1/10 folds, 2 of 20 configs)") == 2
+    assert _records(raw) == before and len(Invocations.load(Layout(out, "graphs"))) == 2
+
+
+def test_any_tu_data_set_runs(tmp_path: Path) -> None:
+    write_tu(tmp_path / "data", "TOY")
+    out = tmp_path / "results"
+    argv = ["reproduce", "graphs", "--data-dir", str(tmp_path / "data"), "--datasets", "TOY",
+            "--models", "gcn", "--hidden", "4", "--layers", "1", "--folds", "3", "--epochs", "1",
+            "--batch-size", "2", "--out", str(out)]
+    assert main(argv) == 0
+    assert set(_records(out / "raw" / "graphs")) == {
+        f"dataset=TOY__model=gcn__fold={k}__hidden=4__layers=1.json" for k in (0, 1, 2)}
+    md = (out / "graphs.md").read_text()
+    assert "| TOY ours | TOY paper |" in md
+    assert "(1 of 20 configs)" in _row(md, "| GCN |") and "folds" not in _row(md, "| GCN |")
+    assert "| TOY | GCN | hidden [4] × layers [1] | 3/3 | 3 |" in md

@@ -1,65 +1,15 @@
-"""Text GCN graph: counts against hand computations and a brute-force reference."""
+"""The Text GCN graph: PMI edges by hand, normalisation, masks, empty documents, the cache."""
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from itertools import combinations
-
 import numpy as np
 import pytest
 import torch
 
-from gfbgcn.text.corpora import Corpus
-from gfbgcn.text.graph import (
-    GraphConfig,
-    build_text_graph,
-    normalized_adjacency,
-    tfidf_matrix,
-    window_counts,
-)
-from gfbgcn.text.preprocess import preprocess, whitespace_tokenize
-
-
-def tokenized(docs: list[str]):
-    return preprocess(docs, whitespace_tokenize, min_freq=1, stop_words=None)
-
-
-def brute_force_counts(docs: list[list[str]], window: int, mode: str):
-    """Loops over explicit windows, as the reference implementation does."""
-    windows = []
-    for words in docs:
-        if len(words) <= window:
-            windows.append(words)
-        else:
-            windows.extend(words[s : s + window] for s in range(len(words) - window + 1))
-    single = Counter()
-    pair = Counter()
-    for win in windows:
-        single.update(set(win))
-        if mode == "window":
-            for a, b in combinations(sorted(set(win)), 2):
-                pair[(a, b)] += 1
-                pair[(b, a)] += 1
-        else:
-            for i in range(1, len(win)):
-                for j in range(i):
-                    if win[i] != win[j]:
-                        pair[(win[i], win[j])] += 1
-                        pair[(win[j], win[i])] += 1
-    return pair, single, len(windows)
-
-
-def test_tfidf_hand_computed():
-    tc = tokenized(["a a b", "b c", "c c c a"])
-    tfidf, idf = tfidf_matrix(tc)
-    vocab = {w: i for i, w in enumerate(tc.vocab)}
-    # df: a=2, b=2, c=2 over D=3 documents
-    assert idf[vocab["a"]] == pytest.approx(math.log(3 / 2))
-    dense = tfidf.toarray()
-    assert dense[0, vocab["a"]] == pytest.approx(2 * math.log(1.5))
-    assert dense[2, vocab["c"]] == pytest.approx(3 * math.log(1.5))
-    assert dense[1, vocab["a"]] == 0.0
+from gfbgcn.text.data import Corpus
+from gfbgcn.text.graph import GraphConfig, build_text_graph, normalized_adjacency
+from gfbgcn.text.preprocess import whitespace_tokenize
 
 
 def test_pmi_hand_computed():
@@ -84,29 +34,6 @@ def test_pmi_hand_computed():
     assert weights[(n_docs + vocab["z"], n_docs + vocab["y"])] == pytest.approx(expected, rel=1e-6)
     del w_x, w_w
     assert graph.num_windows == total
-
-
-@pytest.mark.parametrize("mode", ["window", "pair"])
-@pytest.mark.parametrize("window", [2, 3, 5, 20])
-def test_window_counts_match_brute_force(mode: str, window: int):
-    rng = np.random.default_rng(window)
-    words = [f"w{i}" for i in range(7)]
-    docs = [
-        [str(w) for w in rng.choice(words, size=n)]
-        for n in (0, 1, 2, window - 1, window, window + 1, 3 * window + 2, 17)
-    ]
-    tc = tokenized([" ".join(d) for d in docs])
-    pairs, singles, num_windows = window_counts(tc, window, mode)
-    ref_pair, ref_single, ref_windows = brute_force_counts(docs, window, mode)
-    assert num_windows == ref_windows
-    vocab = tc.vocab
-    for i, w in enumerate(vocab):
-        assert singles[i] == ref_single[w], w
-    dense = pairs.toarray()
-    ref = np.zeros_like(dense)
-    for (a, b), c in ref_pair.items():
-        ref[vocab.index(a), vocab.index(b)] = c
-    np.testing.assert_array_equal(dense, ref)
 
 
 def test_normalisation_is_symmetric_with_unit_self_loops():
@@ -186,20 +113,3 @@ def test_custom_tokenizer_is_pluggable():
                     np.array([True, True, False]))
     graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), chars, cache=False)
     assert "北" in graph.vocab and graph.tokenizer == "chars-v1"
-
-
-def test_preprocess_with_given_vocabulary_and_prebuilt_index():
-    import pandas as pd
-
-    vocab = ["gamma", "alpha", "beta"]
-    docs = ["alpha beta unknown", "gamma gamma", "nothing here", "beta"]
-    plain = preprocess(docs, whitespace_tokenize, stop_words=None, vocab=vocab)
-    indexed = preprocess(docs, whitespace_tokenize, stop_words=None, vocab=vocab,
-                         vocab_index=pd.Index(vocab))
-    for tc in (plain, indexed):
-        assert tc.vocab == vocab
-        assert tc.tokens.tolist() == [1, 2, 0, 0, 2]  # ids follow the given vocabulary
-        assert tc.doc_ptr.tolist() == [0, 2, 4, 4, 5]
-    with pytest.raises(ValueError, match="vocab_index has 2 words"):
-        preprocess(docs, whitespace_tokenize, stop_words=None, vocab=vocab,
-                   vocab_index=pd.Index(vocab[:2]))

@@ -1,17 +1,12 @@
-"""Multi-label: label sets, metrics against scikit-learn, threshold choice, training, CLI."""
+"""Multi-label: label sets, metrics against scikit-learn, threshold choice, training."""
 
 from __future__ import annotations
 
-import csv
-import json
-
 import numpy as np
 import pytest
-import torch
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
-from gfbgcn.cli import main
-from gfbgcn.text.corpora import Corpus
+from gfbgcn.text.data import Corpus
 from gfbgcn.text.graph import GraphConfig, build_text_graph
 from gfbgcn.text.multilabel import (
     THRESHOLD_GRID,
@@ -21,9 +16,7 @@ from gfbgcn.text.multilabel import (
     split_labels,
 )
 from gfbgcn.text.preprocess import whitespace_tokenize
-from gfbgcn.train.text import TextTrainConfig, train_text
-
-torch.set_num_threads(1)
+from gfbgcn.text.train import TrainConfig, train_text
 
 
 def test_split_and_multi_hot():
@@ -72,7 +65,7 @@ def test_train_multilabel_and_single_label_unchanged():
     graph = build_text_graph(corpus, GraphConfig(window=3, min_freq=1, stop_words=None),
                              whitespace_tokenize, cache=False)
     y, names = multi_hot(split_labels(corpus.labels))
-    cfg = TextTrainConfig(model="gfb-max", epochs=4, hidden=8, val_ratio=0.2)
+    cfg = TrainConfig(model="gfb-max", epochs=4, hidden=8, val_ratio=0.2)
     res = train_text(graph, cfg, progress=False, multilabel_targets=y)
     assert names == ["x", "y"] and res.probabilities.shape == (60, 2)
     assert res.threshold in THRESHOLD_GRID
@@ -81,39 +74,3 @@ def test_train_multilabel_and_single_label_unchanged():
     single = train_text(graph, cfg, progress=False)
     assert single.threshold is None and "accuracy" in single.test
     np.testing.assert_allclose(single.probabilities.sum(1), 1.0, rtol=1e-5)
-
-
-def test_cli_multilabel_train_save_predict(tmp_path, capsys):
-    rng = np.random.default_rng(0)
-    sport = ["goal", "match", "team", "striker", "league", "cup"]
-    money = ["bank", "shares", "market", "profits", "rates", "inflation"]
-    rows = []
-    for i in range(30):
-        kind = i % 3
-        pool = sport if kind == 0 else money if kind == 1 else sport + money
-        label = ["sport", "finance", "sport|finance"][kind]
-        rows.append({"text": " ".join(rng.choice(pool, 8)), "label": label,
-                     "split": "test" if i % 6 == 5 else "train"})
-    path = tmp_path / "ml.csv"
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["text", "label", "split"])
-        writer.writeheader()
-        writer.writerows(rows)
-    model_dir = tmp_path / "model"
-    assert main(["train", "--dataset", str(path), "--multi-label", "--model", "gcn",
-                 "--min-freq", "1", "--epochs", "30", "--hidden", "16", "--quiet", "--no-cache",
-                 "--val-ratio", "0.2", "--save", str(model_dir), "--out", str(tmp_path / "run")]
-                ) == 0
-    out = capsys.readouterr().out
-    assert "micro F1" in out and "threshold" in out
-    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
-    assert metrics["label_names"] == ["finance", "sport"]  # the output columns, not combinations
-    assert main(["predict", str(model_dir), "--text", "goal match team"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "row,labels,probabilities"
-    import gfbgcn
-
-    model = gfbgcn.load(model_dir)
-    pred = model.predict(["goal match team", "bank shares market"])
-    assert model.multi_label and pred.probabilities.shape == (2, 2)
-    assert all(isinstance(labels, list) for labels in pred.labels)

@@ -1,10 +1,10 @@
-"""A small random corpus shared by the inductive and save/load tests."""
+"""A small random corpus shared by the inductive, save/load and command-line tests."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gfbgcn.text.corpora import Corpus
+from gfbgcn.text.data import Corpus
 
 
 def toy_corpus(n: int = 40, vocab: int = 30, seed: int = 0, classes: str = "abc") -> Corpus:
@@ -15,3 +15,7 @@ def toy_corpus(n: int = 40, vocab: int = 30, seed: int = 0, classes: str = "abc"
     texts = [" ".join(rng.choice(words, size=int(rng.integers(3, 15)))) for _ in range(n)]
     labels = [classes[i % len(classes)] for i in range(n)]
     return Corpus("toy", texts, labels, np.arange(n) < int(0.75 * n))
+
+
+#: New documents for the saved toy model: known words, an unknown word, a one-word document.
+NEW_DOCS = ["w1 w2 w3 w4", "w5 w5 w6 unknown", "w10 w11 w12 w13 w14 w2", "w0"]

@@ -1,7 +1,7 @@
 """RDF entity-classification benchmarks (AIFB, MUTAG, BGS, AM) through PyG's ``Entities``.
 
 The raw files are looked up under ``<data_root>/entities/<name>/raw`` (see
-:func:`gfbgcn.paths.data_root`).  PyG writes ``processed/`` next to ``raw/``, and the data root is
+:func:`gfbgcn.core.paths.data_root`).  PyG writes ``processed/`` next to ``raw/``, and the data root is
 treated as read-only, so :func:`load_entities` points ``Entities`` at a writable copy under
 ``cache_dir("entities")`` whose ``raw/`` files are symlinks to (or copies of) the data root's.
 
@@ -27,15 +27,33 @@ from torch import Tensor
 from torch_geometric.datasets import Entities
 from torch_geometric.utils import k_hop_subgraph
 
-from gfbgcn.paths import cache_dir, data_root
+from gfbgcn.core.paths import cache_dir, data_root
 
+#: Every data set PyG's ``Entities`` knows (its own list); names are case-insensitive.
 DATASETS: tuple[str, ...] = ("aifb", "mutag", "bgs", "am")
 #: Hidden size per data set (supplement: 16, 10 for AM).
 HIDDEN: dict[str, int] = {"aifb": 16, "mutag": 16, "bgs": 16, "am": 10}
 
 
 class EntityDataUnavailable(RuntimeError):
-    """A data set's raw files are absent and could not be downloaded."""
+    """A data set's raw files are absent and could not be downloaded.
+
+    ``str(err)`` names the directories searched; ``err.portable`` says the same with paths
+    relative to the data root and the cache (for reports that are committed).
+    """
+
+    def __init__(self, message: str, portable: str) -> None:
+        super().__init__(message)
+        self.portable = portable
+
+
+def canonical_name(name: str) -> str:
+    """``name`` lower-cased, checked against the data sets PyG's ``Entities`` supports."""
+    key = name.lower()
+    if key not in DATASETS:
+        raise ValueError(f"unknown entity data set {name!r}; PyG's Entities knows "
+                         f"{', '.join(DATASETS)}")
+    return key
 
 
 def raw_file_names(name: str) -> list[str]:
@@ -119,13 +137,18 @@ def network_reachable(url: str, timeout: float = 5.0) -> tuple[bool, str]:
 
 def _unavailable(name: str, searched: list[Path], reason: str) -> EntityDataUnavailable:
     files = ", ".join(raw_file_names(name))
-    where = " and ".join(str(p) for p in searched)
     url = download_url(name)
-    return EntityDataUnavailable(
-        f"{name.upper()} data unavailable: expected raw files [{files}] in {where}; "
-        f"PyG downloads them from {url}, but {reason}. Extract {url.rpartition('/')[2]} into "
-        f"{searched[0]} (or run once on a machine with network access)."
-    )
+
+    def message(where: list[str], reason: str) -> str:
+        return (f"{name.upper()} data unavailable: expected raw files [{files}] in "
+                f"{' and '.join(where)}; PyG downloads them from {url}, but {reason}. Extract "
+                f"{url.rpartition('/')[2]} into {where[0]} (or run once on a machine with "
+                "network access).")
+
+    relative = [f"<data root>/entities/{name}/raw", f"<cache>/entities/{name}/raw"]
+    short_reason = reason.split(": ", 1)[0]  # the network error text may name hosts/paths
+    return EntityDataUnavailable(message([str(p) for p in searched], reason),
+                                 message(relative, short_reason))
 
 
 def entities_root(
@@ -141,9 +164,7 @@ def entities_root(
         EntityDataUnavailable: the files are neither in the data root nor in the cache, and
             downloading is not allowed or the download host does not answer.
     """
-    name = name.lower()
-    if name not in DATASETS:
-        raise ValueError(f"unknown entity data set {name!r}; choose from {', '.join(DATASETS)}")
+    name = canonical_name(name)
     root = cache_dir("entities")
     raw = root / name / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -183,7 +204,7 @@ def load_entities(
     Raises:
         EntityDataUnavailable: see :func:`entities_root`; also wraps a failed download.
     """
-    name = name.lower()
+    name = canonical_name(name)
     root = entities_root(
         name, data_dir, allow_download=allow_download, probe_timeout=probe_timeout
     )
@@ -209,7 +230,7 @@ def load_entities(
         train_y=data.train_y,
         test_idx=data.test_idx,
         test_y=data.test_y,
-        info={"root": str(root), "original_num_nodes": int(data.num_nodes),
+        info={"original_num_nodes": int(data.num_nodes),
               "original_num_edges": int(data.edge_index.size(1))},
     )
     hops = (2 if name == "am" else None) if khop is None else khop

@@ -9,22 +9,24 @@ For every (data set, model):
 2. *Test.*  The chosen config is trained on the full benchmark training set from seeds
    ``0..runs-1`` and evaluated once on the benchmark test set after the last epoch.
 
-Every run is one JSON file in a :class:`~gfbgcn.train.store.RunStore`, so an interrupted grid
-resumes where it stopped.
+Every run is one JSON file in a :class:`~gfbgcn.core.store.RunStore` (through the shared
+harness, :mod:`gfbgcn.core.harness`), so an interrupted grid resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gfbgcn.core.harness import run_pending
+from gfbgcn.core.runinfo import provenance
+from gfbgcn.core.stats import mean_std
+from gfbgcn.core.store import RunStore
 from gfbgcn.entity.data import HIDDEN, EntityData, stratified_holdout
 from gfbgcn.entity.model import EntityConfig
 from gfbgcn.entity.train import train_once
-from gfbgcn.runinfo import machine_info, package_versions
-from gfbgcn.train.store import RunStore
 
 VALIDATION_FRACTION = 0.2
 #: The R-GCN paper's own per-data-set choices (used when selection is switched off).
@@ -43,8 +45,6 @@ BASES_GRID: dict[str, tuple[int | None, ...]] = {
 }
 WEIGHT_DECAY_GRID: tuple[float, ...] = (0.0, 5e-4)
 LAMBDA_INIT_GRID: tuple[float, ...] = (0.0, 1.0)
-
-Progress = Callable[[str], None]
 
 
 def base_config(dataset: str, model: str, **overrides: Any) -> EntityConfig:
@@ -70,16 +70,6 @@ def candidates(
     ]
 
 
-def _provenance() -> dict[str, Any]:
-    return {"versions": package_versions(), "machine": machine_info()}
-
-
-def _mean_std(values: list[float]) -> tuple[float, float]:
-    mean = statistics.fmean(values)
-    std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return mean, std
-
-
 @dataclass
 class Selection:
     """Validation summary of one candidate config."""
@@ -89,8 +79,8 @@ class Selection:
     val_loss: list[float] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        acc_mean, acc_std = _mean_std(self.val_acc)
-        loss_mean, _ = _mean_std(self.val_loss)
+        acc_mean, acc_std = mean_std(self.val_acc)
+        loss_mean, _ = mean_std(self.val_loss)
         return {
             "tag": self.config.tag,
             "config": self.config.to_dict(),
@@ -101,73 +91,92 @@ class Selection:
         }
 
 
+@dataclass(frozen=True)
+class EntityRun:
+    """One training run of the grid: a validation run (``select``) or a test run."""
+
+    phase: str  # "select" or "test"
+    dataset: str
+    config: EntityConfig
+    seed: int
+
+    def key(self) -> dict[str, Any]:
+        return {"phase": self.phase, "dataset": self.dataset, "model": self.config.model,
+                "config": self.config.tag, "seed": self.seed}
+
+
+def run_once(data: EntityData, run: EntityRun) -> dict[str, Any]:
+    """Train ``run``: on 80 % of train scored on the other 20 % (select), or on the whole
+    benchmark training set scored on its test set (test)."""
+    if run.phase == "select":
+        fit_pos, val_pos = stratified_holdout(data.train_y, VALIDATION_FRACTION, run.seed)
+        record = train_once(
+            data, run.config, run.seed,
+            data.train_idx[fit_pos], data.train_y[fit_pos],
+            {"val": (data.train_idx[val_pos], data.train_y[val_pos])},
+        )
+        record["split"] = {"fit_nodes": int(fit_pos.numel()), "val_nodes": int(val_pos.numel()),
+                           "split_seed": run.seed, "fraction": VALIDATION_FRACTION}
+    else:
+        record = train_once(data, run.config, run.seed, data.train_idx, data.train_y,
+                            {"test": (data.test_idx, data.test_y)})
+    return {**record, **provenance(), "dataset_info": data.info}
+
+
 def select(
     data: EntityData,
     configs: Iterable[EntityConfig],
     select_runs: int,
     store: RunStore,
-    tick: Progress,
+    *,
+    run: bool = True,
+    **run_options: Any,
 ) -> tuple[EntityConfig, list[dict[str, Any]]]:
-    """Train every config ``select_runs`` times on 80% of train, score on the held-out 20%."""
-    results: list[Selection] = []
-    for cfg in configs:
-        sel = Selection(cfg)
-        for seed in range(select_runs):
-            key = {"phase": "select", "dataset": data.name, "model": cfg.model,
-                   "config": cfg.tag, "seed": seed}
-            tick(f"select {data.name} {cfg.model} {cfg.tag} seed {seed}")
-            if store.done(key):
-                record = store.load(key)
-            else:
-                fit_pos, val_pos = stratified_holdout(data.train_y, VALIDATION_FRACTION, seed)
-                record = train_once(
-                    data, cfg, seed,
-                    data.train_idx[fit_pos], data.train_y[fit_pos],
-                    {"val": (data.train_idx[val_pos], data.train_y[val_pos])},
-                )
-                record.update(_provenance(), split={
-                    "fit_nodes": int(fit_pos.numel()), "val_nodes": int(val_pos.numel()),
-                    "split_seed": seed, "fraction": VALIDATION_FRACTION,
-                }, dataset_info=data.info)
-                store.save(key, record)
-            sel.val_acc.append(record["metrics"]["val"]["accuracy"])
-            sel.val_loss.append(record["metrics"]["val"]["loss"])
-        results.append(sel)
-    # max mean val accuracy; ties -> lower mean val loss -> earlier candidate (stable sort)
-    ranked = sorted(
-        range(len(results)),
-        key=lambda i: (-round(results[i].summary()["val_acc_mean"], 12),
-                       results[i].summary()["val_loss_mean"]),
-    )
-    chosen = results[ranked[0]].config
-    return chosen, [r.summary() | {"chosen": r.config == chosen} for r in results]
+    """Train every config ``select_runs`` times on 80% of train, score on the held-out 20%.
 
-
-def test_runs(
-    data: EntityData, cfg: EntityConfig, runs: int, store: RunStore, tick: Progress
-) -> list[dict[str, Any]]:
-    """Train ``cfg`` on the whole benchmark training set from seeds ``0..runs-1``; test once."""
-    records = []
-    for seed in range(runs):
-        key = {"phase": "test", "dataset": data.name, "model": cfg.model,
-               "config": cfg.tag, "seed": seed}
-        tick(f"test {data.name} {cfg.model} seed {seed}")
-        if store.done(key):
-            records.append(store.load(key))
+    ``run=False`` only reads the records already in ``store`` (``--report-only``);
+    ``run_options`` go to :func:`gfbgcn.core.harness.run_pending` (workers, threads).
+    """
+    configs = list(configs)
+    runs = [EntityRun("select", data.name, cfg, seed)
+            for cfg in configs for seed in range(select_runs)]
+    if run:
+        run_pending(runs, store, lambda r: run_once(data, r), desc=f"select {data.name}",
+                    **run_options)
+    results: dict[EntityConfig, Selection] = {}
+    for one in runs:
+        if not store.done(one.key()):
             continue
-        record = train_once(
-            data, cfg, seed, data.train_idx, data.train_y, {"test": (data.test_idx, data.test_y)}
-        )
-        record.update(_provenance(), dataset_info=data.info)
-        store.save(key, record)
-        records.append(store.load(key))
-    return records
+        record = store.load(one.key())
+        sel = results.setdefault(one.config, Selection(one.config))
+        sel.val_acc.append(record["metrics"]["val"]["accuracy"])
+        sel.val_loss.append(record["metrics"]["val"]["loss"])
+    if not results:
+        return configs[0], []
+    ranked = sorted(results.values(), key=lambda r: (-round(r.summary()["val_acc_mean"], 12),
+                                                     r.summary()["val_loss_mean"]))
+    # max mean val accuracy; ties -> lower mean val loss -> earlier candidate (stable sort)
+    chosen = ranked[0].config
+    return chosen, [r.summary() | {"chosen": r.config == chosen} for r in results.values()]
+
+
+def test_runs(data: EntityData, cfg: EntityConfig, runs: int, store: RunStore, *,
+              run: bool = True, **run_options: Any) -> list[dict[str, Any]]:
+    """Train ``cfg`` on the whole benchmark training set from seeds ``0..runs-1``; test once.
+
+    ``run=False`` only reads the records already in ``store``.
+    """
+    tests = [EntityRun("test", data.name, cfg, seed) for seed in range(runs)]
+    if run:
+        run_pending(tests, store, lambda r: run_once(data, r), desc=f"test {data.name}",
+                    **run_options)
+    return [store.load(t.key()) for t in tests if store.done(t.key())]
 
 
 def summarize_test(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean/std (sample std, ddof 1) of test accuracy in %, time per epoch, peak RSS."""
     acc = [100.0 * r["metrics"]["test"]["accuracy"] for r in records]
-    mean, std = _mean_std(acc)
+    mean, std = mean_std(acc)
     return {
         "runs": len(acc),
         "acc": acc,

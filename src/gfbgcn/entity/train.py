@@ -14,36 +14,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.runinfo import current_peak_rss_mib, reset_peak_rss, seed_everything
 from gfbgcn.entity.data import EntityData
-from gfbgcn.entity.model import EntityConfig, EntityNet
-from gfbgcn.runinfo import peak_rss_mib, seed_everything
-from gfbgcn.train.metrics import classification_metrics
-
-
-def reset_peak_rss() -> bool:
-    """Reset the kernel's peak-RSS counter of this process (Linux ``clear_refs`` 5).
-
-    Returns False where that is not possible; ``peak_rss_mib`` is then the process lifetime
-    peak.
-    """
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def current_peak_rss_mib() -> float:
-    """``VmHWM`` (peak RSS since the last reset) in MiB, falling back to ``ru_maxrss``."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return peak_rss_mib()
+from gfbgcn.entity.model import EntityConfig, build_entity_net
 
 
 def _fused_ok() -> bool:
@@ -72,7 +46,7 @@ def train_once(
     """
     reset_ok = reset_peak_rss()
     seed_everything(seed)
-    model = EntityNet(data.num_nodes, data.num_relations, data.num_classes, config)
+    model = build_entity_net(data.num_nodes, data.num_relations, data.num_classes, config)
     optimizer = torch.optim.Adam(
         model.parameters(), lr=config.lr, weight_decay=config.weight_decay, fused=_fused_ok()
     )

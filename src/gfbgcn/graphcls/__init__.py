@@ -1,8 +1,11 @@
 """Graph classification (supplement, Table "Results for the problem of graph classification").
 
-* :mod:`.data`: TU data sets (PyG ``TUDataset``) and COLLAB from its S2V zip, node features.
-* :mod:`.s2v`: vectorised reader of the S2V/DGCNN/GIN text format inside a zip.
-* :mod:`.models`: GCN / GraphSAGE / GFB-GCN / GFB-GraphSAGE classifiers (global mean pooling).
-* :mod:`.protocol`: stratified 10-fold CV, validation fold, training, per-fold selection.
-* :mod:`.report`, :mod:`.cli`: ``gfbgcn reproduce graphs`` and ``docs/results/graphs.md``.
+* :mod:`.data`: TU-format data sets (PyG ``TUDataset``, or an S2V zip as for COLLAB) with the
+  protocol's node features; :mod:`.s2v`: the vectorised S2V reader; :mod:`.batching`: mini-batches
+  gathered from one concatenation of all graphs.
+* :mod:`.model`: GCN / GraphSAGE / GFB-GCN / GFB-GraphSAGE classifiers by name
+  (:class:`~gfbgcn.nn.models.GraphClassifier`).
+* :mod:`.train`: stratified K-fold splits with a validation fold, one training run.
+* :mod:`.experiment`: the grid and the per-fold selection; :mod:`.report`, :mod:`.cli`:
+  ``gfbgcn reproduce graphs`` and ``docs/results/graphs.md``.
 """

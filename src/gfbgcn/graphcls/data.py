@@ -14,10 +14,15 @@ encodings of node degrees as feature input." (supplement, section "Graph Classif
 "Capped" (REDDIT-BINARY max degree 3,062; COLLAB 491): ``one_hot(min(deg, 64), 65)`` followed
 by one column ``log(1 + deg) / log(1 + max_deg)`` (max over the whole data set), so nodes of
 degree >= 64 share the last bin but stay distinguishable by the last column.
+
+Any other data set in the TU format under ``<data root>/tu/<NAME>/raw/`` (or an S2V zip
+``tu_s2v/<NAME>.zip``) loads by the same rules: its discrete node labels where it has them,
+else the one-hot degree, capped as above when the maximum degree exceeds 256.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,15 +34,15 @@ from torch_geometric.datasets import TUDataset
 from torch_geometric.transforms import OneHotDegree
 from torch_geometric.utils import degree
 
+from gfbgcn.core.paths import cache_dir, data_root
 from gfbgcn.graphcls.s2v import read_s2v_zip
-from gfbgcn.paths import cache_dir, data_root
 
+#: The paper's data sets (the defaults); any other TU-format data set loads the same way.
 DATASETS: tuple[str, ...] = ("MUTAG", "PROTEINS", "IMDB-BINARY", "REDDIT-BINARY", "COLLAB")
-#: data sets whose degree one-hot would be too wide: capped one-hot + normalised log-degree
-CAPPED: frozenset[str] = frozenset({"REDDIT-BINARY", "COLLAB"})
+#: Above this maximum degree a one-hot degree would be too wide: it is capped at
+#: :data:`DEGREE_CAP` and a normalised log-degree column is added (REDDIT-BINARY, COLLAB).
+ONE_HOT_DEGREE_MAX: int = 256
 DEGREE_CAP: int = 64
-#: data sets read from the S2V zip (no TU raw files are provided for them)
-FROM_S2V: frozenset[str] = frozenset({"COLLAB"})
 
 
 @dataclass
@@ -62,7 +67,13 @@ def _tu_root(root: Path, name: str) -> Path:
     src = root / "tu" / name / "raw"
     if not src.is_dir():
         raise FileNotFoundError(f"TU raw files not found: {src}")
-    tu_root = cache_dir("tu")
+    # PyG reuses <root>/<name>/processed/ whenever it exists, whatever raw files it was made
+    # from: key the root by the raw files (place, names, sizes, times) so that another data root
+    # or an edited data set is processed again instead of silently read from a stale cache
+    stamp = hashlib.sha256(repr((str(src.resolve()), sorted(
+        (p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in src.iterdir() if p.is_file()
+    ))).encode()).hexdigest()[:16]
+    tu_root = cache_dir(f"tu/{stamp}")
     raw = tu_root / name / "raw"
     raw.parent.mkdir(parents=True, exist_ok=True)
     if raw.is_symlink() and raw.resolve() != src.resolve():
@@ -92,42 +103,75 @@ def capped_degree_features(graphs: list[Data], cap: int = DEGREE_CAP) -> int:
     return cap + 2
 
 
-def load_graph_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> GraphDataset:
-    """Load ``name`` (one of :data:`DATASETS`) with the features described in the module doc."""
-    if name not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}; choose from {', '.join(DATASETS)}")
-    root = data_root(data_dir)
-    info: dict[str, object] = {}
-    if name in FROM_S2V:
-        zip_path = root / "tu_s2v" / f"{name}.zip"
-        s2v = read_s2v_zip(zip_path, name, cache_dir=cache_dir("tu_s2v"))
-        graphs = s2v.to_data_list()
+def find_graph_data(name: str, root: Path) -> tuple[str, Path]:
+    """``("tu", raw dir)`` or ``("s2v", zip)`` for data set ``name`` under the data root.
+
+    TU raw files (``tu/<NAME>/raw/<NAME>_A.txt`` ...) are preferred; an S2V zip
+    (``tu_s2v/<NAME>.zip``) is read where there are none (COLLAB).
+    """
+    tu_raw = root / "tu" / name / "raw"
+    s2v = root / "tu_s2v" / f"{name}.zip"
+    if (tu_raw / f"{name}_A.txt").is_file():
+        return "tu", tu_raw
+    if s2v.is_file():
+        return "s2v", s2v
+    raise FileNotFoundError(
+        f"graph data set {name!r} not found under the data root {root}: expected the TU files "
+        f"tu/{name}/raw/{name}_A.txt, {name}_graph_indicator.txt and {name}_graph_labels.txt "
+        f"(https://chrsmrrs.github.io/datasets/), or an S2V zip tu_s2v/{name}.zip"
+    )
+
+
+def _read_graphs(name: str, root: Path) -> tuple[list[Data], str]:
+    kind, path = find_graph_data(name, root)
+    if kind == "s2v":
+        graphs = read_s2v_zip(path, name, cache_dir=cache_dir("tu_s2v")).to_data_list()
         for g in graphs:
-            del g.node_tag  # all zero: no node labels in COLLAB
-        info["source"] = f"tu_s2v/{name}.zip (S2V format, own loader)"
-    else:
-        ds = TUDataset(str(_tu_root(root, name)), name)
-        graphs = [ds[i] for i in range(len(ds))]
-        info["source"] = f"tu/{name}/raw (PyG TUDataset)"
+            tags = g.node_tag
+            del g.node_tag
+            if tags.numel() and int(tags.max()) > 0:  # S2V node tags are discrete node labels
+                g.node_tag = tags
+        return graphs, f"tu_s2v/{name}.zip (S2V format, own loader)"
+    ds = TUDataset(str(_tu_root(root, name)), name)
+    return [ds[i] for i in range(len(ds))], f"tu/{name}/raw (PyG TUDataset)"
+
+
+def _node_features(graphs: list[Data]) -> tuple[list[Data], int, str]:
+    """The protocol's discrete node features: node labels where the data has them, else a
+    one-hot degree (capped, plus a log-degree column, where degrees exceed
+    :data:`ONE_HOT_DEGREE_MAX`)."""
+    if all(getattr(g, "x", None) is not None for g in graphs):
+        num_features = int(graphs[0].x.size(-1))
+        return graphs, num_features, f"one-hot discrete node labels ({num_features})"
+    if all(getattr(g, "node_tag", None) is not None for g in graphs):
+        width = int(max(int(g.node_tag.max()) for g in graphs)) + 1
+        for g in graphs:
+            g.x = torch.nn.functional.one_hot(g.node_tag, width).float()
+            del g.node_tag
+        return graphs, width, f"one-hot S2V node tags ({width})"
+    max_deg = max(int(_degrees(g).max()) if g.num_nodes else 0 for g in graphs)
+    if max_deg > ONE_HOT_DEGREE_MAX:
+        num_features = capped_degree_features(graphs)
+        return graphs, num_features, (
+            f"one-hot degree capped at {DEGREE_CAP} ({DEGREE_CAP + 1} bins) "
+            f"+ log(1+deg)/log(1+max_deg) ({num_features})")
+    transform = OneHotDegree(max_deg)
+    return ([transform(g) for g in graphs], max_deg + 1,
+            f"PyG OneHotDegree(max_degree={max_deg}) ({max_deg + 1})")
+
+
+def load_graph_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> GraphDataset:
+    """Load ``name`` (any TU-format data set under the data root; see the module doc)."""
+    root = data_root(data_dir)
+    graphs, source = _read_graphs(name, root)
     for g in graphs:
         g.edge_attr = None
     num_classes = int(torch.cat([g.y.view(-1) for g in graphs]).max()) + 1
-    if name in ("MUTAG", "PROTEINS"):
-        num_features = int(graphs[0].x.size(-1))
-        desc = f"one-hot discrete node labels ({num_features})"
-    elif name in CAPPED:
-        num_features = capped_degree_features(graphs)
-        desc = (
-            f"one-hot degree capped at {DEGREE_CAP} ({DEGREE_CAP + 1} bins) "
-            f"+ log(1+deg)/log(1+max_deg) ({num_features})"
-        )
-    else:
-        max_deg = max(int(_degrees(g).max()) for g in graphs)
-        transform = OneHotDegree(max_deg)
-        graphs = [transform(g) for g in graphs]
-        num_features = max_deg + 1
-        desc = f"PyG OneHotDegree(max_degree={max_deg}) ({num_features})"
-    info["num_graphs"] = len(graphs)
-    info["num_nodes"] = int(sum(g.num_nodes for g in graphs))
-    info["num_directed_edges"] = int(sum(g.edge_index.size(1) for g in graphs))
+    graphs, num_features, desc = _node_features(graphs)
+    info: dict[str, object] = {
+        "source": source,
+        "num_graphs": len(graphs),
+        "num_nodes": int(sum(g.num_nodes for g in graphs)),
+        "num_directed_edges": int(sum(g.edge_index.size(1) for g in graphs)),
+    }
     return GraphDataset(name, graphs, num_features, num_classes, desc, info)

@@ -37,7 +37,7 @@ from torch import Tensor
 from torch_geometric.data import Data
 from torch_geometric.utils import coalesce, remove_self_loops
 
-from gfbgcn.io import atomic_write, sha256_file
+from gfbgcn.core.io import atomic_write, sha256_file
 
 CACHE_VERSION = 1
 

@@ -1,34 +1,56 @@
-"""PyTorch Geometric layers of the GFB-GCN paper.
+"""PyTorch Geometric layers and models of the GFB-GCN paper.
 
-- :mod:`~gfbgcn.nn.genvec`: the GenVec summarisers (MaxVec, MeanVec, DiagVec, TopKVec, UpperVec).
-- :class:`GFBConv`: GCN layer with GFB aggregation (Eq. ``cfm``); :class:`GFBRGCNConv` and
-  :class:`GFBSAGEConv`: the relational and GraphSAGE versions.
-- Baselines of the paper: :class:`FBPConv` (Eq. ``fm``), :class:`BPConv` (Eq. ``bipool``),
-  :class:`CBPConv` (Tensor Sketch), :class:`SqrtGCNConv`, :class:`TextSGC`, :class:`TextGIN`.
+- :mod:`gfbgcn.nn.conv`: the layers, one per file: :class:`GFBConv` (Eq. ``cfm``),
+  :class:`GFBRGCNConv` and :class:`GFBSAGEConv` (relational and GraphSAGE versions), the
+  baselines :class:`FBPConv` (Eq. ``fm``), :class:`BPConv` (Eq. ``bipool``), :class:`CBPConv`
+  (Tensor Sketch), :class:`SqrtGCNConv`, :class:`WeightedGINConv`, and their shared bases
+  :class:`GCNNormConv` / :class:`SecondOrderConv`.
+- :mod:`gfbgcn.nn.models`: whole models (:class:`TwoLayerTextGCN`, :class:`TextSGC`,
+  :class:`TextGIN`, :class:`GraphClassifier`, :class:`EntityNet`).
+- :mod:`gfbgcn.nn.genvec`: the GenVec summarisers (MaxVec, MeanVec, DiagVec, TopKVec, UpperVec);
+  :mod:`gfbgcn.nn.gfb`: the GFB term shared by the GFB layers.
 """
 
-from gfbgcn.nn.bilinear import BPConv, CBPConv, FBPConv, SqrtGCNConv
-from gfbgcn.nn.fast_convs import FastGCNConv
+from gfbgcn.nn.conv import (
+    BPConv,
+    CBPConv,
+    FastGCNConv,
+    FBPConv,
+    GCNNormConv,
+    GFBConv,
+    GFBRGCNConv,
+    GFBSAGEConv,
+    SecondOrderConv,
+    SqrtGCNConv,
+    WeightedGINConv,
+)
 from gfbgcn.nn.genvec import SUMMARIZERS, genvec, genvec_reference
-from gfbgcn.nn.gfb_conv import GCNNormConv, GFBConv
-from gfbgcn.nn.gfb_rgcn_conv import GFBRGCNConv
-from gfbgcn.nn.gfb_sage_conv import GFBSAGEConv
+from gfbgcn.nn.models import (
+    EntityNet,
+    GraphClassifier,
+    TextGIN,
+    TextSGC,
+    TwoLayerTextGCN,
+)
 from gfbgcn.nn.sparse import mark_symmetric, spmm
-from gfbgcn.nn.text_models import TextGIN, TextSGC, WeightedGINConv
 
 __all__ = [
     "BPConv",
     "CBPConv",
+    "EntityNet",
     "FBPConv",
     "FastGCNConv",
     "GCNNormConv",
     "GFBConv",
     "GFBRGCNConv",
     "GFBSAGEConv",
+    "GraphClassifier",
     "SUMMARIZERS",
+    "SecondOrderConv",
     "SqrtGCNConv",
     "TextGIN",
     "TextSGC",
+    "TwoLayerTextGCN",
     "WeightedGINConv",
     "genvec",
     "genvec_reference",

@@ -8,7 +8,7 @@ For a node ``u`` with projected features ``h' = W h_u`` (``k`` channels) the pap
 with ``g`` one of max / mean / diag / mean-of-top-k' (MaxVec, MeanVec, DiagVec, TopKVec), plus
 UpperVec, the upper bound of the analysis section (Eq. ``ineq``).  ``M_u`` is never formed: row
 ``i`` of ``M_u`` is ``h'_i * h'`` with ``eps`` added at position ``i``, so every operator reads
-``h'`` in O(k) (O(k log k') for TopKVec) per node.
+``h'`` in O(k) (O(k k') for TopKVec) per node.
 
 Two forms are offered for each operator:
 

@@ -45,8 +45,8 @@ from torch_geometric.nn import GCNConv
 
 from gfbgcn.text.graph import TextGraph
 from gfbgcn.text.preprocess import (
-    Tokenizer,
     TokenizedCorpus,
+    Tokenizer,
     preprocess,
     textgcn_tokenize,
     tokenizer_key,
@@ -199,6 +199,7 @@ class InductiveTextGCN:
         cls,
         model: nn.Module,
         graph: TextGraph,
+        model_name: str,
         *,
         adj: Tensor | None = None,
         tokenizer: Tokenizer | None = None,
@@ -207,9 +208,13 @@ class InductiveTextGCN:
         prior: np.ndarray | None = None,
         self_embedding: str = "zero",
     ) -> InductiveTextGCN:
-        """Extract the word tables of a trained :class:`~gfbgcn.text.model.TwoLayerTextGCN`."""
+        """Extract the word tables of a trained :class:`~gfbgcn.nn.models.TwoLayerTextGCN`.
+
+        ``model_name`` is its name in :data:`gfbgcn.text.model.MODELS` (how the second layer is
+        rebuilt when the model is loaded).
+        """
+        from gfbgcn.nn.models import TwoLayerTextGCN
         from gfbgcn.text.graph import normalized_adjacency
-        from gfbgcn.text.model import TwoLayerTextGCN
 
         if not isinstance(model, TwoLayerTextGCN):
             raise NotImplementedError(
@@ -244,7 +249,7 @@ class InductiveTextGCN:
             conv2=copy.deepcopy(model.conv2),  # a snapshot: later training does not leak in
             label_names=list(graph.label_names),
             prior=np.asarray(prior, dtype=np.float64),
-            model_name=model.second,
+            model_name=model_name,
             tokenizer_name=graph.tokenizer,
             tokenizer=resolve_tokenizer(graph.tokenizer, tokenizer),
             multi_label=multi_label,
@@ -373,8 +378,9 @@ class InductiveTextGCN:
 
 
 def predict_texts(
-    model: nn.Module, graph: TextGraph, texts: Sequence[str], **kwargs
+    model: nn.Module, graph: TextGraph, model_name: str, texts: Sequence[str], **kwargs
 ) -> Predictions:
-    """One-shot helper: ``InductiveTextGCN.from_trained(model, graph).predict(texts)``."""
-    return InductiveTextGCN.from_trained(model, graph, **kwargs).predict(texts)
+    """One-shot helper: ``InductiveTextGCN.from_trained(model, graph, model_name)``'s
+    predictions for ``texts``."""
+    return InductiveTextGCN.from_trained(model, graph, model_name, **kwargs).predict(texts)
 

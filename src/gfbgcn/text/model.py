@@ -1,10 +1,10 @@
-"""The two-layer Text GCN of the paper with a choice of second layer, and whole-model baselines.
+"""The text models of the paper by name: Text GCN with a choice of second layer, and baselines.
 
-Layer 1 (paper, "Architecture of GCN"): ``H = ReLU(Â X W1)`` with identity features ``X = I``,
-so it is ``ReLU(Â W1)`` with ``W1`` a ``[num_nodes, hidden]`` table; ``X`` is never formed.
-Layer 2 (on ``dropout(H)``): first-order GCN (Text GCN), GFB with one of the GenVec operators
-(Eq. ``cfm``), FBP (Eq. ``fm``), CBP, BP (Eq. ``bipool``) or square-root pooling.
-Whole-model baselines: Text SGC (``Â² W``) and Text GIN.
+Layer 1 (paper, "Architecture of GCN") is ``H = ReLU(Â W1)`` on identity features
+(:class:`~gfbgcn.nn.models.TwoLayerTextGCN`).  Layer 2 (on ``dropout(H)``) is chosen by name:
+first-order GCN (Text GCN), GFB with one of the GenVec operators (Eq. ``cfm``), FBP (Eq. ``fm``),
+CBP, BP (Eq. ``bipool``) or square-root pooling.  Whole-model baselines: Text SGC (``Â² W``) and
+Text GIN.
 
 Like Text GCN, the layers have no bias (weight decay is 0 in the paper's protocol too).
 All layers receive the pre-normalised ``Â`` (``D^-1/2 (A+I) D^-1/2``) as a torch sparse CSR
@@ -15,15 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-
-import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.nn.inits import glorot
 
-from gfbgcn.nn import BPConv, CBPConv, FBPConv, GFBConv, SqrtGCNConv, TextGIN, TextSGC
-from gfbgcn.nn.fast_convs import FastGCNConv
-from gfbgcn.nn.sparse import spmm
+from gfbgcn.nn.conv import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
+from gfbgcn.nn.models import TextGIN, TextSGC, TwoLayerTextGCN
 
 SECOND_LAYERS: tuple[str, ...] = (
     "gcn",
@@ -52,41 +47,6 @@ def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) 
     if layer_cls is None:
         raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
     return layer_cls(hidden, num_classes, **common, **options)
-
-
-class TwoLayerTextGCN(nn.Module):
-    """``logits = Layer2(dropout(ReLU(Â W1)), Â)``; ``W1``: [num_nodes, hidden]."""
-
-    def __init__(
-        self,
-        num_nodes: int,
-        num_classes: int,
-        second: str = "gfb-max",
-        hidden: int = 200,
-        dropout: float = 0.5,
-        **layer_options: Any,
-    ) -> None:
-        super().__init__()
-        self.second = second
-        self.dropout = dropout
-        self.w1 = nn.Parameter(torch.empty(num_nodes, hidden))
-        self.conv2 = make_second_layer(second, hidden, num_classes, **layer_options)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        glorot(self.w1)
-        self.conv2.reset_parameters()
-
-    def hidden(self, adj: Tensor) -> Tensor:
-        """Layer 1, ``ReLU(Â W1)`` [num_nodes, hidden]: independent of dropout."""
-        return F.relu(spmm(adj, self.w1))
-
-    def head(self, h: Tensor, adj: Tensor) -> Tensor:
-        """Layer 2 on hidden features (dropout applied in training mode)."""
-        return self.conv2(F.dropout(h, self.dropout, self.training), adj)
-
-    def forward(self, adj: Tensor) -> Tensor:
-        return self.head(self.hidden(adj), adj)
 
 
 class WholeModel(nn.Module):
@@ -121,4 +81,5 @@ def build_text_model(
         )
     if name not in SECOND_LAYERS:
         raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
-    return TwoLayerTextGCN(num_nodes, num_classes, name, hidden, dropout, **layer_options)
+    conv2 = make_second_layer(name, hidden, num_classes, **layer_options)
+    return TwoLayerTextGCN(num_nodes, conv2, hidden, dropout)

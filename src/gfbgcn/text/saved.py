@@ -30,8 +30,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from gfbgcn.io import atomic_write, atomic_write_json, atomic_write_text, sha256_file
-from gfbgcn.runinfo import package_versions
+from gfbgcn.core.io import (
+    atomic_write,
+    atomic_write_json,
+    atomic_write_text,
+    sha256_file,
+)
+from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.inductive import InductiveTextGCN, resolve_tokenizer
 from gfbgcn.text.preprocess import Tokenizer
 
@@ -189,6 +194,34 @@ def _check_file(path: Path, name: str, config: dict[str, Any]) -> Path:
     return file
 
 
+def _check_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any], v: int,
+                   weights: Path, path: Path) -> None:
+    """Every tensor present, with the shape the configuration and the vocabulary imply."""
+    required = ("w1_words", "h_words", "deg_words", "w1_doc_mean", "idf", "prior")
+    missing = [k for k in required if k not in tensors]
+    if missing:
+        raise ModelLoadError(f"{weights}: tensors missing: {missing}")
+    for name, shape in config["shapes"].items():
+        if name not in tensors:
+            raise ModelLoadError(f"{weights}: tensor {name!r} missing")
+        if list(tensors[name].shape) != list(shape):
+            raise ModelLoadError(
+                f"{weights}: tensor {name!r} has shape {list(tensors[name].shape)}, "
+                f"the configuration says {shape}"
+            )
+    m, labels = config["model"], config["labels"]
+    hidden, c = int(m["hidden"]), int(m["num_classes"])
+    if len(labels["names"]) != c:
+        raise ModelLoadError(f"{path}: {len(labels['names'])} label names for {c} classes")
+    for name, shape in (("w1_words", [v, hidden]), ("h_words", [v, hidden]), ("deg_words", [v]),
+                        ("idf", [v]), ("prior", [c]), ("w1_doc_mean", [hidden])):
+        if list(tensors[name].shape) != shape:
+            raise ModelLoadError(
+                f"{path}: {name} has shape {list(tensors[name].shape)}, expected {shape} "
+                f"(vocabulary of {v} words, hidden {hidden}, {c} classes)"
+            )
+
+
 def load_model(
     path: str | Path,
     *,
@@ -217,29 +250,9 @@ def load_model(
     if not isinstance(vocab, list) or not all(isinstance(w, str) for w in vocab):
         raise ModelLoadError(f"{vocab_file}: the vocabulary must be a JSON list of strings")
 
-    required = ("w1_words", "h_words", "deg_words", "w1_doc_mean", "idf", "prior")
-    missing = [k for k in required if k not in tensors]
-    if missing:
-        raise ModelLoadError(f"{weights}: tensors missing: {missing}")
-    for name, shape in config["shapes"].items():
-        if name not in tensors:
-            raise ModelLoadError(f"{weights}: tensor {name!r} missing")
-        if list(tensors[name].shape) != list(shape):
-            raise ModelLoadError(
-                f"{weights}: tensor {name!r} has shape {list(tensors[name].shape)}, "
-                f"the configuration says {shape}"
-            )
+    _check_tensors(tensors, config, len(vocab), weights, path)
     m, labels = config["model"], config["labels"]
-    v, hidden, c = len(vocab), int(m["hidden"]), int(m["num_classes"])
-    if len(labels["names"]) != c:
-        raise ModelLoadError(f"{path}: {len(labels['names'])} label names for {c} classes")
-    for name, shape in (("w1_words", [v, hidden]), ("h_words", [v, hidden]), ("deg_words", [v]),
-                        ("idf", [v]), ("prior", [c]), ("w1_doc_mean", [hidden])):
-        if list(tensors[name].shape) != shape:
-            raise ModelLoadError(
-                f"{path}: {name} has shape {list(tensors[name].shape)}, expected {shape} "
-                f"(vocabulary of {v} words, hidden {hidden}, {c} classes)"
-            )
+    hidden, c = int(m["hidden"]), int(m["num_classes"])
     try:
         conv2 = make_second_layer(m["name"], hidden, c, **m.get("layer_options", {}))
     except ValueError as err:
@@ -283,3 +296,38 @@ def graph_config_dict(graph) -> dict[str, Any]:
     """The graph settings recorded with a model."""
     return {**asdict(graph.config), "tokenizer": graph.tokenizer, "corpus": graph.corpus_name,
             "num_docs": graph.num_docs, "num_words": graph.num_words}
+
+
+def save_trained(path: str | Path, result, graph, corpus, label_names=None,
+                 label_sep: str = "|") -> Path:
+    """Save a :class:`~gfbgcn.text.train.TrainResult` of a two-layer model for prediction.
+
+    ``label_names``: the individual labels of a multi-label run (``None`` for single-label);
+    ``label_sep`` joins them in the corpus's label field.
+    """
+    from gfbgcn.text.graph import corpus_digest
+
+    prior = None
+    if label_names is not None:  # multi-label: per-label frequency over the training documents
+        from gfbgcn.text.multilabel import multi_hot, split_labels
+
+        y, _ = multi_hot(split_labels(corpus.labels, label_sep), label_names)
+        prior = y[graph.is_train].mean(0).astype(np.float64)
+    predictor = InductiveTextGCN.from_trained(
+        result.model, graph, result.config.model, multi_label=label_names is not None,
+        threshold=result.threshold or 0.5, prior=prior,
+    )
+    if label_names is not None:
+        predictor.label_names = list(label_names)
+    return save_model(
+        path, predictor,
+        graph_config=graph_config_dict(graph),
+        train_config=asdict(result.config),
+        layer_options=result.config.layer_options,
+        hidden=result.config.hidden,
+        data_hash={"graph_key": graph.key, "corpus_sha256": corpus_digest(corpus),
+                   "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
+        label_sep=label_sep if label_names is not None else None,
+        metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
+                 "best_epoch": result.best_epoch},
+    )

@@ -1,0 +1,61 @@
+"""Where tensors live: ``--device auto|cpu|cuda|cuda:N``, resolved once per command.
+
+``auto`` is the first CUDA device when torch sees one, else the CPU.  Asking for CUDA where
+there is none is a user error (:class:`DeviceError`, one line, exit 2), raised before any work.
+
+Reproducibility: on the CPU a run with a given seed repeats bit for bit.  On CUDA the same seed
+gives the same initial weights, splits and dropout masks, but some kernels accumulate with
+atomic additions in an order that varies from run to run (the backward of a sparse-dense
+product, ``index_add`` / scatter sums), so losses and metrics can differ in the last digits and
+early stopping can pick a neighbouring epoch.  Every run record names the device that made it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import torch
+
+DEVICE_CHOICES = "auto, cpu, cuda or cuda:N"
+_PATTERN = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
+
+
+class DeviceError(ValueError):
+    """A device that does not exist here was asked for."""
+
+
+def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:
+    """The ``torch.device`` meant by ``spec`` (``None`` means ``auto``), checked to exist."""
+    if isinstance(spec, torch.device):
+        spec = str(spec)
+    spec = (spec or "auto").strip().lower()
+    if not _PATTERN.match(spec):
+        raise DeviceError(f"unknown device {spec!r}; use {DEVICE_CHOICES}")
+    if spec == "auto":
+        return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+    device = torch.device(spec)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise DeviceError(f"device {spec!r} asked for, but torch sees no CUDA GPU here "
+                              f"(torch {torch.__version__}); use --device cpu or auto")
+        index = device.index or 0
+        if index >= torch.cuda.device_count():
+            raise DeviceError(f"device {spec!r} asked for, but there are only "
+                              f"{torch.cuda.device_count()} CUDA device(s)")
+        device = torch.device("cuda", index)
+    return device
+
+
+def device_name(device: torch.device) -> str:
+    """What run records call the device: ``cpu`` or ``cuda:0 (NVIDIA H100 80GB HBM3)``."""
+    if device.type == "cuda":
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    return str(device)
+
+
+def add_device_argument(parser: argparse.ArgumentParser) -> None:
+    """``--device`` with the same meaning in every verb."""
+    parser.add_argument("--device", default="auto", metavar="DEVICE",
+                        help=f"where to compute: {DEVICE_CHOICES} (auto: the first CUDA GPU if "
+                        "torch sees one, else the CPU)")

@@ -1,0 +1,325 @@
+"""The reproduction harness shared by ``gfbgcn reproduce text|inductive|entity|graphs``.
+
+Every reproduction is the same loop: a grid of runs, each identified by a key, one JSON record
+per finished run in a :class:`~gfbgcn.core.store.RunStore` (so an interrupted grid resumes where
+it stopped), optionally several worker processes, and a markdown report rendered from whatever
+records exist.  This module holds that loop and what goes with it:
+
+* :func:`add_arguments`: the options every ``reproduce`` verb takes, with one meaning each;
+* :class:`Layout`: where a task's report, records, figures and notes live under ``--out``;
+* :func:`command_line`: the command that produced a report, with no machine paths in it;
+* :func:`run_pending`: the resumable, optionally multi-process, run loop;
+* :class:`Invocations`: the log of the grid commands run on a task's records;
+* :class:`Throttle`: re-render a report at most once per interval while a grid runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import shlex
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from tqdm.auto import tqdm
+
+from gfbgcn.core.io import atomic_write_json
+from gfbgcn.core.runinfo import provenance, set_threads, thread_count
+from gfbgcn.core.store import RunStore
+
+DEFAULT_OUT = Path("docs/results")
+
+
+class Task(Protocol):
+    """One run of a grid: anything with a JSON-able ``key()`` (and picklable, for workers)."""
+
+    def key(self) -> dict[str, Any]: ...
+
+
+def positive_int(text: str) -> int:
+    """argparse type of counts that must be at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    datasets: Sequence[str],
+    models: Sequence[str],
+    default_models: Sequence[str] | None = None,
+    dataset_choices: bool = True,
+    seeds: int | None = 10,
+    epochs: int = 200,
+) -> None:
+    """The options of every ``gfbgcn reproduce`` verb.
+
+    ``datasets`` are the defaults (and, with ``dataset_choices``, the only accepted names);
+    ``seeds=None`` leaves ``--seeds`` out (graph classification counts folds instead).
+    """
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="data root (default: $GFBGCN_DATA, then the user cache dir)")
+    parser.add_argument("--datasets", nargs="+", default=list(datasets), metavar="NAME",
+                        choices=list(datasets) if dataset_choices else None,
+                        help=f"data sets (default: {' '.join(datasets)})")
+    default_models = list(default_models or models)
+    parser.add_argument("--models", nargs="+", default=default_models, choices=list(models),
+                        metavar="MODEL", help=f"models, of {' '.join(models)} "
+                        f"(default: {' '.join(default_models)})")
+    if seeds is not None:
+        parser.add_argument("--seeds", type=positive_int, default=seeds, metavar="N",
+                            help=f"seeds 0..N-1 per cell ({seeds})")
+    parser.add_argument("--epochs", type=positive_int, default=epochs,
+                        help=f"maximum training epochs per run ({epochs})")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                        help=f"results directory: the report, raw/<task>/ records, figures/ and "
+                        f"<task>_notes.md (default: {DEFAULT_OUT})")
+    parser.add_argument("--workers", type=positive_int, default=1,
+                        help="parallel worker processes (1)")
+    parser.add_argument("--threads", type=thread_count, default=1,
+                        help="torch CPU threads per process (1; 0: torch's choice)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="only re-render the report from the records already in --out")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one task's results live under the results directory ``out``."""
+
+    out: Path
+    task: str
+
+    @property
+    def report(self) -> Path:
+        return self.out / f"{self.task}.md"
+
+    @property
+    def raw(self) -> Path:
+        return self.out / "raw" / self.task
+
+    @property
+    def figures(self) -> Path:
+        return self.out / "figures"
+
+    @property
+    def notes(self) -> Path:
+        """Hand-written notes appended to the report (optional)."""
+        return self.out / f"{self.task}_notes.md"
+
+    def store(self) -> RunStore:
+        return RunStore(self.raw)
+
+    def read_notes(self) -> str:
+        return self.notes.read_text(encoding="utf-8").strip() if self.notes.is_file() else ""
+
+
+_DROPPED = {"--data-dir"}  # where the data lies is this machine's business, not the result's
+
+
+def portable(word: str, cwd: Path | None = None) -> str:
+    """``word`` with an absolute path under ``cwd`` made relative (records name no machine)."""
+    if not os.path.isabs(word):
+        return word
+    cwd = (cwd or Path.cwd()).resolve()
+    try:
+        return str(Path(word).resolve().relative_to(cwd))
+    except ValueError:
+        return Path(word).name
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as typed (``gfbgcn <verb> ...``), without ``--data-dir`` and machine paths.
+
+    ``args.command_argv`` is set by :func:`gfbgcn.cli.main` to the words after ``gfbgcn``.
+    """
+    words = list(getattr(args, "command_argv", []))
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        name = word.split("=", 1)[0]
+        if name in _DROPPED:
+            skip = "=" not in word
+            continue
+        if "=" in word and word.startswith("--"):
+            kept.append(f"{name}={portable(word.split('=', 1)[1])}")
+        else:
+            kept.append(portable(word))
+    return shlex.join(["gfbgcn", *kept])
+
+
+def pending(tasks: Iterable[Task], store: RunStore) -> list[Task]:
+    """The tasks whose record is not in ``store`` yet, in order, without duplicates."""
+    seen: set[Hashable] = set()
+    out = []
+    for task in tasks:
+        ident = tuple(sorted(task.key().items()))
+        if ident in seen or store.done(task.key()):
+            continue
+        seen.add(ident)
+        out.append(task)
+    return out
+
+
+_RUNNER: dict[str, Any] = {}  # the run function, inherited by forked workers
+
+
+def _call(task: Task) -> tuple[Task, dict[str, Any]]:
+    set_threads(_RUNNER["threads"])
+    return task, _RUNNER["run"](task)
+
+
+def run_pending(
+    tasks: Iterable[Task],
+    store: RunStore,
+    run: Callable[[Any], dict[str, Any]],
+    *,
+    workers: int = 1,
+    threads: int | None = 1,
+    desc: str = "runs",
+    on_saved: Callable[[Task, dict[str, Any]], None] | None = None,
+) -> int:
+    """Run every task not yet in ``store`` and save ``run(task)`` under ``task.key()``.
+
+    With ``workers > 1`` the tasks run in forked processes (which inherit whatever ``run``
+    closes over, e.g. a loaded graph) with ``threads`` torch threads each; records are saved by
+    this process as they arrive, so an interrupted grid keeps every finished run.  A task
+    finished meanwhile by another process sharing the store is skipped.  Returns the number of
+    runs made.
+    """
+    todo = pending(tasks, store)
+    if not todo:
+        return 0
+    _RUNNER.update(run=run, threads=threads)
+    bar = tqdm(total=len(todo), desc=desc, unit="run", dynamic_ncols=True)
+    done = 0
+
+    def save(task: Task, record: dict[str, Any]) -> None:
+        nonlocal done
+        store.save(task.key(), record)
+        done += 1
+        bar.update()
+        if on_saved is not None:
+            on_saved(task, record)
+
+    try:
+        if workers > 1 and len(todo) > 1:
+            with mp.get_context("fork").Pool(min(workers, len(todo))) as pool:
+                for task, record in pool.imap_unordered(_call, todo):
+                    save(task, record)
+        else:
+            for task in todo:
+                if store.done(task.key()):  # finished meanwhile by another process
+                    bar.update()
+                    continue
+                bar.set_postfix_str(" ".join(str(v) for v in task.key().values()), refresh=False)
+                save(*_call(task))
+    finally:
+        bar.close()
+        _RUNNER.clear()
+    return done
+
+
+class Invocations:
+    """``raw/<task>/invocations.json``: every grid command run on these records, with when it
+    started and finished, its wall time per data set, workers, machine and versions.
+
+    Reports list them as "the commands that produced these records"; a record alone says how
+    it was trained, this log says which command asked for it.
+    """
+
+    FILE = "invocations.json"
+
+    def __init__(self, layout: Layout, args: argparse.Namespace) -> None:
+        self.path = layout.raw / self.FILE
+        self.entries = self.load(layout)
+        self.entry: dict[str, Any] = {
+            "command": command_line(args),
+            "started": _now(),
+            "finished": None,
+            "wall_s": {},
+            "workers": getattr(args, "workers", 1),
+            **provenance(),
+        }
+        self.entries.append(self.entry)
+        self.save()
+
+    @classmethod
+    def load(cls, layout: Layout) -> list[dict[str, Any]]:
+        path = layout.raw / cls.FILE
+        if not path.is_file():
+            return []
+        return list(json.loads(path.read_text(encoding="utf-8")))
+
+    def save(self) -> None:
+        atomic_write_json(self.path, self.entries)
+
+    def add_seconds(self, dataset: str, seconds: float) -> None:
+        self.entry["wall_s"][dataset] = self.entry["wall_s"].get(dataset, 0.0) + seconds
+        self.save()
+
+    def finish(self) -> None:
+        self.entry["finished"] = _now()
+        self.save()
+
+
+def invocations_markdown(layout: Layout) -> list[str]:
+    """Markdown lines listing the commands in the invocation log and their wall time."""
+    entries = Invocations.load(layout)
+    if not entries:
+        return []
+    lines = ["## Commands that produced these records", ""]
+    wall: dict[str, float] = {}
+    for inv in entries:
+        status = "finished" if inv.get("finished") else "interrupted or running"
+        workers = inv.get("workers", 1)
+        lines.append(f"- `{inv['command']}` ({status}, started {inv['started']}, "
+                     f"{workers} worker{'s' if workers != 1 else ''})")
+        for name, seconds in inv.get("wall_s", {}).items():
+            wall[name] = wall.get(name, 0.0) + float(seconds)
+    if wall:
+        lines += ["", "| data set | wall time (s, all commands, loading included) |", "|---|---|"]
+        lines += [f"| {name} | {seconds:.0f} |" for name, seconds in wall.items()]
+    machine, versions = entries[-1].get("machine", {}), entries[-1].get("versions", {})
+    lines += ["", f"Last command's machine: {machine.get('cpu_count')} CPU cores, "
+              f"{machine.get('memory_gib')} GiB RAM; torch {versions.get('torch')}, "
+              f"torch_geometric {versions.get('torch_geometric')}.", ""]
+    return lines
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Throttle:
+    """Call ``fn`` at most once per ``seconds`` (and always on :meth:`flush`)."""
+
+    def __init__(self, fn: Callable[[], None], seconds: float = 60.0) -> None:
+        self.fn = fn
+        self.seconds = seconds
+        # None, not 0.0: the monotonic clock may start near zero on a freshly booted machine,
+        # and the first call must always go through.
+        self._last: float | None = None
+
+    def __call__(self, *_: Any) -> None:
+        import time
+
+        now = time.monotonic()
+        if self._last is None or now - self._last >= self.seconds:
+            self._last = now
+            self.fn()
+
+    def flush(self) -> None:
+        self.fn()

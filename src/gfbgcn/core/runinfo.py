@@ -1,0 +1,119 @@
+"""Seeds, threads and provenance recorded with every run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import resource
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+import torch
+
+_PACKAGES = ("gfbgcn", "torch", "torch_geometric", "numpy", "scipy", "scikit-learn", "nltk")
+
+
+def seed_everything(seed: int) -> torch.Generator:
+    """Seed Python, NumPy and torch; return a torch generator seeded with ``seed``."""
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def thread_count(text: str) -> int:
+    """argparse type of ``--threads``: a count >= 0, where 0 keeps torch's choice."""
+    try:
+        threads = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if threads < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 (0: torch's choice), got {threads}")
+    return threads
+
+
+def set_threads(threads: int | None) -> None:
+    """Set torch's CPU thread count; ``None`` or 0 keeps torch's choice (all cores)."""
+    if threads is not None and threads < 0:
+        raise ValueError(f"threads must be >= 0 (0: torch's choice), got {threads}")
+    if threads:
+        torch.set_num_threads(threads)
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """``set_threads(threads)`` for the duration of the block, then torch's previous count."""
+    before = torch.get_num_threads()
+    set_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def package_versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def machine_info() -> dict[str, Any]:
+    mem_gib = None
+    try:
+        mem_gib = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        pass
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "memory_gib": mem_gib,
+    }
+
+
+def provenance() -> dict[str, Any]:
+    """``{"versions": ..., "machine": ...}``: what every run record carries."""
+    return {"versions": package_versions(), "machine": machine_info()}
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process in MiB since it started (Linux/macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
+def reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS counter of this process (Linux ``clear_refs`` 5), so that
+    :func:`current_peak_rss_mib` measures one run of a process that runs several.
+
+    Returns False where that is not possible (then the peak is the process lifetime's).
+    """
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def current_peak_rss_mib() -> float:
+    """``VmHWM`` (peak RSS since the last :func:`reset_peak_rss`) in MiB, else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return peak_rss_mib()

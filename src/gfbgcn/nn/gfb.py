@@ -1,0 +1,85 @@
+"""The GFB term shared by every GFB layer: its hyper-parameters, ``lambda`` and its reset.
+
+GFB-GCN (:class:`~gfbgcn.nn.conv.GFBConv`), GFB-R-GCN (:class:`~gfbgcn.nn.conv.GFBRGCNConv`)
+and GFB-GraphSAGE (:class:`~gfbgcn.nn.conv.GFBSAGEConv`) all turn a first-order message
+``z = W h`` into ``z + lambda * GenVec(z z^T + eps I)`` (Eq. ``cfm``) before their own
+aggregation.  :class:`GFBMixin` holds that part once.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+from torch.nn import Parameter
+
+from gfbgcn.nn.genvec import canonical_summarizer, genvec
+
+__all__ = ["GFBMixin"]
+
+
+class GFBMixin:
+    """Mixin for ``torch.nn.Module`` layers with a GFB term.
+
+    Call :meth:`init_gfb` in ``__init__`` (after the parent's ``__init__``) and
+    :meth:`reset_lambda` from ``reset_parameters``.  Attributes: ``summarize``, ``eps``,
+    ``exact``, ``k_top``, ``lambda_init`` and the learnable scalar ``lam``.
+    """
+
+    summarize: str
+    eps: float
+    exact: bool
+    k_top: int
+    lambda_init: float
+    lam: Parameter
+
+    def init_gfb(
+        self,
+        out_channels: int,
+        summarize: str,
+        eps: float,
+        exact: bool,
+        k_top: int,
+        lambda_init: float,
+    ) -> None:
+        """Validate and store the GFB hyper-parameters and create ``lam = lambda_init``."""
+        self.summarize = canonical_summarizer(summarize)
+        if self.summarize == "topk" and not 1 <= k_top <= out_channels:
+            raise ValueError(f"TopKVec needs 1 <= k_top <= out_channels, got k_top={k_top}")
+        self.eps = float(eps)
+        self.exact = bool(exact)
+        self.k_top = int(k_top)
+        self.lambda_init = float(lambda_init)
+        self.lam = Parameter(torch.empty(()))  # lambda_l of Eq. cfm
+        self.reset_lambda()
+
+    def reset_lambda(self) -> None:
+        """``lam = lambda_init``.  A no-op before :meth:`init_gfb` (PyG parents call
+        ``reset_parameters`` from their own ``__init__``, before ``lam`` exists)."""
+        lam = getattr(self, "lam", None)
+        if lam is not None:
+            with torch.no_grad():
+                lam.fill_(self.lambda_init)
+
+    def gfb(self, z: Tensor) -> Tensor:
+        """``z + lambda GenVec(z z^T + eps I)`` per row.  ``z``: [*, k] -> [*, k]."""
+        second = genvec(z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top)
+        return z + self.lam * second
+
+    def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]
+        # ``lam`` is created in the default dtype (float32): converting the layer to float64
+        # would carry 0.7 over as 0.699999988.  A lambda still at its initial value is set
+        # again from the Python float after the conversion, so ``.double()`` is exact.
+        lam = getattr(self, "lam", None)
+        at_init = (
+            lam is not None
+            and lam.device.type != "meta"
+            and float(lam.detach()) == float(torch.tensor(self.lambda_init, dtype=lam.dtype))
+        )
+        out = super()._apply(fn, recurse)  # type: ignore[misc]
+        if at_init and self.lam.is_floating_point():
+            self.reset_lambda()
+        return out
+
+    def gfb_repr(self) -> str:
+        """The GFB settings for ``__repr__``."""
+        return f"summarize={self.summarize}"

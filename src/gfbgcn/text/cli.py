@@ -1,0 +1,357 @@
+"""The text verbs of ``gfbgcn``: ``data stats``, ``data build``, ``train``, ``predict``,
+``reproduce text`` and ``reproduce inductive``.
+
+Each verb is a pair ``<verb>_arguments(parser)`` / ``<verb>(args) -> exit status``, wired by
+:mod:`gfbgcn.cli`.  The work itself lives in the other modules of :mod:`gfbgcn.text`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+
+from gfbgcn.core import harness
+from gfbgcn.core.io import atomic_write_text
+from gfbgcn.core.runinfo import set_threads, thread_count, torch_threads
+from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
+from gfbgcn.text.graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.model import MODELS, SECOND_LAYERS
+
+#: Models of ``reproduce text`` when ``--models`` is not given (the paper's table).
+TEXT_MODELS = ("gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb-topk",
+               "fbp", "cbp", "bp", "sqrt", "sgc", "gin")
+
+
+# ---------------------------------------------------------------------------------------------
+# Corpus options shared by data, train
+
+
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--dataset`` and the options that read a corpus and build its graph."""
+    parser.add_argument("--dataset", required=True, metavar="NAME|FILE",
+                        help="20ng, r8, r52, ohsumed, or a CSV/TSV/JSONL corpus file")
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="data root (default: $GFBGCN_DATA, then the user cache dir)")
+    parser.add_argument("--text-col", default="text", help="text column of a corpus file")
+    parser.add_argument("--label-col", default="label", help="label column of a corpus file")
+    parser.add_argument("--split-col", default="split", help="train/test column of a corpus "
+                        "file (absent: stratified 10%% test split drawn with --split-seed)")
+    parser.add_argument("--split-seed", type=int, default=0, help="seed of that split (0)")
+    parser.add_argument("--skip-bad-rows", action="store_true",
+                        help="skip malformed rows of a corpus file (reported) instead of failing")
+    parser.add_argument("--window", type=int, default=20, help="PMI sliding window (20)")
+    parser.add_argument("--min-freq", type=int, default=5, help="drop words seen fewer times (5)")
+    parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",
+                        help="W(i,j) as windows containing both words (paper) or position pairs "
+                        "(reference code)")
+    parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
+
+
+def corpus_from_args(args: argparse.Namespace) -> Corpus:
+    return load_corpus(
+        args.dataset,
+        args.data_dir,
+        text_col=args.text_col,
+        label_col=args.label_col,
+        split_col=args.split_col,
+        seed=args.split_seed,
+        skip_bad_rows=args.skip_bad_rows,
+    )
+
+
+def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
+    corpus = corpus_from_args(args)
+    config = GraphConfig(window=args.window, min_freq=args.min_freq, cooccurrence=args.cooccurrence)
+    return corpus, build_text_graph(corpus, config, cache=not args.no_cache)
+
+
+# ---------------------------------------------------------------------------------------------
+# gfbgcn data stats | data build
+
+
+def format_stats(stats: dict, notes: list[str]) -> str:
+    rows = [
+        ("dataset", stats["dataset"]),
+        ("documents", f"{stats['docs']:,} (train {stats['train_docs']:,} / test "
+                      f"{stats['test_docs']:,})"),
+        ("classes", f"{stats['classes']:,}"),
+        ("vocabulary", f"{stats['words']:,}"),
+        ("nodes", f"{stats['nodes']:,}"),
+        ("edges doc-word", f"{stats['doc_word_edges']:,}"),
+        ("edges word-word", f"{stats['word_word_edges']:,}"),
+        ("average length", f"{stats['average_length']:.2f}"),
+        ("empty documents", f"{stats['empty_docs']:,}"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    lines = [f"{k:<{width}}  {v}" for k, v in rows]
+    lines += [f"note: {n}" for n in notes]
+    return "\n".join(lines)
+
+
+def data_stats_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def data_stats(args: argparse.Namespace) -> int:
+    """Corpus and graph statistics (the paper's Table "statistics of datasets")."""
+    _, graph = graph_from_args(args)
+    stats = graph.stats()
+    print(json.dumps(stats, indent=2) if args.json else format_stats(stats, graph.notes))
+    return 0
+
+
+def data_build_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+
+
+def data_build(args: argparse.Namespace) -> int:
+    """Build the graph into the cache; print where it is (``data stats`` describes it)."""
+    _, graph = graph_from_args(args)
+    if graph.from_cache:
+        print(f"{graph.corpus_name}: graph already cached (key {graph.key})")
+    elif graph.key:
+        print(f"{graph.corpus_name}: graph built in {graph.build_seconds:.1f} s and cached "
+              f"(key {graph.key}): {graph.num_nodes:,} nodes, "
+              f"{graph.num_doc_word + graph.num_word_word:,} edges")
+    else:
+        print(f"{graph.corpus_name}: graph built in {graph.build_seconds:.1f} s (not cached)")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# gfbgcn train
+
+
+def train_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+    parser.add_argument("--model", default="gfb-max", choices=MODELS, help="model (gfb-max)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of weights, dropout and the "
+                        "validation split (0)")
+    parser.add_argument("--epochs", type=int, default=200, help="maximum epochs (200)")
+    parser.add_argument("--patience", type=int, default=10, help="early-stopping patience (10)")
+    parser.add_argument("--hidden", type=int, default=200, help="hidden size (200)")
+    parser.add_argument("--lr", type=float, default=0.02, help="Adam learning rate (0.02)")
+    parser.add_argument("--dropout", type=float, default=0.5, help="dropout rate (0.5)")
+    parser.add_argument("--weight-decay", type=float, default=0.0, help="weight decay (0)")
+    parser.add_argument("--val-ratio", type=float, default=0.1,
+                        help="share of training documents used for validation (0.1)")
+    parser.add_argument("--fast-genvec", action="store_true",
+                        help="GFB: the paper's fast GenVec form instead of the exact one")
+    parser.add_argument("--fixed-lambda", type=float, default=None, metavar="VALUE",
+                        help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
+    parser.add_argument("--out", default=None, metavar="DIR", help="write config.json, "
+                        "history.csv and metrics.json to this directory")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--threads", type=thread_count, default=None,
+                        help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--save", default=None, metavar="MODEL_DIR",
+                        help="save the trained model for `gfbgcn predict` / gfbgcn.load "
+                        "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
+    parser.add_argument("--multi-label", action="store_true",
+                        help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
+                        "micro/macro F1, threshold chosen on the validation split")
+    parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+
+
+def train_config_from_args(args: argparse.Namespace):
+    from gfbgcn.text.train import TrainConfig
+
+    options: dict = {}
+    if args.model.startswith("gfb-"):
+        options["exact"] = not args.fast_genvec
+        if args.fixed_lambda is not None:
+            options["lambda_init"] = args.fixed_lambda
+    elif args.fast_genvec or args.fixed_lambda is not None:
+        raise SystemExit("--fast-genvec and --fixed-lambda apply to gfb-* models only")
+    return TrainConfig(
+        model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
+        weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
+        val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
+    )
+
+
+def _print_result(result, multi_label: bool) -> None:
+    config, t = result.config, result.test
+    stopped = (f"model {config.model}, seed {config.seed}: stopped after {result.epochs_run} "
+               f"epochs (best validation loss {result.val['loss']:.4f} at epoch "
+               f"{result.best_epoch})")
+    if multi_label:
+        print(f"{stopped}; threshold {result.threshold:.2f} (chosen on validation)")
+        print(f"test micro F1 {t['micro_f1']:.4f} | macro F1 {t['macro_f1']:.4f} | "
+              f"subset accuracy {t['subset_accuracy']:.4f}")
+        return
+    lam = "" if result.lam is None else f", lambda {result.lam:.4f}"
+    print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch, "
+          f"peak RSS {result.peak_rss_mib:.0f} MiB")
+    print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
+          f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
+
+
+def train(args: argparse.Namespace) -> int:
+    """Train one model on a corpus, report test metrics, optionally save it."""
+    from gfbgcn.text.train import train_text, write_run
+
+    set_threads(args.threads)
+    config = train_config_from_args(args)
+    if args.save and config.model in ("sgc", "gin"):
+        raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
+    corpus, graph = graph_from_args(args)
+    for note in graph.notes:
+        print(f"note: {note}", file=sys.stderr)
+    how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
+    print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
+          f"{len(graph.label_names)} classes (graph {how})")
+    targets = label_names = None
+    if args.multi_label:
+        from gfbgcn.text.multilabel import multi_hot, split_labels
+
+        targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
+        print(f"multi-label: {len(label_names)} labels, "
+              f"{targets.sum(1).mean():.2f} labels per document on average")
+    result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets)
+    _print_result(result, args.multi_label)
+    if args.out:
+        print(f"wrote {write_run(args.out, result, graph, label_names)}")
+    if args.save:
+        from gfbgcn.text.saved import save_trained
+
+        path = save_trained(args.save, result, graph, corpus, label_names, args.label_sep)
+        print(f"saved model to {path}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# gfbgcn predict
+
+
+def predict_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model_dir", metavar="MODEL_DIR", help="directory written by "
+                        "gfbgcn train ... --save")
+    parser.add_argument("--text", action="append", default=[], help="a document to classify "
+                        "(repeatable)")
+    parser.add_argument("--input", default=None, metavar="FILE", help="documents: .csv/.tsv/"
+                        ".jsonl (column --text-col), other files or '-' (stdin): one per line")
+    parser.add_argument("--text-col", default="text", help="text column of --input (text)")
+    parser.add_argument("--encoding", default="utf-8", help="encoding of --input (utf-8)")
+    parser.add_argument("--output", default=None, metavar="FILE", help="write the predictions "
+                        "CSV here (atomically) instead of printing it")
+    parser.add_argument("--top-k", type=int, default=1, help="also give the k most probable "
+                        "labels (single-label models; 1)")
+    parser.add_argument("--batch-size", type=int, default=1024, help="documents per batch (1024)")
+    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
+                        help="a new document's own layer-1 embedding (default: as saved, zero)")
+
+
+def predict(args: argparse.Namespace) -> int:
+    """Classify new documents with a model saved by ``train --save``."""
+    from gfbgcn.text.predict_io import InputError, predictions_csv, read_documents
+    from gfbgcn.text.saved import ModelLoadError, load_model, read_config
+
+    if not args.text and args.input is None:
+        print("error: give --text and/or --input", file=sys.stderr)
+        return 2
+    if args.top_k < 1 or args.batch_size < 1:
+        print("error: --top-k and --batch-size must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        model = load_model(args.model_dir, self_embedding=args.self_embedding)
+        sep = read_config(args.model_dir)["labels"].get("separator") or "|"
+    except ModelLoadError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    docs = list(args.text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if args.input is not None:
+                docs += read_documents(args.input, args.text_col, args.encoding)
+        except InputError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        pred = model.predict(docs, batch_size=args.batch_size)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    out = predictions_csv(pred, args.top_k, sep)
+    if args.output:
+        atomic_write_text(args.output, out)
+        print(f"wrote {len(docs)} prediction(s) to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# gfbgcn reproduce text | reproduce inductive
+
+
+def reproduce_text_arguments(parser: argparse.ArgumentParser) -> None:
+    harness.add_arguments(parser, datasets=BENCHMARKS, models=MODELS,
+                          default_models=TEXT_MODELS, seeds=10, epochs=200)
+    parser.add_argument("--variants", nargs="+", default=[], metavar="VARIANT",
+                        help="also run these variants of every model they apply to: "
+                             "fast (GFB MaxVec/TopKVec), lambda0, lam0init (GFB models), "
+                             "eps-1 (Text GIN), lr0.2 (Text SGC), stopacc")
+
+
+def reproduce_text(args: argparse.Namespace) -> int:
+    """The paper's text tables: run the grid (resumable), write ``<out>/text.md``."""
+    from gfbgcn.text.experiment import grid, run_text_grid
+    from gfbgcn.text.report import render_text_report
+
+    layout = harness.Layout(args.out, "text")
+    command = harness.command_line(args)
+
+    def report(*_) -> None:
+        render_text_report(layout, command)
+
+    def run(dataset: str) -> None:
+        specs = grid([dataset], args.models, range(args.seeds), args.variants)
+        run_text_grid(specs, layout.store(), args.data_dir, args.epochs, workers=args.workers,
+                      threads=args.threads, on_saved=harness.Throttle(report))
+
+    _run_datasets(args, layout, run, report)
+    return 0
+
+
+def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report) -> None:
+    """``run(dataset)`` for each of ``--datasets`` (logged with its wall time), then the
+    report; with ``--report-only`` only the report."""
+    with torch_threads(args.threads):
+        if not args.report_only:
+            log = harness.Invocations(layout, args)
+            for dataset in args.datasets:
+                start = time.perf_counter()
+                run(dataset)
+                log.add_seconds(dataset, time.perf_counter() - start)
+            log.finish()
+        report()
+    print(f"wrote {layout.report}")
+
+
+def reproduce_inductive_arguments(parser: argparse.ArgumentParser) -> None:
+    harness.add_arguments(parser, datasets=BENCHMARKS, models=SECOND_LAYERS,
+                          default_models=("gfb-max", "gcn"), seeds=2, epochs=200)
+
+
+def reproduce_inductive(args: argparse.Namespace) -> int:
+    """Inductive (new documents) against transductive accuracy -> ``<out>/inductive.md``."""
+    from gfbgcn.text.experiment import inductive_grid, run_inductive_grid
+    from gfbgcn.text.inductive_report import render_inductive_report
+
+    layout = harness.Layout(args.out, "inductive")
+
+    def report(*_) -> None:
+        render_inductive_report(layout)
+
+    def run(dataset: str) -> None:
+        specs = inductive_grid([dataset], args.models, range(args.seeds))
+        run_inductive_grid(specs, layout.store(), args.data_dir, args.epochs,
+                           workers=args.workers, threads=args.threads,
+                           on_saved=harness.Throttle(report))
+
+    _run_datasets(args, layout, run, report)
+    return 0

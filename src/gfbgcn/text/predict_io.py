@@ -1,0 +1,93 @@
+"""Input and output of ``gfbgcn predict``: documents from files or standard input, and the
+predictions as CSV.
+
+Input: ``--text`` (repeatable) and/or ``--input FILE`` (``.csv``, ``.tsv``, ``.jsonl`` with a
+``--text-col`` column; any other extension, or ``-`` for standard input: one document per line).
+Undecodable bytes are replaced (U+FFFD) with a warning naming the first such line, so the output
+always has one row per input document.  Output: CSV with ``row, label, probability`` (and
+``label_2, probability_2, ...`` for ``--top-k``; multi-label models give ``labels`` joined by
+their separator and their ``probabilities``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import warnings
+from pathlib import Path
+
+
+class InputError(ValueError):
+    pass
+
+
+def _decode(raw: bytes, encoding: str, source: str) -> str:
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        warnings.warn(f"{source}: bytes that are not valid {encoding} (first at line {line}) "
+                      "were replaced by U+FFFD", stacklevel=2)
+        return raw.decode(encoding, errors="replace")
+
+
+def read_documents(source: str, text_col: str = "text", encoding: str = "utf-8") -> list[str]:
+    """The documents of ``source`` (a path or ``-``), see the module docstring."""
+    if source == "-":
+        raw = sys.stdin.buffer.read()
+        suffix = ""
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(f"input file not found: {path}")
+        raw = path.read_bytes()
+        suffix = path.suffix.lower()
+    text = _decode(raw, encoding, source)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if suffix in (".csv", ".tsv", ".tab"):
+        reader = csv.DictReader(io.StringIO(text, newline=""),
+                                delimiter="," if suffix == ".csv" else "\t")
+        if reader.fieldnames is None or text_col not in reader.fieldnames:
+            raise InputError(f"{source}: no column {text_col!r} (columns: "
+                             f"{', '.join(reader.fieldnames or [])}); use --text-col")
+        return [row.get(text_col) or "" for row in reader]
+    if suffix in (".jsonl", ".ndjson"):
+        docs = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"{source}:{lineno}: invalid JSON ({err.msg})") from err
+            if not isinstance(obj, dict) or text_col not in obj:
+                raise InputError(f"{source}:{lineno}: expected an object with key {text_col!r}")
+            docs.append(str(obj[text_col]))
+        return docs
+    return text.splitlines()
+
+
+def predictions_csv(pred, top_k: int = 1, label_sep: str = "|") -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if pred.multi_label:
+        writer.writerow(["row", "labels", "probabilities"])
+        names = pred.label_names
+        for i, labels in enumerate(pred.labels):
+            probs = [f"{pred.probabilities[i, names.index(lab)]:.6f}" for lab in labels]
+            writer.writerow([i, label_sep.join(labels), label_sep.join(probs)])
+        return buf.getvalue()
+    k = max(1, min(top_k, len(pred.label_names)))
+    header = ["row", "label", "probability"]
+    for j in range(2, k + 1):
+        header += [f"label_{j}", f"probability_{j}"]
+    writer.writerow(header)
+    for i, top in enumerate(pred.top_k(k)):
+        row: list = [i]
+        for label, prob in top:
+            row += [label, f"{prob:.6f}"]
+        writer.writerow(row)
+    return buf.getvalue()

@@ -1,0 +1,62 @@
+"""``--device``: auto, cpu, cuda and cuda:N resolved once, errors before any work."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+import torch
+
+from gfbgcn.core import device as device_module
+from gfbgcn.core.device import DeviceError, add_device_argument, device_name, resolve_device
+
+
+@pytest.fixture()
+def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+@pytest.fixture()
+def two_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+
+
+def test_cpu_and_auto_without_a_gpu(no_gpu) -> None:
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device(" CPU ") == torch.device("cpu")
+    assert resolve_device("auto") == resolve_device(None) == torch.device("cpu")
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+    assert device_name(torch.device("cpu")) == "cpu"
+
+
+def test_cuda_without_a_gpu_is_a_user_error(no_gpu) -> None:
+    for spec in ("cuda", "cuda:0"):
+        with pytest.raises(DeviceError, match="no CUDA GPU"):
+            resolve_device(spec)
+
+
+def test_cuda_indices(two_gpus) -> None:
+    assert resolve_device("auto") == torch.device("cuda", 0)
+    assert resolve_device("cuda") == torch.device("cuda", 0)
+    assert resolve_device("cuda:1") == torch.device("cuda", 1)
+    with pytest.raises(DeviceError, match="only 2 CUDA device"):
+        resolve_device("cuda:2")
+
+
+@pytest.mark.parametrize("spec", ["gpu", "cuda:x", "mps", "cpu:0", ""])
+def test_unknown_specs(spec: str) -> None:
+    if spec == "":
+        assert resolve_device(spec) == resolve_device("auto")  # empty means auto
+        return
+    with pytest.raises(DeviceError, match="unknown device"):
+        resolve_device(spec)
+
+
+def test_device_argument() -> None:
+    parser = argparse.ArgumentParser()
+    add_device_argument(parser)
+    assert parser.parse_args([]).device == "auto"
+    assert parser.parse_args(["--device", "cuda:1"]).device == "cuda:1"
+    assert "--device DEVICE" in parser.format_help()
+    assert device_module.DEVICE_CHOICES == "auto, cpu, cuda or cuda:N"

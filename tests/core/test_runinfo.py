@@ -1,0 +1,116 @@
+"""Seeds, threads, versions, machine and memory recorded with every run."""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from gfbgcn.core.runinfo import (
+    current_peak_rss_mib,
+    machine_info,
+    package_versions,
+    peak_rss_mib,
+    provenance,
+    reset_peak_rss,
+    seed_everything,
+    set_threads,
+    thread_count,
+    torch_threads,
+)
+
+
+@pytest.fixture
+def restore_threads():
+    before = torch.get_num_threads()
+    yield before
+    torch.set_num_threads(before)
+
+
+def test_set_threads_sets_and_is_recorded(restore_threads):
+    set_threads(1)
+    assert torch.get_num_threads() == 1
+    assert machine_info()["torch_threads"] == 1
+
+
+@pytest.mark.parametrize("threads", [None, 0])
+def test_set_threads_none_keeps_torch_choice(restore_threads, threads):
+    torch.set_num_threads(2)
+    set_threads(threads)
+    assert torch.get_num_threads() == 2
+
+
+def test_set_threads_rejects_negative(restore_threads):
+    with pytest.raises(ValueError, match="threads must be >= 0"):
+        set_threads(-1)
+
+
+@pytest.mark.parametrize("verb", [["train", "--dataset", "r8"], ["reproduce", "text"]])
+@pytest.mark.parametrize("value", ["-1", "two"])
+def test_bad_threads_flag_is_a_usage_error(verb, value, capsys):
+    from gfbgcn.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([*verb, "--threads", value])
+    assert exit_info.value.code == 2
+    assert "--threads" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_torch_threads_restores_the_previous_count(restore_threads, threads):
+    torch.set_num_threads(2)
+    with torch_threads(threads):
+        assert torch.get_num_threads() == threads
+    assert torch.get_num_threads() == 2
+    with pytest.raises(RuntimeError, match="inside"):
+        with torch_threads(1):
+            raise RuntimeError("inside")
+    assert torch.get_num_threads() == 2  # restored on errors too
+    with torch_threads(0):  # torch's choice: unchanged
+        assert torch.get_num_threads() == 2
+
+
+def test_thread_count_argument_type():
+    assert thread_count("0") == 0 and thread_count("4") == 4
+    for bad in ("-1", "two", "1.5"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            thread_count(bad)
+
+
+def test_seed_everything_seeds_every_generator():
+    def draw(gen):
+        return (random.random(), float(np.random.rand()), float(torch.rand(1)),
+                float(torch.rand(1, generator=gen)))
+
+    assert draw(seed_everything(7)) == draw(seed_everything(7))
+    assert draw(seed_everything(7)) != draw(seed_everything(8))
+    assert seed_everything(8).initial_seed() == 8
+
+
+def test_provenance_names_versions_and_machine():
+    record = provenance()
+    assert set(record) == {"versions", "machine"}
+    versions = package_versions()
+    assert record["versions"] == versions
+    assert {"python", "gfbgcn", "torch", "torch_geometric", "numpy"} <= set(versions)
+    assert versions["torch"].split("+")[0] == torch.__version__.split("+")[0]
+    machine = record["machine"]
+    assert {"platform", "processor", "cpu_count", "torch_threads", "memory_gib"} <= set(machine)
+
+
+def test_peak_rss_after_a_reset_measures_the_run_not_the_process():
+    lifetime = peak_rss_mib()
+    assert lifetime > 0
+    if not reset_peak_rss():  # not Linux (or /proc not writable): the lifetime peak is kept
+        assert current_peak_rss_mib() > 0
+        return
+    before = current_peak_rss_mib()
+    assert 0 < before <= lifetime + 1
+    block = np.ones(64 * 2**20 // 8)  # touch 64 MiB
+    after = current_peak_rss_mib()
+    assert after >= before + 50
+    del block
+    assert reset_peak_rss() and current_peak_rss_mib() < after

@@ -1,0 +1,130 @@
+"""Text GIN (WAP): identity features through an embedding table, then WeightedGINConv layers."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gfbgcn.nn import TextGIN
+
+N, C = 7, 3
+SRC = [0, 1, 1, 2, 3, 4, 5, 6, 2, 0]
+DST = [1, 0, 2, 1, 4, 3, 6, 5, 6, 0]
+
+
+def _graph() -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(0)
+    weight = 0.2 + torch.rand(len(SRC), generator=gen, dtype=torch.float64)
+    return torch.tensor([SRC, DST]), weight
+
+
+def _dense_ahat(edge_index: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    a = torch.zeros(N, N, dtype=torch.float64)
+    a.index_put_((edge_index[1], edge_index[0]), weight, accumulate=True)
+    diag = torch.diagonal(a)
+    diag[diag == 0] = 1.0
+    dis = a.sum(1).pow(-0.5)
+    return dis[:, None] * a * dis[None, :]
+
+
+def _randomize(model: torch.nn.Module) -> torch.nn.Module:
+    model.double()
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.rand(p.shape, generator=gen, dtype=p.dtype) - 0.5)
+    return model
+
+
+def test_text_gin_shapes_and_structure() -> None:
+    model = TextGIN(N, 5, C, num_layers=3)
+    assert len(model.convs) == 3
+    assert model.embedding.shape == (N, 5)
+    out = model(None, torch.tensor([SRC, DST]))
+    assert out.shape == (N, C)
+    assert repr(model) == "TextGIN(7, 5, 3, num_layers=3)"
+    with pytest.raises(ValueError, match="featureless"):
+        model(torch.eye(N), torch.tensor([SRC, DST]))
+
+
+def test_text_gin_first_layer_is_gin_on_identity_features() -> None:
+    """h^0 = E equals identity features pushed through a linear map with weight E."""
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.0)).eval()
+    conv = model.convs[0]
+    ahat = _dense_ahat(edge_index, weight)
+    eye = torch.eye(N, dtype=torch.float64)
+    h0 = eye @ model.embedding  # identity features times the first linear map
+    expected = conv.nn((1 + conv.eps) * h0 + ahat @ h0)
+    torch.testing.assert_close(model(None, edge_index, weight), expected)
+
+
+def test_text_gin_permutation_equivariance_and_gradcheck() -> None:
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 3, C, dropout=0.5)).eval()
+    out = model(None, edge_index, weight)
+    perm = torch.tensor([4, 6, 0, 2, 1, 5, 3])
+    inv = torch.empty_like(perm)
+    inv[perm] = torch.arange(N)
+    permuted = _randomize(TextGIN(N, 3, C)).eval()
+    permuted.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        permuted.embedding.copy_(model.embedding[perm])
+    torch.testing.assert_close(permuted(None, inv[edge_index], weight), out[perm])
+
+    names = [n for n, _ in model.named_parameters()]
+    params = tuple(p.detach().clone().requires_grad_() for _, p in model.named_parameters())
+
+    def fn(*ps: torch.Tensor) -> torch.Tensor:
+        return torch.func.functional_call(model, dict(zip(names, ps)),
+                                          (None, edge_index, weight))
+
+    assert torch.autograd.gradcheck(fn, params)
+
+
+def test_text_gin_dropout_only_in_training() -> None:
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 8, C, dropout=0.5))
+    model.eval()
+    torch.testing.assert_close(model(None, edge_index, weight), model(None, edge_index, weight))
+    model.train()
+    torch.manual_seed(0)
+    a = model(None, edge_index, weight)
+    b = model(None, edge_index, weight)
+    assert not torch.allclose(a, b)
+
+
+def test_text_gin_initialisation_options():
+    from gfbgcn.text.model import build_text_model
+
+    torch.manual_seed(0)
+    default = TextGIN(2000, 50, 3)
+    assert all(float(conv.eps) == 0.0 for conv in default.convs)
+    assert default.embedding.std() < 0.05  # Glorot over [2000, 50]
+    model = TextGIN(2000, 50, 3, eps=-1.0, embedding_init="normal")
+    assert all(float(conv.eps) == -1.0 for conv in model.convs)
+    assert abs(float(model.embedding.std()) - 1.0) < 0.02
+    with torch.no_grad():
+        model.embedding.zero_()
+        model.convs[0].eps.fill_(3.0)
+    model.reset_parameters()  # restores both the options' values
+    assert float(model.convs[0].eps) == -1.0 and abs(float(model.embedding.std()) - 1.0) < 0.02
+    built = build_text_model("gin", 2000, 3, hidden=50, eps=-1.0, embedding_init="normal")
+    assert float(built.module.convs[1].eps) == -1.0
+    with pytest.raises(ValueError, match="embedding_init"):
+        TextGIN(10, 4, 2, embedding_init="xavier")
+
+
+def test_text_gin_two_layers_equal_the_dense_formula() -> None:
+    """h1 = ReLU(MLP_1((1 + eps_1) E + Â E)), logits = MLP_2((1 + eps_2) h1 + Â h1) in eval mode."""
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 4, C, num_layers=2, dropout=0.5)).eval()
+    ahat = _dense_ahat(edge_index, weight)
+    first, second = model.convs
+    h1 = torch.relu(first.nn((1 + first.eps) * model.embedding + ahat @ model.embedding))
+    expected = second.nn((1 + second.eps) * h1 + ahat @ h1)
+    torch.testing.assert_close(model(None, edge_index, weight), expected)
+    adj_t = torch.sparse_coo_tensor(edge_index.flip(0), weight, (N, N)).to_sparse_csr()
+    torch.testing.assert_close(model(None, adj_t), expected)
+    with pytest.raises(ValueError, match="num_layers"):
+        TextGIN(N, 4, C, num_layers=0)

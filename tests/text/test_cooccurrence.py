@@ -1,0 +1,101 @@
+"""TF-IDF, window co-occurrence counts and PPMI against hand computations and brute force."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from gfbgcn.text.cooccurrence import assemble_adjacency, ppmi_matrix, tfidf_matrix, window_counts
+from gfbgcn.text.preprocess import preprocess, whitespace_tokenize
+
+
+def tokenized(docs: list[str]):
+    return preprocess(docs, whitespace_tokenize, min_freq=1, stop_words=None)
+
+
+def brute_force_counts(docs: list[list[str]], window: int, mode: str):
+    """Loops over explicit windows, as the reference implementation does."""
+    windows = []
+    for words in docs:
+        if len(words) <= window:
+            windows.append(words)
+        else:
+            windows.extend(words[s : s + window] for s in range(len(words) - window + 1))
+    single = Counter()
+    pair = Counter()
+    for win in windows:
+        single.update(set(win))
+        if mode == "window":
+            for a, b in combinations(sorted(set(win)), 2):
+                pair[(a, b)] += 1
+                pair[(b, a)] += 1
+        else:
+            for i in range(1, len(win)):
+                for j in range(i):
+                    if win[i] != win[j]:
+                        pair[(win[i], win[j])] += 1
+                        pair[(win[j], win[i])] += 1
+    return pair, single, len(windows)
+
+
+def test_tfidf_hand_computed():
+    tc = tokenized(["a a b", "b c", "c c c a"])
+    tfidf, idf = tfidf_matrix(tc)
+    vocab = {w: i for i, w in enumerate(tc.vocab)}
+    # df: a=2, b=2, c=2 over D=3 documents
+    assert idf[vocab["a"]] == pytest.approx(math.log(3 / 2))
+    dense = tfidf.toarray()
+    assert dense[0, vocab["a"]] == pytest.approx(2 * math.log(1.5))
+    assert dense[2, vocab["c"]] == pytest.approx(3 * math.log(1.5))
+    assert dense[1, vocab["a"]] == 0.0
+
+
+@pytest.mark.parametrize("mode", ["window", "pair"])
+@pytest.mark.parametrize("window", [2, 3, 5, 20])
+def test_window_counts_match_brute_force(mode: str, window: int):
+    rng = np.random.default_rng(window)
+    words = [f"w{i}" for i in range(7)]
+    docs = [
+        [str(w) for w in rng.choice(words, size=n)]
+        for n in (0, 1, 2, window - 1, window, window + 1, 3 * window + 2, 17)
+    ]
+    tc = tokenized([" ".join(d) for d in docs])
+    pairs, singles, num_windows = window_counts(tc, window, mode)
+    ref_pair, ref_single, ref_windows = brute_force_counts(docs, window, mode)
+    assert num_windows == ref_windows
+    vocab = tc.vocab
+    for i, w in enumerate(vocab):
+        assert singles[i] == ref_single[w], w
+    dense = pairs.toarray()
+    ref = np.zeros_like(dense)
+    for (a, b), c in ref_pair.items():
+        ref[vocab.index(a), vocab.index(b)] = c
+    np.testing.assert_array_equal(dense, ref)
+
+
+def test_ppmi_keeps_only_positive_pmi():
+    """W = 10 windows; W(0) = 5, W(1) = 2, W(2) = 4.
+    PMI(0, 1) = log(2 * 10 / (5 * 2)) = log 2 > 0; PMI(0, 2) = log(2 * 10 / (5 * 4)) = 0: dropped;
+    PMI(1, 2) = log(1 * 10 / (2 * 4)) = log 1.25."""
+    pairs = sp.csr_matrix(np.array([[0, 2, 2], [2, 0, 1], [2, 1, 0]], dtype=np.float64))
+    ppmi = ppmi_matrix(pairs, np.array([5.0, 2.0, 4.0]), 10).toarray()
+    expected = np.array([[0, math.log(2), 0], [math.log(2), 0, math.log(1.25)],
+                         [0, math.log(1.25), 0]])
+    np.testing.assert_allclose(ppmi, expected)
+
+
+def test_assemble_adjacency_puts_documents_first():
+    tfidf = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+    ppmi = sp.csr_matrix(np.array([[0.0, 0.5, 0.0], [0.5, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+    adj = assemble_adjacency(tfidf, ppmi).toarray()
+    expected = np.zeros((5, 5))
+    expected[:2, 2:] = tfidf.toarray()
+    expected[2:, :2] = tfidf.toarray().T
+    expected[2:, 2:] = ppmi.toarray()
+    np.testing.assert_array_equal(adj, expected)
+    assert np.all(np.diag(adj) == 0)
