@@ -13,68 +13,21 @@ from __future__ import annotations
 import tarfile
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from gfbgcn.core.io import atomic_write_bytes, sha256_file
 from gfbgcn.core.paths import data_root
+from gfbgcn.text.corpus import Corpus, CorpusFormatError
+from gfbgcn.text.table import load_table
+
+__all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "load_benchmark", "load_corpus"]
 
 
 class DatasetNotFoundError(FileNotFoundError):
     """A benchmark file is missing and could not be downloaded."""
-
-
-class CorpusFormatError(ValueError):
-    """A corpus file is malformed; the message names the file and line."""
-
-
-@dataclass
-class Corpus:
-    """Documents with string labels and a train/test flag per document."""
-
-    name: str
-    texts: list[str]
-    labels: list[str]
-    is_train: np.ndarray  # bool [num_docs]
-    sources: list[Path] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.is_train = np.asarray(self.is_train, dtype=bool)
-        if not (len(self.texts) == len(self.labels) == len(self.is_train)):
-            raise ValueError("texts, labels and is_train must have the same length")
-        if not self.texts:
-            raise CorpusFormatError(f"corpus {self.name!r} is empty ({self.sources_str()})")
-
-    def sources_str(self) -> str:
-        return ", ".join(str(s) for s in self.sources) or "in memory"
-
-    @property
-    def label_names(self) -> list[str]:
-        """Sorted distinct labels; class index ``i`` is ``label_names[i]``."""
-        return sorted(set(self.labels))
-
-    def label_ids(self) -> np.ndarray:
-        index = {name: i for i, name in enumerate(self.label_names)}
-        return np.fromiter((index[y] for y in self.labels), dtype=np.int64, count=len(self.labels))
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-    def subset(self, idx: Sequence[int] | np.ndarray, name: str | None = None) -> Corpus:
-        """A corpus of the documents ``idx`` (kept in that order)."""
-        idx = np.asarray(idx, dtype=np.int64)
-        return Corpus(
-            name=name or f"{self.name}[subset {len(idx)}]",
-            texts=[self.texts[i] for i in idx],
-            labels=[self.labels[i] for i in idx],
-            is_train=self.is_train[idx],
-            sources=list(self.sources),
-            notes=list(self.notes),
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,6 +225,4 @@ def load_corpus(
         key = None
     if key is not None and not Path(text).is_file():
         return load_benchmark(key, data_dir)
-    from gfbgcn.text.table import load_table
-
     return load_table(name_or_path, **table_kwargs)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gfbgcn.text.data import Corpus, CorpusFormatError
+from gfbgcn.text.corpus import Corpus, CorpusFormatError
 
 
 def _split_flag(value: str, path: Path, lineno: int) -> bool:
