@@ -112,6 +112,17 @@ def test_train_text_on_the_gpu() -> None:
     assert abs(first_gpu - first_cpu) <= RTOL * abs(first_cpu)
 
 
+@pytest.mark.parametrize("name", ["gcn", "gfb-max", "gin"])
+def test_two_gpu_runs_of_one_seed_agree_to_rounding(name: str) -> None:
+    """What the README promises on CUDA: agreement to float32 rounding, not bit equality."""
+    graph = _graph()
+    config = TrainConfig(model=name, epochs=5, patience=100, hidden=16, seed=4)
+    one, two = (train_text(graph, config, progress=False, device=GPU) for _ in range(2))
+    for key in ("train_loss", "val_loss"):
+        _close(torch.tensor([h[key] for h in two.history]),
+               torch.tensor([h[key] for h in one.history]), rtol=1e-4)
+
+
 def test_multilabel_training_on_the_gpu() -> None:
     graph = _graph(n=60)
     targets = np.stack([graph.labels == 0, graph.labels != 1], axis=1).astype(np.float32)
