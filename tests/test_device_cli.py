@@ -106,6 +106,8 @@ def test_train_save_predict_load_on_cpu(tmp_path, capsys) -> None:
     assert "ms/epoch on cpu" in capsys.readouterr().out
     assert json.loads((run / "config.json").read_text())["device"] == "cpu"
     assert json.loads((run / "metrics.json").read_text())["device"] == "cpu"
+    saved = json.loads((model_dir / "config.json").read_text())
+    assert saved["metrics"]["device"] == "cpu"  # where it was trained
     assert main(["predict", str(model_dir), "--text", "goal match team", "--device", "cpu"]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("row,label,probability") and len(printed) == 2

@@ -338,5 +338,5 @@ def save_trained(path: str | Path, result, graph, corpus, label_names=None,
                    "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
         label_sep=label_sep if label_names is not None else None,
         metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
-                 "best_epoch": result.best_epoch},
+                 "best_epoch": result.best_epoch, "device": result.device},
     )
