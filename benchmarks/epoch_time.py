@@ -134,8 +134,8 @@ def _body(args: argparse.Namespace, rows: list[str], device: str) -> str:
     if args.whole_run:
         text[-1] += (" Whole run: one training run of the paper's protocol (at most 200 epochs, "
                      "early stopping after 10 without a lower validation loss): seconds of its "
-                     "training loop; graph build: `build_text_graph` of the data set with the cache "
-                     "bypassed, on the CPU, in the same process.")
+                     "training loop; graph build: `build_text_graph` of the data set with the "
+                     "cache bypassed, on the CPU, in the same process.")
     text += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header), *rows]
     return "\n".join(text)
 
