@@ -3,11 +3,13 @@
 ``auto`` is the first CUDA device when torch sees one, else the CPU.  Asking for CUDA where
 there is none is a user error (:class:`DeviceError`, one line, exit 2), raised before any work.
 
-Reproducibility: on the CPU a run with a given seed repeats bit for bit.  On CUDA the same seed
-gives the same initial weights, splits and dropout masks, but some kernels accumulate with
-atomic additions in an order that varies from run to run (the backward of a sparse-dense
-product, ``index_add`` / scatter sums), so losses and metrics can differ in the last digits and
-early stopping can pick a neighbouring epoch.  Every run record names the device that made it.
+Reproducibility: on the CPU a run with a given seed repeats bit for bit.  On every device the
+seed gives the same initial weights (drawn on the CPU, then moved) and validation split; on
+CUDA the dropout masks come from the GPU's generator, and some kernels accumulate with atomic
+additions in an order that varies from run to run (``index_add`` / scatter sums of message
+passing, the backward of gathers, torch's backward of sparse products), so losses and metrics
+are only promised to agree to float32 rounding and early stopping can pick a neighbouring
+epoch.  Every run record names the device that made it.
 """
 
 from __future__ import annotations
