@@ -3,14 +3,20 @@
 Tests that read the real benchmark data ask for the ``data_dir`` fixture.  Where the data root
 (``$GFBGCN_DATA``) is absent they are skipped with the reason, except when
 ``GFBGCN_REQUIRE_DATA=1`` (set by ``.ci/run``), where a missing data root is a failure.
+
+Tests not marked ``gpu`` see no CUDA device, so ``--device auto`` (the default) means the CPU in
+them on every machine and their exact expectations hold there too; ``gpu`` tests
+(tests/test_gpu.py) see the real devices.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import torch
 
 from gfbgcn.core.paths import data_root
 
@@ -31,3 +37,27 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     """Every test writes caches under a temp dir unless GFBGCN_CACHE is set explicitly."""
     if "GFBGCN_CACHE" not in os.environ:
         monkeypatch.setenv("GFBGCN_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+_REAL_CUDA_IS_AVAILABLE = torch.cuda.is_available
+_SEE_CUDA = [False]  # True only while a test marked ``gpu`` runs
+
+
+def _cuda_is_available() -> bool:
+    return _SEE_CUDA[0] and _REAL_CUDA_IS_AVAILABLE()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hide_cuda() -> Iterator[None]:
+    """Session-wide (so that module-scoped fixtures see it too): see the module docstring."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.cuda, "is_available", _cuda_is_available)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _gpu_tests_see_cuda(request: pytest.FixtureRequest) -> Iterator[None]:
+    see = request.node.get_closest_marker("gpu") is not None
+    _SEE_CUDA[0] = see
+    yield
+    _SEE_CUDA[0] = False

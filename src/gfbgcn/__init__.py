@@ -6,6 +6,9 @@ __version__ = "0.1.0"
 def load(path, **kwargs):
     """Load a model saved by ``gfbgcn train ... --save PATH``; see :mod:`gfbgcn.text.saved`.
 
+    ``device="cpu"|"cuda"|"cuda:N"|"auto"`` (default ``auto``: the first CUDA GPU if torch
+    sees one, else the CPU) places it; a model saved on one device loads on any other.
+
     ``model.predict(["text", ...])`` returns labels and probabilities,
     ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.
     """

@@ -44,6 +44,7 @@ One flag grammar across verbs:
   --save DIR            a model directory for `gfbgcn predict` (train)
   --output FILE         the one file predict writes (CSV)
   --threads N           torch CPU threads (per worker); --workers N: parallel processes
+  --device DEVICE       auto (a CUDA GPU if torch sees one, else the CPU), cpu, cuda, cuda:N
   --report-only         re-render a report from its stored records, run nothing
 Graph classification counts cross-validation folds instead of seeds: --folds K, --seed S.
 `gfbgcn <verb> --help` lists a verb's options."""

@@ -8,7 +8,14 @@ import pytest
 import torch
 
 from gfbgcn.core import device as device_module
-from gfbgcn.core.device import DeviceError, add_device_argument, device_name, resolve_device
+from gfbgcn.core.device import (
+    DeviceError,
+    add_device_argument,
+    device_from_args,
+    device_label,
+    device_name,
+    resolve_device,
+)
 
 
 @pytest.fixture()
@@ -60,3 +67,40 @@ def test_device_argument() -> None:
     assert parser.parse_args(["--device", "cuda:1"]).device == "cuda:1"
     assert "--device DEVICE" in parser.format_help()
     assert device_module.DEVICE_CHOICES == "auto, cpu, cuda or cuda:N"
+
+
+def _args(device: str, workers: int = 1) -> argparse.Namespace:
+    return argparse.Namespace(device=device, workers=workers)
+
+
+def test_device_from_args_records_the_resolved_name(no_gpu) -> None:
+    args = _args("auto")
+    assert device_from_args(args) == torch.device("cpu") and args.device_name == "cpu"
+
+
+def test_device_from_args_fails_in_one_line(no_gpu, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        device_from_args(_args("cuda:0"))
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: device 'cuda:0' asked for")
+
+
+def test_workers_keep_auto_on_the_cpu_and_refuse_cuda(two_gpus, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")
+    one = _args("auto")
+    assert device_from_args(one) == torch.device("cuda", 0)
+    assert one.device_name == "cuda:0 (Fake GPU)"
+    assert device_from_args(_args("auto", workers=2)) == torch.device("cpu")
+    assert device_from_args(_args("cpu", workers=2)) == torch.device("cpu")
+    with pytest.raises(SystemExit) as exit_info:
+        device_from_args(_args("cuda:1", workers=2))
+    assert exit_info.value.code == 2
+    assert "--workers 2" in capsys.readouterr().err
+
+
+def test_device_label() -> None:
+    assert device_label([]) == "CPU"
+    assert device_label(["cpu", "cpu"]) == "CPU"
+    assert device_label(["cuda:0 (NVIDIA H100 80GB HBM3)"]) == "NVIDIA H100 80GB HBM3"
+    assert device_label(["cpu", "cuda:1 (X)", "cuda:0 (X)"]) == "CPU + X"

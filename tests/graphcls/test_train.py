@@ -76,7 +76,8 @@ def test_train_one_record_and_determinism() -> None:
     rec = train_one("gfb-gcn", graphs, split, 2, 2, 8, 2, cfg, seed=3)
     assert json.loads(json.dumps(rec)) == rec
     assert set(rec) == {"val_loss", "val_acc", "test_loss", "test_acc", "best_epoch",
-                        "epochs_run", "num_parameters", "lambda", "seconds"}
+                        "epochs_run", "num_parameters", "lambda", "seconds", "device"}
+    assert rec["device"] == "cpu"  # the default of train_one (the CLI passes --device)
     assert 1 <= rec["best_epoch"] <= rec["epochs_run"] <= 6
     assert len(rec["lambda"]) == 2  # one learned lambda per GFB layer
     again = train_one("gfb-gcn", graphs, split, 2, 2, 8, 2, cfg, seed=3,

@@ -74,7 +74,7 @@ def test_grid_resume_skips_finished_runs(tmp_path, monkeypatch):
     monkeypatch.setattr(experiment, "load_benchmark",
                         lambda name, data_dir: loaded.append(name) or None)
     monkeypatch.setattr(experiment, "build_text_graph", lambda corpus: _FakeGraph())
-    monkeypatch.setattr(experiment, "normalized_adjacency", lambda *a: None)
+    monkeypatch.setattr(experiment, "normalized_adjacency", lambda *a: torch.zeros(0))
     monkeypatch.setattr(experiment, "train_text",
                         lambda graph, cfg, **kw: trained.append(cfg) or FakeResult())
     experiment.run_text_grid(specs, store, None, epochs=1)

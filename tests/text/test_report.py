@@ -117,3 +117,22 @@ def test_empty_store_renders_an_empty_report(tmp_path):
     render_text_report(layout, "gfbgcn reproduce text --report-only")
     assert "rendered from existing run records" in layout.report.read_text(encoding="utf-8")
     assert not (layout.figures / "convergence.png").exists()
+
+
+def test_time_columns_name_the_device(layout):
+    """Records from before ``--device`` count as CPU; once a GPU record joins, every time cell
+    names the device(s) of its own records."""
+    render_text_report(layout, "gfbgcn reproduce text")
+    text = layout.report.read_text(encoding="utf-8")
+    assert "| R8 s/epoch ours (CPU) | paper (GTX1080) | epochs |" in text
+    assert _table(text, "## Time per epoch")["Text GCN (WAP)"].startswith(
+        "| Text GCN (WAP) | 0.250 | ")
+    rec, key = _record("gcn", 7, 0.96)
+    layout.store().save(key, {**rec, "seconds_per_epoch": 0.004,
+                              "device": "cuda:0 (NVIDIA H100 80GB HBM3)"})
+    render_text_report(layout, "gfbgcn reproduce text")
+    text = layout.report.read_text(encoding="utf-8")
+    assert "| R8 s/epoch ours (CPU + NVIDIA H100 80GB HBM3) |" in text
+    times = _table(text, "## Time per epoch")
+    assert "| 0.250 (CPU + NVIDIA H100 80GB HBM3) |" in times["Text GCN (WAP)"]
+    assert "| 0.250 (CPU) |" in times["GFB + MaxVec"]

@@ -3,17 +3,21 @@
 ``auto`` is the first CUDA device when torch sees one, else the CPU.  Asking for CUDA where
 there is none is a user error (:class:`DeviceError`, one line, exit 2), raised before any work.
 
-Reproducibility: on the CPU a run with a given seed repeats bit for bit.  On CUDA the same seed
-gives the same initial weights, splits and dropout masks, but some kernels accumulate with
-atomic additions in an order that varies from run to run (the backward of a sparse-dense
-product, ``index_add`` / scatter sums), so losses and metrics can differ in the last digits and
-early stopping can pick a neighbouring epoch.  Every run record names the device that made it.
+Reproducibility: on the CPU a run with a given seed repeats bit for bit.  On every device the
+seed gives the same initial weights (drawn on the CPU, then moved) and validation split; on
+CUDA the dropout masks come from the GPU's generator, and some kernels accumulate with atomic
+additions in an order that varies from run to run (``index_add`` / scatter sums of message
+passing, the backward of gathers, torch's backward of sparse products), so losses and metrics
+are only promised to agree to float32 rounding and early stopping can pick a neighbouring
+epoch.  Every run record names the device that made it.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import sys
+from collections.abc import Iterable
 
 import torch
 
@@ -58,4 +62,49 @@ def add_device_argument(parser: argparse.ArgumentParser) -> None:
     """``--device`` with the same meaning in every verb."""
     parser.add_argument("--device", default="auto", metavar="DEVICE",
                         help=f"where to compute: {DEVICE_CHOICES} (auto: the first CUDA GPU if "
-                        "torch sees one, else the CPU)")
+                        "torch sees one, else the CPU; with --workers > 1 the CPU)")
+
+
+def device_from_args(args: argparse.Namespace) -> torch.device:
+    """Resolve ``args.device`` at the start of a verb, before any work.
+
+    A device that does not exist here ends the command with one line on stderr and exit status
+    2.  Forked ``--workers`` processes cannot share a CUDA context, so with ``--workers`` > 1
+    ``auto`` means the CPU and an explicit CUDA device is refused.  The resolved name is kept
+    in ``args.device_name`` for the invocation log.
+    """
+    spec = getattr(args, "device", "auto")
+    workers = int(getattr(args, "workers", 1) or 1)
+    try:
+        device = resolve_device(spec)
+        if workers > 1 and device.type == "cuda":
+            if (spec or "auto").strip().lower() != "auto":
+                raise DeviceError(f"--workers {workers} forks CPU processes, which cannot share "
+                                  f"device {spec!r}; use --workers 1 with a CUDA device")
+            device = torch.device("cpu")
+    except DeviceError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    args.device_name = device_name(device)
+    return device
+
+
+def device_label(names: Iterable[str]) -> str:
+    """Short label of the devices named in run records, for table headers: ``CPU``,
+    ``NVIDIA H100 80GB HBM3`` or ``CPU + NVIDIA ...`` (records from before ``--device``: CPU)."""
+    labels = []
+    for name in names:
+        label = "CPU" if name == "cpu" else name
+        match = re.match(r"^cuda:\d+ \((.*)\)$", name)
+        if match:
+            label = match.group(1)
+        if label not in labels:
+            labels.append(label)
+    return " + ".join(labels) or "CPU"
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for the device's queued kernels (CUDA runs asynchronously), e.g. before reading a
+    clock; a no-op on the CPU."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from tqdm.auto import tqdm
 
+from gfbgcn.core.device import add_device_argument
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.runinfo import provenance, set_threads, thread_count
 from gfbgcn.core.store import RunStore
@@ -90,6 +91,7 @@ def add_arguments(
                         help="torch CPU threads per process (1; 0: torch's choice)")
     parser.add_argument("--report-only", action="store_true",
                         help="only re-render the report from the records already in --out")
+    add_device_argument(parser)
 
 
 @dataclass(frozen=True)
@@ -251,6 +253,7 @@ class Invocations:
             "finished": None,
             "wall_s": {},
             "workers": getattr(args, "workers", 1),
+            **({"device": args.device_name} if hasattr(args, "device_name") else {}),
             **provenance(),
         }
         self.entries.append(self.entry)
@@ -285,8 +288,9 @@ def invocations_markdown(layout: Layout) -> list[str]:
     for inv in entries:
         status = "finished" if inv.get("finished") else "interrupted or running"
         workers = inv.get("workers", 1)
+        on = f", on {inv['device']}" if inv.get("device") else ""
         lines.append(f"- `{inv['command']}` ({status}, started {inv['started']}, "
-                     f"{workers} worker{'s' if workers != 1 else ''})")
+                     f"{workers} worker{'s' if workers != 1 else ''}{on})")
         for name, seconds in inv.get("wall_s", {}).items():
             wall[name] = wall.get(name, 0.0) + float(seconds)
     if wall:

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from gfbgcn.core import harness
+from gfbgcn.core.device import device_from_args
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.runinfo import torch_threads
 from gfbgcn.entity.data import (
@@ -72,11 +73,12 @@ def _dataset_stats(data: EntityData) -> tuple[dict[str, Any], float]:
 
 
 def _run_dataset(data: EntityData, args: argparse.Namespace, layout: harness.Layout,
-                 outcome: DatasetOutcome, write) -> None:
+                 outcome: DatasetOutcome, write, device: torch.device) -> None:
     """Selection and test runs of every model on one data set (records only, with
     ``--report-only``)."""
     overrides: dict[str, Any] = {"epochs": args.epochs, "summarize": args.summarize}
-    options = {"workers": args.workers, "threads": args.threads, "run": not args.report_only}
+    options = {"workers": args.workers, "threads": args.threads, "run": not args.report_only,
+               "device": device}
     store = layout.store()
     for model in args.models:
         if args.select_seeds > 0:
@@ -100,6 +102,7 @@ def _devices(layout: harness.Layout) -> list[str]:
 
 def reproduce_entity(args: argparse.Namespace) -> int:
     """Run the grid and write the report; returns 0, or 1 when no data set could be run."""
+    device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "entity")
     log = None if args.report_only else harness.Invocations(layout, args)
     outcomes: list[DatasetOutcome] = []
@@ -124,7 +127,7 @@ def reproduce_entity(args: argparse.Namespace) -> int:
                 write()
                 continue
             outcome.stats, outcome.majority_acc = _dataset_stats(data)
-            _run_dataset(data, args, layout, outcome, write)
+            _run_dataset(data, args, layout, outcome, write, device)
             if log is not None:
                 log.add_seconds(outcome.name, time.perf_counter() - start)
     if log is not None:

@@ -105,21 +105,21 @@ class EntityRun:
                 "config": self.config.tag, "seed": self.seed}
 
 
-def run_once(data: EntityData, run: EntityRun) -> dict[str, Any]:
-    """Train ``run``: on 80 % of train scored on the other 20 % (select), or on the whole
-    benchmark training set scored on its test set (test)."""
+def run_once(data: EntityData, run: EntityRun, device: Any = "cpu") -> dict[str, Any]:
+    """Train ``run`` on ``device``: on 80 % of train scored on the other 20 % (select), or on
+    the whole benchmark training set scored on its test set (test)."""
     if run.phase == "select":
         fit_pos, val_pos = stratified_holdout(data.train_y, VALIDATION_FRACTION, run.seed)
         record = train_once(
             data, run.config, run.seed,
             data.train_idx[fit_pos], data.train_y[fit_pos],
-            {"val": (data.train_idx[val_pos], data.train_y[val_pos])},
+            {"val": (data.train_idx[val_pos], data.train_y[val_pos])}, device,
         )
         record["split"] = {"fit_nodes": int(fit_pos.numel()), "val_nodes": int(val_pos.numel()),
                            "split_seed": run.seed, "fraction": VALIDATION_FRACTION}
     else:
         record = train_once(data, run.config, run.seed, data.train_idx, data.train_y,
-                            {"test": (data.test_idx, data.test_y)})
+                            {"test": (data.test_idx, data.test_y)}, device)
     return {**record, **provenance(), "dataset_info": data.info}
 
 
@@ -130,6 +130,7 @@ def select(
     store: RunStore,
     *,
     run: bool = True,
+    device: Any = "cpu",
     **run_options: Any,
 ) -> tuple[EntityConfig, list[dict[str, Any]]]:
     """Train every config ``select_runs`` times on 80% of train, score on the held-out 20%.
@@ -141,8 +142,8 @@ def select(
     runs = [EntityRun("select", data.name, cfg, seed)
             for cfg in configs for seed in range(select_runs)]
     if run:
-        run_pending(runs, store, lambda r: run_once(data, r), desc=f"select {data.name}",
-                    **run_options)
+        run_pending(runs, store, lambda r: run_once(data, r, device),
+                    desc=f"select {data.name}", **run_options)
     results: dict[EntityConfig, Selection] = {}
     for one in runs:
         if not store.done(one.key()):
@@ -161,14 +162,15 @@ def select(
 
 
 def test_runs(data: EntityData, cfg: EntityConfig, runs: int, store: RunStore, *,
-              run: bool = True, **run_options: Any) -> list[dict[str, Any]]:
+              run: bool = True, device: Any = "cpu", **run_options: Any
+              ) -> list[dict[str, Any]]:
     """Train ``cfg`` on the whole benchmark training set from seeds ``0..runs-1``; test once.
 
     ``run=False`` only reads the records already in ``store``.
     """
     tests = [EntityRun("test", data.name, cfg, seed) for seed in range(runs)]
     if run:
-        run_pending(tests, store, lambda r: run_once(data, r), desc=f"test {data.name}",
+        run_pending(tests, store, lambda r: run_once(data, r, device), desc=f"test {data.name}",
                     **run_options)
     return [store.load(t.key()) for t in tests if store.done(t.key())]
 

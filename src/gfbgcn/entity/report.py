@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gfbgcn.core.device import device_label
 from gfbgcn.core.paper import paper_table
 from gfbgcn.core.stats import format_mean_std
 
@@ -158,7 +159,7 @@ def render(
         "of the process (includes the Python/torch baseline).",
         "",
         "| data set | model | ours (test acc %) | paper | Δ | Δ/std | runs | config (chosen on "
-        "validation) | s/epoch | peak RSS MiB |",
+        f"validation) | s/epoch ({device_label(devices)}) | peak RSS MiB |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
     ]

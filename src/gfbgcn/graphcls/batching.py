@@ -10,6 +10,7 @@ in the same order (tested), only the fields the classifiers use.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -30,7 +31,8 @@ def _ranges(starts: Tensor, counts: Tensor) -> Tensor:
     """Concatenation of ``arange(s, s + c)`` for every ``(s, c)``, without a Python loop."""
     total = int(counts.sum())
     first = torch.cumsum(counts, 0) - counts  # position of each range in the output
-    return torch.repeat_interleave(starts - first, counts, output_size=total) + torch.arange(total)
+    return (torch.repeat_interleave(starts - first, counts, output_size=total)
+            + torch.arange(total, device=starts.device))
 
 
 class GraphBatcher:
@@ -63,9 +65,24 @@ class GraphBatcher:
     def __len__(self) -> int:
         return self.y.numel()
 
+    @property
+    def device(self) -> torch.device:
+        return self.x.device
+
+    def to(self, device: torch.device | str) -> GraphBatcher:
+        """A batcher whose concatenated graphs live on ``device`` (``self`` when they already
+        do): every mini-batch is then gathered there, without a copy per batch."""
+        device = torch.device(device)
+        if self.device == device:
+            return self
+        moved = copy.copy(self)
+        for name in ("node_ptr", "edge_ptr", "x", "local_edge_index", "y"):
+            setattr(moved, name, getattr(self, name).to(device))
+        return moved
+
     def batch(self, ids: Tensor | Sequence[int]) -> GraphMiniBatch:
-        """The graphs ``ids`` (in that order) as one disjoint-union graph."""
-        ids = torch.as_tensor(ids, dtype=torch.long)
+        """The graphs ``ids`` (in that order) as one disjoint-union graph, on :attr:`device`."""
+        ids = torch.as_tensor(ids, dtype=torch.long).to(self.device)
         n_counts = self.node_ptr[ids + 1] - self.node_ptr[ids]
         e_counts = self.edge_ptr[ids + 1] - self.edge_ptr[ids]
         nodes = _ranges(self.node_ptr[ids], n_counts)
@@ -74,14 +91,15 @@ class GraphBatcher:
         shift = torch.repeat_interleave(new_offsets, e_counts, output_size=edges.numel())
         edge_index = self.local_edge_index[:, edges] + shift
         batch_vec = torch.repeat_interleave(
-            torch.arange(ids.numel()), n_counts, output_size=nodes.numel()
+            torch.arange(ids.numel(), device=ids.device), n_counts, output_size=nodes.numel()
         )
         return GraphMiniBatch(self.x[nodes], edge_index, batch_vec, self.y[ids])
 
     def shuffled_batches(
         self, ids: Tensor, batch_size: int, generator: torch.Generator
     ) -> Iterator[GraphMiniBatch]:
-        """One epoch over ``ids``, each once, in a random order drawn from ``generator``."""
+        """One epoch over ``ids``, each once, in a random order drawn from ``generator`` (a CPU
+        generator: the same order on every device)."""
         order = ids[torch.randperm(ids.numel(), generator=generator)]
         for start in range(0, order.numel(), batch_size):
             yield self.batch(order[start : start + batch_size])

@@ -13,6 +13,7 @@ import argparse
 import time
 
 from gfbgcn.core import harness
+from gfbgcn.core.device import device_from_args
 from gfbgcn.core.runinfo import torch_threads
 from gfbgcn.graphcls.data import DATASETS, load_graph_dataset
 from gfbgcn.graphcls.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
@@ -44,6 +45,7 @@ def reproduce_graphs_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_graphs(args: argparse.Namespace) -> int:
     """Run the grid, store each run, keep ``<out>/graphs.md`` up to date."""
+    device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "graphs")
 
     def report(*_) -> None:
@@ -65,7 +67,8 @@ def reproduce_graphs(args: argparse.Namespace) -> int:
             runs = grid(ds, args.models, args.folds, args.fold_limit, args.hidden, args.layers,
                         args.seed)
             run_graph_grid(ds, runs, layout.store(), cfg, args.folds, args.seed,
-                           workers=args.workers, threads=args.threads, on_saved=throttle)
+                           workers=args.workers, threads=args.threads, on_saved=throttle,
+                           device=device)
             log.add_seconds(name, time.perf_counter() - start)
             report()
     log.finish()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from gfbgcn.core.device import resolve_device
 from gfbgcn.core.harness import run_pending
 from gfbgcn.core.stats import mean_std
 from gfbgcn.core.store import RunStore
@@ -54,14 +55,16 @@ def grid(ds: GraphDataset, models: Sequence[str], folds: int, fold_limit: int | 
 
 def run_graph_grid(ds: GraphDataset, runs: list[GraphRun], store: RunStore, cfg: TrainConfig,
                    folds: int, seed: int, *, workers: int = 1, threads: int | None = 1,
-                   on_saved: Callable[..., None] | None = None) -> int:
-    """Run every run not yet in ``store``; returns how many ran."""
-    batcher = GraphBatcher(ds.graphs)  # all graphs concatenated once, shared by the workers
+                   on_saved: Callable[..., None] | None = None, device: Any = "cpu") -> int:
+    """Run every run not yet in ``store`` on ``device``; returns how many ran."""
+    device = resolve_device(device)
+    # all graphs concatenated once (and moved to the device once), shared by the workers
+    batcher = GraphBatcher(ds.graphs).to(device)
     data_info = {**ds.info, "features": ds.feature_desc}
 
     def run(r: GraphRun) -> dict[str, Any]:
         rec = train_one(r.model, ds.graphs, r.split, ds.num_features, ds.num_classes,
-                        r.hidden, r.layers, cfg, r.seed, batcher=batcher)
+                        r.hidden, r.layers, cfg, r.seed, batcher=batcher, device=device)
         return {**rec, "num_folds": folds, "seed": seed, "train_config": asdict(cfg),
                 "data": data_info}
 

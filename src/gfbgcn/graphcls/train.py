@@ -30,6 +30,7 @@ import torch
 from torch.nn import functional as F
 from torch_geometric.data import Data
 
+from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.runinfo import seed_everything
 from gfbgcn.graphcls.batching import GraphBatcher, GraphMiniBatch
@@ -79,13 +80,15 @@ class TrainConfig:
 def evaluate(
     model: GraphClassifier, batch: GraphMiniBatch, undirected: bool = False
 ) -> tuple[float, float]:
-    """(mean cross-entropy, accuracy) of ``model`` on one collated batch of graphs."""
+    """(mean cross-entropy, accuracy) of ``model`` on one collated batch of graphs (read from
+    the device in one transfer)."""
     model.eval()
     logits = model(batch.x, batch.edge_index, batch.batch, undirected)
     y = batch.y
-    loss = float(F.cross_entropy(logits, y))
-    acc = float((logits.argmax(-1) == y).float().mean())
-    return loss, acc
+    loss = F.cross_entropy(logits, y)
+    acc = (logits.argmax(-1) == y).float().mean()
+    loss_value, acc_value = torch.stack([loss.to(torch.float64), acc.to(torch.float64)]).tolist()
+    return loss_value, acc_value
 
 
 def train_one(
@@ -99,16 +102,21 @@ def train_one(
     cfg: TrainConfig,
     seed: int,
     batcher: GraphBatcher | None = None,
+    device: str | torch.device | None = "cpu",
 ) -> dict[str, Any]:
     """Train one configuration on ``split.train``; early-stop on ``split.val``; test once.
 
-    ``batcher`` (built from ``graphs`` when not given) lets a grid concatenate the graphs once.
+    ``batcher`` (built from ``graphs`` when not given) lets a grid concatenate the graphs once
+    (and move them to ``device`` once).  The weights are drawn on the CPU and the shuffling
+    uses a CPU generator, so a seed gives the same start and batch order on every device.
     Returns a JSON-able record with validation/test loss and accuracy, epochs, wall time.
     """
     start = time.perf_counter()
+    device = resolve_device(device)
     gen = seed_everything(seed)
-    batcher = GraphBatcher(graphs) if batcher is None else batcher
+    batcher = (GraphBatcher(graphs) if batcher is None else batcher).to(device)
     model = build_classifier(model_name, num_features, hidden, layers, num_classes, cfg.dropout)
+    model = model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     train_ids = torch.as_tensor(split.train, dtype=torch.long)
     val_batch = batcher.batch(split.val)
@@ -143,4 +151,5 @@ def train_one(
         "num_parameters": count_parameters(model),
         "lambda": lam,
         "seconds": time.perf_counter() - start,
+        "device": device_name(device),
     }

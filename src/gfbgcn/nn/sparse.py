@@ -32,6 +32,21 @@ def mark_symmetric(adj: Tensor) -> Tensor:
     return adj
 
 
+def is_marked_symmetric(adj: Tensor) -> bool:
+    """Whether ``adj`` (this very object) was declared symmetric with :func:`mark_symmetric`."""
+    entry = _TRANSPOSES.get(id(adj))
+    return entry is not None and entry[0]() is adj and entry[1] is None
+
+
+def to_device(adj: Tensor, device: torch.device | str) -> Tensor:
+    """``adj.to(device)``, keeping its :func:`mark_symmetric` declaration (a copy on another
+    device is a new object, which would otherwise pay for a transpose in its first backward)."""
+    moved = adj.to(device)
+    if moved is not adj and is_marked_symmetric(adj):
+        mark_symmetric(moved)
+    return moved
+
+
 def csr_transpose(adj: Tensor) -> Tensor:
     """The transpose of a CSR matrix as a CSR matrix (cached per matrix object)."""
     entry = _TRANSPOSES.get(id(adj))

@@ -14,6 +14,7 @@ import time
 import warnings
 
 from gfbgcn.core import harness
+from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.runinfo import set_threads, thread_count, torch_threads
 from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
@@ -155,6 +156,7 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
                         "micro/macro F1, threshold chosen on the validation split")
     parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+    add_device_argument(parser)
 
 
 def train_config_from_args(args: argparse.Namespace):
@@ -185,7 +187,7 @@ def _print_result(result, multi_label: bool) -> None:
               f"subset accuracy {t['subset_accuracy']:.4f}")
         return
     lam = "" if result.lam is None else f", lambda {result.lam:.4f}"
-    print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch, "
+    print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch on {result.device}, "
           f"peak RSS {result.peak_rss_mib:.0f} MiB")
     print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
           f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
@@ -195,6 +197,7 @@ def train(args: argparse.Namespace) -> int:
     """Train one model on a corpus, report test metrics, optionally save it."""
     from gfbgcn.text.train import train_text, write_run
 
+    device = device_from_args(args)  # an absent GPU fails here, before any work
     set_threads(args.threads)
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
@@ -212,7 +215,8 @@ def train(args: argparse.Namespace) -> int:
         targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
         print(f"multi-label: {len(label_names)} labels, "
               f"{targets.sum(1).mean():.2f} labels per document on average")
-    result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets)
+    result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets,
+                        device=device)
     _print_result(result, args.multi_label)
     if args.out:
         print(f"wrote {write_run(args.out, result, graph, label_names)}")
@@ -244,6 +248,7 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=1024, help="documents per batch (1024)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
+    add_device_argument(parser)
 
 
 def predict(args: argparse.Namespace) -> int:
@@ -251,6 +256,7 @@ def predict(args: argparse.Namespace) -> int:
     from gfbgcn.text.predict_io import InputError, predictions_csv, read_documents
     from gfbgcn.text.saved import ModelLoadError, load_model, read_config
 
+    device = device_from_args(args)
     if not args.text and args.input is None:
         print("error: give --text and/or --input", file=sys.stderr)
         return 2
@@ -258,7 +264,7 @@ def predict(args: argparse.Namespace) -> int:
         print("error: --top-k and --batch-size must be >= 1", file=sys.stderr)
         return 2
     try:
-        model = load_model(args.model_dir, self_embedding=args.self_embedding)
+        model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
         sep = read_config(args.model_dir)["labels"].get("separator") or "|"
     except ModelLoadError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -302,6 +308,7 @@ def reproduce_text(args: argparse.Namespace) -> int:
     from gfbgcn.text.experiment import grid, run_text_grid
     from gfbgcn.text.report import render_text_report
 
+    device = device_from_args(args)
     layout = harness.Layout(args.out, "text")
     command = harness.command_line(args)
 
@@ -311,7 +318,7 @@ def reproduce_text(args: argparse.Namespace) -> int:
     def run(dataset: str) -> None:
         specs = grid([dataset], args.models, range(args.seeds), args.variants)
         run_text_grid(specs, layout.store(), args.data_dir, args.epochs, workers=args.workers,
-                      threads=args.threads, on_saved=harness.Throttle(report))
+                      threads=args.threads, on_saved=harness.Throttle(report), device=device)
 
     _run_datasets(args, layout, run, report)
     return 0
@@ -342,6 +349,7 @@ def reproduce_inductive(args: argparse.Namespace) -> int:
     from gfbgcn.text.experiment import inductive_grid, run_inductive_grid
     from gfbgcn.text.inductive_report import render_inductive_report
 
+    device = device_from_args(args)
     layout = harness.Layout(args.out, "inductive")
 
     def report(*_) -> None:
@@ -351,7 +359,7 @@ def reproduce_inductive(args: argparse.Namespace) -> int:
         specs = inductive_grid([dataset], args.models, range(args.seeds))
         run_inductive_grid(specs, layout.store(), args.data_dir, args.epochs,
                            workers=args.workers, threads=args.threads,
-                           on_saved=harness.Throttle(report))
+                           on_saved=harness.Throttle(report), device=device)
 
     _run_datasets(args, layout, run, report)
     return 0

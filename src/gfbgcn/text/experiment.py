@@ -17,10 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import torch
 
+from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.harness import pending, run_pending
 from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.store import RunStore
+from gfbgcn.nn.sparse import to_device
 from gfbgcn.text.data import load_benchmark
 from gfbgcn.text.graph import build_text_graph, normalized_adjacency
 from gfbgcn.text.inductive import InductiveTextGCN
@@ -117,18 +120,23 @@ def _pending_by_dataset(specs: Iterable[Any], store: RunStore) -> dict[str, list
 
 
 def run_text_grid(specs: list[RunSpec], store: RunStore, data_dir: str | None, epochs: int, *,
-                  workers: int = 1, threads: int | None = 1, on_saved=None) -> None:
+                  workers: int = 1, threads: int | None = 1, on_saved=None,
+                  device: str | torch.device | None = "cpu") -> None:
     """Run every spec not yet in ``store``, one dataset at a time (its graph built once and
-    shared by every run, and by the workers, which inherit it)."""
+    shared by every run, and by the workers, which inherit it; ``Â`` moved to ``device`` once).
+    """
+    device = resolve_device(device)
     for dataset, todo in _pending_by_dataset(specs, store).items():
         graph = build_text_graph(load_benchmark(dataset, data_dir))
         data = graph.to_data()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
+            adj = to_device(adj, device)
 
         def run(spec: RunSpec) -> dict[str, Any]:
-            return train_text(graph, spec.config(epochs), progress=False, adj=adj).record()
+            return train_text(graph, spec.config(epochs), progress=False, adj=adj,
+                              device=device).record()
 
         run_pending(todo, store, run, workers=workers, threads=threads,
                     desc=f"reproduce text {dataset}", on_saved=on_saved)
@@ -155,7 +163,8 @@ def inductive_grid(datasets: Iterable[str], models: Iterable[str],
     return [InductiveSpec(d, m, s) for d in datasets for m in models for s in seeds]
 
 
-def inductive_run(spec: InductiveSpec, corpus, graphs, epochs: int = 200) -> dict[str, Any]:
+def inductive_run(spec: InductiveSpec, corpus, graphs, epochs: int = 200,
+                  device: str | torch.device | None = "cpu") -> dict[str, Any]:
     """Transductive and inductive test accuracy of one seed (see the module docstring).
 
     ``graphs``: the graph of the whole corpus and the graph of its training documents only
@@ -165,12 +174,13 @@ def inductive_run(spec: InductiveSpec, corpus, graphs, epochs: int = 200) -> dic
     and as the mean training-document embedding.
     """
     full, train_only = graphs
+    device = resolve_device(device)
     cfg = TrainConfig(model=spec.model, seed=spec.seed, epochs=epochs)
     t0 = time.perf_counter()
-    trans = train_text(full, cfg, progress=False)
+    trans = train_text(full, cfg, progress=False, device=device)
     t_trans = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ind = train_text(train_only, cfg, progress=False)
+    ind = train_text(train_only, cfg, progress=False, device=device)
     t_ind = time.perf_counter() - t0
     test_idx = np.flatnonzero(~corpus.is_train)
     texts = [corpus.texts[i] for i in test_idx]
@@ -183,6 +193,7 @@ def inductive_run(spec: InductiveSpec, corpus, graphs, epochs: int = 200) -> dic
         "inductive_best_epoch": ind.best_epoch,
         "inductive_val_accuracy": ind.val["accuracy"],
         "train_seconds": {"transductive": t_trans, "inductive": t_ind},
+        "device": device_name(device),
     }
     for self_embedding in ("zero", "mean"):
         predictor = InductiveTextGCN.from_trained(ind.model, train_only, spec.model,
@@ -197,13 +208,14 @@ def inductive_run(spec: InductiveSpec, corpus, graphs, epochs: int = 200) -> dic
 
 def run_inductive_grid(specs: list[InductiveSpec], store: RunStore, data_dir: str | None,
                        epochs: int, *, workers: int = 1, threads: int | None = 1,
-                       on_saved=None) -> None:
+                       on_saved=None, device: str | torch.device | None = "cpu") -> None:
     """Run every spec not yet in ``store``; both graphs of a dataset are built once."""
     for dataset, todo in _pending_by_dataset(specs, store).items():
         corpus = load_benchmark(dataset, data_dir)
         train_docs = np.flatnonzero(corpus.is_train)
         graphs = (build_text_graph(corpus),
                   build_text_graph(corpus.subset(train_docs, name=f"{dataset}-train")))
-        run_pending(todo, store, lambda spec: inductive_run(spec, corpus, graphs, epochs),
+        run_pending(todo, store,
+                    lambda spec: inductive_run(spec, corpus, graphs, epochs, device),
                     workers=workers, threads=threads, desc=f"reproduce inductive {dataset}",
                     on_saved=on_saved)

@@ -190,7 +190,23 @@ class InductiveTextGCN:
             raise ValueError(f"idf has {len(self.idf)} entries, vocabulary {v}")
         self._z_words: Tensor | None = None
         self._vocab_index = pd.Index(self.vocab)  # built once, not per predict call
-        self._inv_sqrt_deg = self.deg_words.to(torch.float64).rsqrt().numpy()
+        self._inv_sqrt_deg = self.deg_words.to(torch.float64).rsqrt().cpu().numpy()
+
+    # -- placement ------------------------------------------------------------------------
+
+    @property
+    def device(self) -> torch.device:
+        """Where the word tables and the second layer live (and new documents are scored)."""
+        return self.w1_words.device
+
+    def to(self, device: str | torch.device) -> InductiveTextGCN:
+        """Move the word tables and the second layer to ``device`` (in place); returns self."""
+        device = torch.device(device)
+        for name in ("deg_words", "w1_words", "h_words", "w1_doc_mean"):
+            setattr(self, name, getattr(self, name).to(device))
+        self.conv2.to(device)
+        self._z_words = None  # recomputed on the new device when first needed
+        return self
 
     # -- construction ---------------------------------------------------------------------
 
@@ -221,11 +237,15 @@ class InductiveTextGCN:
                 f"inductive prediction is implemented for the two-layer models (gcn, gfb-*, "
                 f"fbp, cbp, bp, sqrt), not for {type(model).__name__} (sgc, gin)"
             )
+        from gfbgcn.nn.sparse import to_device
+
+        device = model.w1.device
         if adj is None:
             adj = normalized_adjacency(
                 torch.from_numpy(graph.edge_index), torch.from_numpy(graph.edge_weight),
                 graph.num_nodes,
             )
+        adj = to_device(adj, device)
         was_training = model.training
         model.eval()
         with torch.no_grad():
@@ -237,12 +257,12 @@ class InductiveTextGCN:
             train_labels = graph.labels[graph.is_train]
             prior = np.bincount(train_labels, minlength=len(graph.label_names)).astype(np.float64)
             prior = prior / max(prior.sum(), 1.0)
-        train_docs = torch.from_numpy(np.flatnonzero(graph.is_train))
+        train_docs = torch.from_numpy(np.flatnonzero(graph.is_train)).to(device)
         w1 = model.w1.detach()
         return cls(
             vocab=list(graph.vocab),
             idf=np.asarray(graph.idf, dtype=np.float64),
-            deg_words=torch.from_numpy(deg[d:]).to(w1.dtype),
+            deg_words=torch.from_numpy(deg[d:]).to(device=device, dtype=w1.dtype),
             w1_words=w1[d:].clone(),
             h_words=h[d:].clone(),
             w1_doc_mean=(w1[train_docs].mean(0) if len(train_docs) else w1.new_zeros(w1.shape[1])),
@@ -294,7 +314,7 @@ class InductiveTextGCN:
             (a.data * inv_sqrt_d[row] * self._inv_sqrt_deg[a.indices], a.indices, a.indptr),
             shape=a.shape,
         )
-        dtype = self.w1_words.dtype
+        dtype, device = self.w1_words.dtype, self.device
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # torch's "sparse CSR is beta" notes
             a_t = torch.sparse_csr_tensor(
@@ -302,8 +322,8 @@ class InductiveTextGCN:
                 torch.from_numpy(a_hat.indices.astype(np.int64)),
                 torch.from_numpy(a_hat.data).to(dtype),
                 size=a_hat.shape,
-            )
-        self_w = torch.from_numpy(1.0 / deg_d).to(dtype).unsqueeze(1)  # Â_dd [B, 1]
+            ).to(device)  # built on the host (SciPy), one copy per batch
+        self_w = torch.from_numpy(1.0 / deg_d).to(device=device, dtype=dtype).unsqueeze(1)  # Â_dd
         if self_rows is None:
             if self.self_embedding == "mean":
                 self_rows = self.w1_doc_mean.unsqueeze(0).expand(a.shape[0], -1)
@@ -313,7 +333,7 @@ class InductiveTextGCN:
             warnings.simplefilter("ignore", UserWarning)  # torch's "sparse CSR is beta"
             pre = a_t @ self.w1_words  # sum_w Â_dw W1[w]
             if self_rows is not None:
-                pre = pre + self_w * self_rows.to(dtype)
+                pre = pre + self_w * self_rows.to(device=device, dtype=dtype)
             h_d = torch.relu(pre)  # layer 1
             z_d = node_transform(self.conv2, h_d)
             out = self_w * z_d + a_t @ self.z_words  # Â_dd z_d + sum_w Â_dw z_w
@@ -321,8 +341,8 @@ class InductiveTextGCN:
 
     def _probabilities(self, logits: Tensor) -> np.ndarray:
         if self.multi_label:
-            return torch.sigmoid(logits).numpy().astype(np.float64)
-        return torch.softmax(logits, dim=1).numpy().astype(np.float64)
+            return torch.sigmoid(logits).cpu().numpy().astype(np.float64)
+        return torch.softmax(logits, dim=1).cpu().numpy().astype(np.float64)
 
     def predict_proba(self, texts: Sequence[str] | str, batch_size: int = 4096) -> np.ndarray:
         """``[B, C]`` class probabilities (softmax; sigmoid per label when multi-label)."""

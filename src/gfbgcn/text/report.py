@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
+from gfbgcn.core.device import device_label
 from gfbgcn.core.harness import Layout, invocations_markdown, portable
 from gfbgcn.core.io import atomic_write, atomic_write_text
 from gfbgcn.core.paper import paper_table
@@ -223,16 +224,19 @@ def _add_times(add: Add, cells: Cells, datasets: list[str], models: list[str],
         "jobs while it ran, so compare ratios within a column rather than absolute values. "
         "Paper: seconds per epoch on a GTX1080 GPU. Epochs: mean number of epochs run until "
         "the early-stopping rule fired.\n")
-    add("| model | " + " | ".join(f"{DATASET_LABEL[d]} s/epoch ours | paper (GPU) | epochs"
-                                for d in datasets) + " |")
+    everywhere = devices(cells)
+    mixed = len(everywhere) > 1  # then every cell names the device(s) of its own records
+    add("| model | " + " | ".join(f"{DATASET_LABEL[d]} s/epoch ours ({device_label(everywhere)})"
+                                f" | paper (GTX1080) | epochs" for d in datasets) + " |")
     add("|---|" + "---|---|---|" * len(datasets))
     for m in models:
         row = [_label(paper, m)]
         for d in datasets:
             recs = main_cell(cells, d, m)
             ref = paper["seconds_per_epoch_gpu"].get(m, {}).get(d)
+            on = f" ({device_label(sorted({r.get('device', 'cpu') for r in recs}))})"
             row.append(f"{statistics.median(r['seconds_per_epoch'] for r in recs):.3f}"
-                       if recs else "–")
+                       + (on if mixed else "") if recs else "–")
             row.append(f"{ref:g}" if ref else "–")
             row.append(f"{statistics.fmean(r['epochs_run'] for r in recs):.1f}" if recs else "–")
         add("| " + " | ".join(row) + " |")

@@ -84,7 +84,8 @@ def save_model(
     }
     for name, value in predictor.conv2.state_dict().items():
         tensors[f"conv2.{name}"] = value
-    tensors = {k: v.detach().contiguous().clone() for k, v in tensors.items()}
+    # on the host, whatever device the model is on: a saved model loads on any device
+    tensors = {k: v.detach().cpu().contiguous().clone() for k, v in tensors.items()}
     atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
     atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
     config = {
@@ -227,20 +228,28 @@ def load_model(
     *,
     tokenizer: Tokenizer | None = None,
     self_embedding: str | None = None,
+    device: str | torch.device | None = None,
 ) -> InductiveTextGCN:
-    """Load a model directory written by :func:`save_model` (``gfbgcn train --save``)."""
+    """Load a model directory written by :func:`save_model` (``gfbgcn train --save``).
+
+    The tensors are read on the CPU and then moved to ``device`` (``auto``, the default: the
+    first CUDA GPU if torch sees one, else the CPU; or ``cpu``, ``cuda``, ``cuda:N``), so a
+    model saved on any device loads on any other.
+    """
+    from gfbgcn.core.device import resolve_device
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     from gfbgcn.text.model import make_second_layer
 
+    target = resolve_device(device)  # an absent GPU fails before the files are read
     path = Path(path)
     config = _read_config(path)
     check_versions(config["versions"], path)
     weights = _check_file(path, WEIGHTS, config)
     vocab_file = _check_file(path, VOCAB, config)
     try:
-        tensors = load_file(str(weights))
+        tensors = load_file(str(weights), device="cpu")
     except (SafetensorError, OSError, ValueError) as err:
         raise ModelLoadError(f"{weights}: corrupt weights file ({err})") from err
     try:
@@ -284,7 +293,7 @@ def load_model(
         multi_label=bool(labels.get("multi_label")),
         threshold=float(labels.get("threshold") or 0.5),
         self_embedding=self_embedding or ind.get("self_embedding", "zero"),
-    )
+    ).to(target)
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -329,5 +338,5 @@ def save_trained(path: str | Path, result, graph, corpus, label_names=None,
                    "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
         label_sep=label_sep if label_names is not None else None,
         metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
-                 "best_epoch": result.best_epoch},
+                 "best_epoch": result.best_epoch, "device": result.device},
     )

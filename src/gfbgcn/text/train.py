@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.io import atomic_write_json, atomic_write_text
 from gfbgcn.core.metrics import classification_metrics
@@ -38,7 +39,7 @@ from gfbgcn.core.runinfo import (
     seed_everything,
 )
 from gfbgcn.nn.models import TwoLayerTextGCN
-from gfbgcn.nn.sparse import csr_rows
+from gfbgcn.nn.sparse import csr_rows, to_device
 from gfbgcn.text.graph import TextGraph, normalized_adjacency
 from gfbgcn.text.model import MODELS, build_text_model
 
@@ -80,6 +81,7 @@ class TrainResult:
     probabilities: np.ndarray  # [num_docs, C] softmax (multi-label: sigmoid) outputs
     threshold: float | None = None  # multi-label: decision threshold chosen on validation
     lam: float | None = None  # GFB models: lambda of the kept (best-validation) weights
+    device: str = "cpu"  # where it trained, as device_name() writes it
 
     def record(self) -> dict[str, Any]:
         """JSON-serialisable summary (no weights)."""
@@ -94,6 +96,7 @@ class TrainResult:
             "peak_rss_mib": self.peak_rss_mib,
             **({"threshold": self.threshold} if self.threshold is not None else {}),
             **({"lambda": self.lam} if self.lam is not None else {}),
+            "device": self.device,
             "versions": package_versions(),
             "machine": machine_info(),
         }
@@ -123,14 +126,20 @@ class _Setup:
     val_idx: torch.Tensor
     test_idx: torch.Tensor
     row_adj: tuple[torch.Tensor, torch.Tensor] | None  # rows of Â for train / val documents
+    device: torch.device
 
 
 def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
-             multilabel_targets: np.ndarray | None) -> _Setup:
+             multilabel_targets: np.ndarray | None, device: torch.device) -> _Setup:
+    """Model, optimiser, ``Â``, targets and document indices, all on ``device``.
+
+    The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
+    on every device."""
     seed_everything(config.seed)
     data = graph.to_data(config.val_ratio, config.seed)
     if adj is None:
         adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
+    adj = to_device(adj, device)  # no copy when the caller shares one already there
     multi = multilabel_targets is not None
     targets = data.y
     if multi:
@@ -139,20 +148,21 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
             raise ValueError(f"multilabel_targets has {targets.shape[0]} rows, "
                              f"graph {graph.num_docs} documents")
     num_classes = targets.shape[1] if multi else len(graph.label_names)
+    targets = targets.to(device)
     model = build_text_model(config.model, data.num_nodes, num_classes, config.hidden,
-                             config.dropout, **dict(config.layer_options))
+                             config.dropout, **dict(config.layer_options)).to(device)
     if not config.train_lambda:
         for p in _lambda_parameters(model):
             p.requires_grad_(False)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad],
                                  lr=config.lr, weight_decay=config.weight_decay)
-    train_idx = data.train_mask.nonzero().view(-1)
-    val_idx = data.val_mask.nonzero().view(-1)
+    train_idx = data.train_mask.nonzero().view(-1).to(device)
+    val_idx = data.val_mask.nonzero().view(-1).to(device)
     row_adj = None
     if isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
         row_adj = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
     return _Setup(model, optimizer, adj, targets, multi, num_classes, train_idx, val_idx,
-                  data.test_mask.nonzero().view(-1), row_adj)
+                  data.test_mask.nonzero().view(-1).to(device), row_adj, device)
 
 
 def _logits(s: _Setup) -> tuple[torch.Tensor, torch.Tensor]:
@@ -177,22 +187,35 @@ def _logits(s: _Setup) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _losses(s: _Setup, train_logits: torch.Tensor, val_logits: torch.Tensor
-            ) -> tuple[torch.Tensor, float, float, float]:
-    """``(training loss, validation loss, validation accuracy, training accuracy)``; for
-    multi-label, subset accuracy at threshold 0.5 (for the progress record)."""
+            ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """``(training loss, [validation loss, validation accuracy, training accuracy])``, all
+    tensors on the run's device (read together once per epoch, see :func:`_epoch_values`);
+    for multi-label, subset accuracy at threshold 0.5 (for the progress record)."""
     y_train, y_val = s.targets[s.train_idx], s.targets[s.val_idx]
     if s.multi:
         bce = F.binary_cross_entropy_with_logits
         loss = bce(train_logits, y_train)
-        val_loss = float(bce(val_logits, y_val))
-        val_acc = float(((val_logits > 0) == (y_val > 0)).all(1).float().mean())
-        train_acc = float(((train_logits > 0) == (y_train > 0)).all(1).float().mean())
+        val_loss = bce(val_logits, y_val)
+        val_acc = ((val_logits > 0) == (y_val > 0)).all(1).float().mean()
+        train_acc = ((train_logits > 0) == (y_train > 0)).all(1).float().mean()
     else:
         loss = F.cross_entropy(train_logits, y_train)
-        val_loss = float(F.cross_entropy(val_logits, y_val))
-        val_acc = float((val_logits.argmax(1) == y_val).float().mean())
-        train_acc = float((train_logits.argmax(1) == y_train).float().mean())
-    return loss, val_loss, val_acc, train_acc
+        val_loss = F.cross_entropy(val_logits, y_val)
+        val_acc = (val_logits.argmax(1) == y_val).float().mean()
+        train_acc = (train_logits.argmax(1) == y_train).float().mean()
+    return loss, [val_loss, val_acc, train_acc]
+
+
+def _epoch_values(loss: torch.Tensor, stats: list[torch.Tensor], model: torch.nn.Module
+                  ) -> tuple[float, float, float, float, float | None]:
+    """``(train loss, val loss, val acc, train acc, lambda)`` as Python floats, copied to the
+    host in one transfer: the epoch's only wait for the device (early stopping needs the
+    validation loss).  Widening float32 to float64 is exact, so the values equal ``float(t)``
+    of each tensor."""
+    lams = _lambda_parameters(model)
+    parts = [loss.detach(), *stats] + ([lams[0].detach()] if len(lams) == 1 else [])
+    values = torch.stack([p.reshape(()).to(torch.float64) for p in parts]).tolist()
+    return (*values[:4], values[4] if len(values) > 4 else None)
 
 
 def _fit(s: _Setup, config: TrainConfig, progress: bool
@@ -205,14 +228,15 @@ def _fit(s: _Setup, config: TrainConfig, progress: bool
         t0 = time.perf_counter()
         s.model.train()
         s.optimizer.zero_grad(set_to_none=True)
-        loss, val_loss, val_acc, train_acc = _losses(s, *_logits(s))
-        lam = _lambda_value(s.model)  # the lambda of the weights validated in this epoch
+        loss, stats = _losses(s, *_logits(s))
+        loss.backward()  # queued before the host waits for the values below
+        # lambda: that of the weights validated in this epoch (read before the step)
+        train_loss, val_loss, val_acc, train_acc, lam = _epoch_values(loss, stats, s.model)
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
-        loss.backward()
         s.optimizer.step()
         history.append({
-            "epoch": epoch, "train_loss": float(loss.detach()), "train_acc": train_acc,
+            "epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
             "val_loss": val_loss, "val_acc": val_acc, "seconds": time.perf_counter() - t0,
             **({"lambda": lam} if lam is not None else {}),
         })
@@ -231,19 +255,19 @@ def _evaluate(s: _Setup, num_docs: int) -> tuple[dict, dict, np.ndarray, float |
     with torch.no_grad():
         logits = s.model(s.adj)
     docs = slice(0, num_docs)
-    vi, ti = s.val_idx.numpy(), s.test_idx.numpy()
+    vi, ti = s.val_idx.cpu().numpy(), s.test_idx.cpu().numpy()
     if s.multi:
         from gfbgcn.text.multilabel import choose_threshold, multilabel_metrics
 
-        probs = torch.sigmoid(logits[docs]).numpy()
-        y_np = s.targets.numpy()
+        probs = torch.sigmoid(logits[docs]).cpu().numpy()
+        y_np = s.targets.cpu().numpy()
         threshold, _ = choose_threshold(y_np[vi], probs[vi]) if len(vi) else (0.5, 0.0)
         test = multilabel_metrics(y_np[ti], probs[ti] >= threshold)
         val = multilabel_metrics(y_np[vi], probs[vi] >= threshold)
         test["threshold"] = val["threshold"] = threshold
         return test, val, probs, threshold
-    probs = torch.softmax(logits[docs], dim=1).numpy()
-    pred, y = logits.argmax(1).numpy(), s.targets.numpy()
+    probs = torch.softmax(logits[docs], dim=1).cpu().numpy()
+    pred, y = logits.argmax(1).cpu().numpy(), s.targets.cpu().numpy()
     test = classification_metrics(y[ti], pred[ti], s.num_classes)
     val = classification_metrics(y[vi], pred[vi], s.num_classes)
     return test, val, probs, None
@@ -256,15 +280,20 @@ def train_text(
     progress: bool = True,
     adj: torch.Tensor | None = None,
     multilabel_targets: np.ndarray | None = None,
+    device: str | torch.device | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
-    ``adj`` (the normalised adjacency) may be passed in to share it between runs.
+    ``device``: ``auto`` (default: the first CUDA GPU if torch sees one, else the CPU),
+    ``cpu``, ``cuda`` or ``cuda:N`` (see :mod:`gfbgcn.core.device`); the returned model stays
+    there.  ``adj`` (the normalised adjacency) may be passed in to share it between runs
+    (passing it already on ``device`` saves a copy per run).
     ``multilabel_targets`` (``[num_docs, L]`` 0/1, see :mod:`gfbgcn.text.multilabel`) switches
     to multi-label training: BCE-with-logits, sigmoid outputs, micro/macro F1 and subset
     accuracy at a threshold chosen on the validation documents.
     """
-    setup = _prepare(graph, config, adj, multilabel_targets)
+    device = resolve_device(device)
+    setup = _prepare(graph, config, adj, multilabel_targets, device)
     start = time.perf_counter()
     history, stopper = _fit(setup, config, progress)
     train_seconds = time.perf_counter() - start
@@ -284,6 +313,7 @@ def train_text(
         probabilities=probs,
         threshold=threshold,
         lam=_lambda_value(setup.model),
+        device=device_name(device),
     )
 
 
@@ -311,6 +341,7 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
             "train": record["config"],
             "graph": {"key": graph.key, **asdict(graph.config), "tokenizer": graph.tokenizer},
             "dataset": graph.corpus_name,
+            "device": record["device"],
             "versions": record["versions"],
             "machine": record["machine"],
         },
@@ -318,7 +349,7 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     atomic_write_text(out / "history.csv", history_csv(result.history))
     metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
                                       "seconds_per_epoch", "train_seconds", "peak_rss_mib",
-                                      "lambda") if k in record}
+                                      "lambda", "device") if k in record}
     metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
     atomic_write_json(out / "metrics.json", metrics)
     return out
