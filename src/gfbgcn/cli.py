@@ -109,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.command_argv = argv  # provenance: reports record the command that made them
     debug = errors.debug_requested(getattr(args, "debug", False))
     try:
-        return int(args._run(args) or 0)
+        with errors.one_line_warnings():
+            return int(args._run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -8,8 +8,11 @@ Anything else is a bug: it exits with status 1, still in one line, and asks for 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import warnings
+from collections.abc import Iterator
 
 #: Exit status of a command that was given bad input.
 USER_ERROR = 2
@@ -72,3 +75,14 @@ def report(err: BaseException) -> int:
               "--debug (or GFBGCN_DEBUG=1) for the traceback and please report it",
               file=sys.stderr)
     return status
+
+
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """Show warnings as ``warning: message`` lines on standard error (no source lines)."""
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"warning: {one_line(str(message))}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield

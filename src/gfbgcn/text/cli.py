@@ -207,6 +207,7 @@ def _print_result(result, multi_label: bool) -> None:
 
 def train(args: argparse.Namespace) -> int:
     """Train one model on a corpus, report test metrics, optionally save it."""
+    from gfbgcn.text.checks import check_has_test
     from gfbgcn.text.train import train_text, write_run
 
     set_threads(args.threads)
@@ -214,6 +215,7 @@ def train(args: argparse.Namespace) -> int:
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
     corpus, graph = graph_from_args(args)
+    check_has_test(graph.is_train)
     for note in graph.notes:
         print(f"note: {note}", file=sys.stderr)
     how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"

@@ -39,6 +39,7 @@ from gfbgcn.core.runinfo import (
 )
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows
+from gfbgcn.text.checks import check_converged, check_split, check_train_settings, json_safe
 from gfbgcn.text.graph import TextGraph, normalized_adjacency
 from gfbgcn.text.model import MODELS, build_text_model
 
@@ -63,6 +64,7 @@ class TrainConfig:
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
+        check_train_settings(self)
 
 
 @dataclass
@@ -148,6 +150,8 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
                                  lr=config.lr, weight_decay=config.weight_decay)
     train_idx = data.train_mask.nonzero().view(-1)
     val_idx = data.val_mask.nonzero().view(-1)
+    check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
+                config.val_ratio, multi)
     row_adj = None
     if isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
         row_adj = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
@@ -267,6 +271,7 @@ def train_text(
     setup = _prepare(graph, config, adj, multilabel_targets)
     start = time.perf_counter()
     history, stopper = _fit(setup, config, progress)
+    check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)
     val["loss"] = history[stopper.best_epoch - 1]["val_loss"]
@@ -307,18 +312,18 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     record = result.record()
     atomic_write_json(
         out / "config.json",
-        {
+        json_safe({
             "train": record["config"],
             "graph": {"key": graph.key, **asdict(graph.config), "tokenizer": graph.tokenizer},
             "dataset": graph.corpus_name,
             "versions": record["versions"],
             "machine": record["machine"],
-        },
+        }),
     )
     atomic_write_text(out / "history.csv", history_csv(result.history))
     metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
                                       "seconds_per_epoch", "train_seconds", "peak_rss_mib",
                                       "lambda") if k in record}
     metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
-    atomic_write_json(out / "metrics.json", metrics)
+    atomic_write_json(out / "metrics.json", json_safe(metrics))
     return out
