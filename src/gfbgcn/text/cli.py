@@ -207,6 +207,7 @@ def _print_result(result, multi_label: bool) -> None:
 
 def train(args: argparse.Namespace) -> int:
     """Train one model on a corpus, report test metrics, optionally save it."""
+    from gfbgcn.core.atomic import check_outputs
     from gfbgcn.text.checks import check_has_test
     from gfbgcn.text.train import train_text, write_run
 
@@ -214,6 +215,7 @@ def train(args: argparse.Namespace) -> int:
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
+    check_outputs(args.out, args.save)  # before any work: a trained result is never lost
     corpus, graph = graph_from_args(args)
     check_has_test(graph.is_train)
     for note in graph.notes:

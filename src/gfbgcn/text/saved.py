@@ -11,9 +11,13 @@ A model directory holds three files:
 * ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
 * ``config.json``, written last: format version, model and graph settings, tokenizer name,
   label names, multi-label settings, package versions, a hash of the training data
-  (``TextGraph.key`` and the corpus digest), the tensor shapes, and the sha256 of the two other
-  files.  Loading verifies all of it and fails with a :class:`ModelLoadError` naming the
+  (``TextGraph.key`` and the corpus digest), the tensor shapes, the sha256 of the two other
+  files and ``config_sha256``, the digest of its own other fields (an edited label name is
+  refused).  Loading verifies all of it and fails with a :class:`ModelLoadError` naming the
   problem; a missing ``config.json`` means an incomplete directory.
+
+The directory is written as a whole (:mod:`gfbgcn.core.atomic`): under a temporary sibling
+name, then swapped into place, so re-saving never leaves the previous model unloadable.
 
 Only the built-in tokenizers are reloadable by name; a model trained with a custom tokenizer
 must be loaded with ``load_model(path, tokenizer=the_same_callable)``.
@@ -30,10 +34,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.atomic import atomic_directory
 from gfbgcn.core.io import (
     atomic_write,
     atomic_write_json,
     atomic_write_text,
+    json_digest,
     sha256_file,
 )
 from gfbgcn.core.runinfo import package_versions
@@ -71,9 +77,6 @@ def save_model(
     """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``."""
     from safetensors.torch import save_file
 
-    out = Path(path)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / CONFIG).unlink(missing_ok=True)  # an interrupted save leaves no valid config
     tensors = {
         "w1_words": predictor.w1_words,
         "h_words": predictor.h_words,
@@ -85,40 +88,44 @@ def save_model(
     for name, value in predictor.conv2.state_dict().items():
         tensors[f"conv2.{name}"] = value
     tensors = {k: v.detach().contiguous().clone() for k, v in tensors.items()}
-    atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
-    atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
-    config = {
-        "format": "gfbgcn-text-model",
-        "format_version": FORMAT_VERSION,
-        "model": {
-            "name": predictor.model_name,
-            "hidden": int(hidden or predictor.w1_words.shape[1]),
-            "num_classes": len(predictor.label_names),
-            "layer_options": dict(layer_options or {}),
-            "dtype": str(predictor.w1_words.dtype).replace("torch.", ""),
-        },
-        "labels": {
-            "names": list(predictor.label_names),
-            "multi_label": predictor.multi_label,
-            "threshold": predictor.threshold if predictor.multi_label else None,
-            "separator": label_sep,
-        },
-        "tokenizer": {
-            "name": predictor.tokenizer_name,
-            "reloadable_by_name": predictor.tokenizer_name in _builtin_names(),
-        },
-        "graph": dict(graph_config or {}),
-        "train": dict(train_config or {}),
-        "training_data": dict(data_hash or {}),
-        "inductive": {"self_embedding": predictor.self_embedding},
-        "metrics": metrics or {},
-        "shapes": {k: list(v.shape) for k, v in tensors.items()},
-        "num_words": len(predictor.vocab),
-        "versions": package_versions(),
-        "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
-    }
-    atomic_write_json(out / CONFIG, config)
-    return out
+    final = Path(path)
+    # written as a whole beside the old model, which stays loadable until the new one is done
+    with atomic_directory(final, "model", "--save") as out:
+        atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
+        atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
+        config = {
+            "format": "gfbgcn-text-model",
+            "format_version": FORMAT_VERSION,
+            "model": {
+                "name": predictor.model_name,
+                "hidden": int(hidden or predictor.w1_words.shape[1]),
+                "num_classes": len(predictor.label_names),
+                "layer_options": dict(layer_options or {}),
+                "dtype": str(predictor.w1_words.dtype).replace("torch.", ""),
+            },
+            "labels": {
+                "names": list(predictor.label_names),
+                "multi_label": predictor.multi_label,
+                "threshold": predictor.threshold if predictor.multi_label else None,
+                "separator": label_sep,
+            },
+            "tokenizer": {
+                "name": predictor.tokenizer_name,
+                "reloadable_by_name": predictor.tokenizer_name in _builtin_names(),
+            },
+            "graph": dict(graph_config or {}),
+            "train": dict(train_config or {}),
+            "training_data": dict(data_hash or {}),
+            "inductive": {"self_embedding": predictor.self_embedding},
+            "metrics": metrics or {},
+            "shapes": {k: list(v.shape) for k, v in tensors.items()},
+            "num_words": len(predictor.vocab),
+            "versions": package_versions(),
+            "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
+        }
+        config["config_sha256"] = json_digest(config)  # config.json is covered too
+        atomic_write_json(out / CONFIG, config)
+    return final
 
 
 def _builtin_names() -> set[str]:
@@ -179,7 +186,20 @@ def _read_config(path: Path) -> dict[str, Any]:
                if k not in config]
     if missing:
         raise ModelLoadError(f"{cfg_path}: incomplete configuration, missing {missing}")
+    check_config_digest(config, cfg_path)
     return config
+
+
+def check_config_digest(config: dict[str, Any], cfg_path: Path) -> None:
+    """``config_sha256`` (written by this version on) must match the other fields: an edited
+    label name or setting is refused.  Older saves without it load unchecked."""
+    expected = config.get("config_sha256")
+    if expected is None:
+        return
+    rest = {k: v for k, v in config.items() if k != "config_sha256"}
+    if json_digest(rest) != expected:
+        raise ModelLoadError(f"{cfg_path}: checksum mismatch, the configuration was modified "
+                             "after saving (save the model again with gfbgcn train ... --save)")
 
 
 def _check_file(path: Path, name: str, config: dict[str, Any]) -> Path:
