@@ -75,8 +75,8 @@ class Result:
 
 
 @pytest.fixture()
-def gfbgcn(capsys) -> Iterator:
-    """``gfbgcn(*argv) -> Result``: :func:`gfbgcn.cli.main` as the command line runs it
+def cli(capsys) -> Iterator:
+    """``cli(*argv) -> Result``: :func:`gfbgcn.cli.main` as the command line runs it
     (argparse's own exits included)."""
     before = torch.get_num_threads()
 

@@ -11,37 +11,37 @@ import pytest
 from .conftest import FAST, documents, write_csv
 
 
-def test_one_class_is_refused(gfbgcn, tmp_path):
+def test_one_class_is_refused(cli, tmp_path):
     rows = [(t, "sport", s) for t, _, s in documents()]
-    gfbgcn("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST).assert_user_error(
+    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST).assert_user_error(
         "only one class ('sport')")
 
 
-def test_empty_test_split_is_refused(gfbgcn, tmp_path):
+def test_empty_test_split_is_refused(cli, tmp_path):
     rows = [(t, lab, "train") for t, lab, _ in documents()]
-    gfbgcn("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST,
+    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST,
            "--out", tmp_path / "run").assert_user_error("no test documents")
     assert not (tmp_path / "run").exists()
 
 
-def test_empty_validation_split_is_refused(gfbgcn, corpus, tmp_path):
+def test_empty_validation_split_is_refused(cli, corpus, tmp_path):
     # 18 training documents: 1 % of them rounds to no validation document
-    gfbgcn("train", "--dataset", corpus, *FAST, "--val-ratio", "0.01",
+    cli("train", "--dataset", corpus, *FAST, "--val-ratio", "0.01",
            "--out", tmp_path / "run").assert_user_error("validation split is empty",
                                                         "--val-ratio 0.01")
     assert not (tmp_path / "run").exists()
 
 
-def test_empty_training_split_is_refused(gfbgcn, tmp_path):
+def test_empty_training_split_is_refused(cli, tmp_path):
     rows = [(t, lab, "train" if i % 12 == 0 else "test") for i, (t, lab, _) in
             enumerate(documents())]  # 2 training documents; a 0.9 validation share takes both
-    gfbgcn("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST,
+    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST,
            "--val-ratio", "0.9").assert_user_error("no training documents left")
 
 
-def test_class_without_training_documents_is_warned_about(gfbgcn, tmp_path):
+def test_class_without_training_documents_is_warned_about(cli, tmp_path):
     rows = [(t, lab, "test" if lab == "food" else s) for t, lab, s in documents()]
-    result = gfbgcn("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST)
+    result = cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST)
     assert result.status == 0, result.err
     assert "warning: 1 class(es) have no training document ('food')" in result.err
 
@@ -57,8 +57,8 @@ def test_degenerate_settings_refused_in_the_python_api_too(option):
         TrainConfig(**{name: type(getattr(TrainConfig(), name))(value)})
 
 
-def test_metrics_json_is_strict_json(gfbgcn, corpus, tmp_path):
-    result = gfbgcn("train", "--dataset", corpus, *FAST, "--out", tmp_path / "run")
+def test_metrics_json_is_strict_json(cli, corpus, tmp_path):
+    result = cli("train", "--dataset", corpus, *FAST, "--out", tmp_path / "run")
     assert result.status == 0, result.err
 
     def refuse(constant):

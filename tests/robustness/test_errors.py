@@ -13,26 +13,26 @@ import pytest
 from .conftest import FAST
 
 
-def test_missing_corpus_file(gfbgcn, tmp_path):
-    gfbgcn("train", "--dataset", tmp_path / "nope.csv", *FAST).assert_user_error(
+def test_missing_corpus_file(cli, tmp_path):
+    cli("train", "--dataset", tmp_path / "nope.csv", *FAST).assert_user_error(
         "corpus file not found", "nope.csv")
 
 
-def test_unknown_benchmark_name_is_named(gfbgcn):
-    gfbgcn("data", "stats", "--dataset", "r9").assert_user_error("r9", "benchmark name")
+def test_unknown_benchmark_name_is_named(cli):
+    cli("data", "stats", "--dataset", "r9").assert_user_error("r9", "benchmark name")
 
 
-def test_unknown_extension(gfbgcn, tmp_path):
+def test_unknown_extension(cli, tmp_path):
     path = tmp_path / "corpus.txt"
     path.write_text("text,label\nhello,a\n")
-    gfbgcn("data", "build", "--dataset", path).assert_user_error("unsupported extension",
+    cli("data", "build", "--dataset", path).assert_user_error("unsupported extension",
                                                                  "corpus.txt")
 
 
-def test_no_usable_rows(gfbgcn, tmp_path):
+def test_no_usable_rows(cli, tmp_path):
     path = tmp_path / "empty.csv"
     path.write_text("text,label\n\n")
-    gfbgcn("train", "--dataset", path, *FAST).assert_user_error("no usable rows", "empty.csv")
+    cli("train", "--dataset", path, *FAST).assert_user_error("no usable rows", "empty.csv")
 
 
 @pytest.mark.parametrize(("option", "value", "expected"), [
@@ -52,22 +52,22 @@ def test_no_usable_rows(gfbgcn, tmp_path):
     ("--epochs", "ten", "not a whole number"),
     ("--encoding", "klingon", "unknown encoding"),
 ])
-def test_option_out_of_range_is_refused_before_any_work(gfbgcn, corpus, tmp_path, option,
+def test_option_out_of_range_is_refused_before_any_work(cli, corpus, tmp_path, option,
                                                         value, expected):
-    result = gfbgcn("train", "--dataset", corpus, *FAST, option, value, "--out", tmp_path / "r")
+    result = cli("train", "--dataset", corpus, *FAST, option, value, "--out", tmp_path / "r")
     assert result.status == 2 and "Traceback" not in result.err
     assert f"argument {option}: " in result.err and expected in result.err
     assert not (tmp_path / "r").exists()  # nothing was trained or written
 
 
-def test_help_shows_the_ranges(gfbgcn):
-    text = gfbgcn("train", "--help").out
+def test_help_shows_the_ranges(cli):
+    text = cli("train", "--help").out
     for fragment in ("(200; >= 1)", "(10; >= 1)", "(0.02; > 0)", "(0.5; in [0, 1))",
                      "(0.1; in (0, 1))", "--encoding", "--debug"):
         assert fragment in " ".join(text.split()), fragment
 
 
-def test_missing_nltk_stop_words_is_one_line(gfbgcn, corpus, monkeypatch):
+def test_missing_nltk_stop_words_is_one_line(cli, corpus, monkeypatch):
     from gfbgcn.text import preprocess
 
     def missing(language="english"):
@@ -75,27 +75,27 @@ def test_missing_nltk_stop_words_is_one_line(gfbgcn, corpus, monkeypatch):
                                                 "*****\n  set NLTK_DATA\n*****")
 
     monkeypatch.setattr(preprocess, "nltk_stop_words", missing)
-    gfbgcn("train", "--dataset", corpus, *FAST).assert_user_error("stop-word corpus",
+    cli("train", "--dataset", corpus, *FAST).assert_user_error("stop-word corpus",
                                                                   "set NLTK_DATA")
 
 
-def test_a_bug_is_one_line_with_status_1_and_debug_shows_it(gfbgcn, corpus, monkeypatch):
+def test_a_bug_is_one_line_with_status_1_and_debug_shows_it(cli, corpus, monkeypatch):
     from gfbgcn.text import train
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("planted bug")
 
     monkeypatch.setattr(train, "train_text", broken)
-    result = gfbgcn("train", "--dataset", corpus, *FAST)
+    result = cli("train", "--dataset", corpus, *FAST)
     assert result.status == 1 and "Traceback" not in result.err
     assert result.error_lines == [result.error_lines[0]]
     assert "internal error (ZeroDivisionError: planted bug)" in result.err
     assert "--debug" in result.err
     with pytest.raises(ZeroDivisionError):
-        gfbgcn("train", "--dataset", corpus, *FAST, "--debug")
+        cli("train", "--dataset", corpus, *FAST, "--debug")
     monkeypatch.setenv("GFBGCN_DEBUG", "1")
     with pytest.raises(ZeroDivisionError):
-        gfbgcn("train", "--dataset", corpus, *FAST)
+        cli("train", "--dataset", corpus, *FAST)
 
 
 def _command(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
