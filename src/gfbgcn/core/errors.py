@@ -42,8 +42,8 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
 
 def one_line(message: str) -> str:
     """Collapse a (possibly multi-line, boxed) message into one line."""
-    parts = [p.strip(" *\t") for p in str(message).splitlines()]
-    return " ".join(p for p in parts if p.strip("=-")) or "(no message)"
+    parts = [p.strip() for p in str(message).splitlines()]
+    return " ".join(p for p in parts if p.strip("*=-")) or "(no message)"  # drop box rules
 
 
 def describe(err: BaseException) -> str:
