@@ -150,3 +150,11 @@ def test_predict_input_one_row_per_document(cli, saved_model, tmp_path):
     result = cli("predict", saved_model, "--input", path)
     assert result.status == 0, result.err
     assert len(result.out.splitlines()) == 4  # header + 3 documents
+
+
+def test_predict_plain_text_input_one_document_per_line(cli, saved_model, tmp_path):
+    path = tmp_path / "new.txt"
+    path.write_text("goal team\x0cplayer\nsoftware\u2028code\r\nsoup bread\n", newline="")
+    result = cli("predict", saved_model, "--input", path)
+    assert result.status == 0, result.err
+    assert len(result.out.splitlines()) == 4  # header + 3 documents, not 5

@@ -17,7 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from gfbgcn.text.records import read_table, table_format
+from gfbgcn.text.records import lines_of, read_table, table_format
 
 
 class InputError(ValueError):
@@ -50,7 +50,8 @@ def read_documents(source: str, text_col: str = "text", encoding: str = "utf-8")
     text = _decode(raw, encoding, source)
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.splitlines()
+    # only \n, \r\n and \r end a document (str.splitlines also splits at form feeds, U+2028)
+    return [line.rstrip("\r\n") for line in lines_of(text)]
 
 
 def _table_documents(source: str, raw: bytes, fmt: str, text_col: str, encoding: str

@@ -71,7 +71,7 @@ def _no_field_limit() -> Iterator[None]:
         csv.field_size_limit(before)
 
 
-def _lines(text: str) -> list[str]:
+def lines_of(text: str) -> list[str]:
     """Physical lines with their endings; only \\n, \\r\\n and \\r end a line (unlike
     ``str.splitlines``, which also splits at U+2028 and friends inside a text)."""
     return io.StringIO(text, newline="").readlines()
@@ -85,15 +85,15 @@ def decode_lines(raw: bytes, encoding: str, source: str, replace: bool = False
     elif raw.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
         raw, encoding = raw[len(codecs.BOM_UTF8):], "utf-8"
     try:
-        return _lines(raw.decode(encoding)), {}
+        return lines_of(raw.decode(encoding)), {}
     except UnicodeDecodeError as err:
         first = raw[: err.start].count(b"\n") + 1
         if replace:
             warnings.warn(f"{source}: bytes that are not valid {encoding} (first at line "
                           f"{first}) were replaced by U+FFFD", stacklevel=3)
-            return _lines(raw.decode(encoding, errors="replace")), {}
+            return lines_of(raw.decode(encoding, errors="replace")), {}
         if codecs.lookup(encoding).name.startswith("utf-16"):  # no line-by-line decoding
-            return (_lines(raw.decode(encoding, errors="replace")),
+            return (lines_of(raw.decode(encoding, errors="replace")),
                     {first: f"undecodable bytes ({encoding}): {err.reason}"})
     # Decode line by line so that each bad byte sequence is reported with its line.
     lines, bad = [], {}
