@@ -64,3 +64,12 @@ def test_other_kinds_and_overlaps_refused(tmp_path):
     with pytest.raises(UserError, match="separate directories"):
         check_outputs(str(tmp_path / "x"), str(tmp_path / "x"))
     check_outputs(str(tmp_path / "a"), str(tmp_path / "b"))
+
+
+def test_a_symlinked_directory_is_replaced_where_it_points(tmp_path):
+    target = _run(tmp_path / "real")
+    (tmp_path / "link").symlink_to(target)
+    with atomic_directory(tmp_path / "link", "run") as tmp:
+        (tmp / "config.json").write_text(json.dumps({"train": {"seed": 7}}))
+    assert (tmp_path / "link").is_symlink()
+    assert json.loads((target / "config.json").read_text()) == {"train": {"seed": 7}}

@@ -39,6 +39,13 @@ def test_empty_training_split_is_refused(cli, tmp_path):
            "--val-ratio", "0.9").assert_user_error("no training documents left")
 
 
+def test_corpus_without_any_word_is_refused(cli, tmp_path):
+    rows = [("the of and" if i % 2 else "a an the", lab, s) for i, (_, lab, s) in
+            enumerate(documents())]  # stop words only
+    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST).assert_user_error(
+        "no word is left after cleaning", "--min-freq 1")
+
+
 def test_class_without_training_documents_is_warned_about(cli, tmp_path):
     rows = [(t, lab, "test" if lab == "food" else s) for t, lab, s in documents()]
     result = cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST)

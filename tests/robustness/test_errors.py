@@ -18,6 +18,10 @@ def test_missing_corpus_file(cli, tmp_path):
         "corpus file not found", "nope.csv")
 
 
+def test_directory_given_as_corpus(cli, tmp_path):
+    cli("train", "--dataset", tmp_path, *FAST).assert_user_error("is a directory, not a corpus")
+
+
 def test_unknown_benchmark_name_is_named(cli):
     cli("data", "stats", "--dataset", "r9").assert_user_error("r9", "benchmark name")
 

@@ -134,6 +134,8 @@ def atomic_directory(path: str | os.PathLike[str], kind: str,
                      option: str = "output") -> Iterator[Path]:
     """Yield a temporary sibling directory to fill; on success it replaces ``path``."""
     path = Path(path)
+    if path.is_symlink():  # replace the directory it points to, not the link
+        path = path.resolve()
     check_output_dir(path, kind, option)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.absolute().parent))
     os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; honour the umask

@@ -54,9 +54,18 @@ def check_has_test(is_train: np.ndarray) -> None:
     """Refuse a corpus without test documents (``gfbgcn train`` reports test metrics; the
     Python API may train on training documents only, e.g. for inductive prediction)."""
     if bool(np.all(is_train)):
-        raise UserError("no test documents: every document is marked train (mark some rows "
-                        "'test' in the split column, or leave the column out to draw a "
-                        "stratified test split)")
+        raise UserError("no test documents: every document is in the training split (mark "
+                        "some rows 'test' in the split column; without one, the drawn 10% test "
+                        "split rounds to no document of any class: add documents)")
+
+
+def check_has_words(num_words: int, min_freq: int) -> None:
+    """Refuse a graph without word nodes: every token was a stop word or rarer than
+    ``--min-freq``, so the documents are isolated and there is nothing to learn from."""
+    if num_words == 0:
+        raise UserError(f"no word is left after cleaning (stop words, --min-freq {min_freq}): "
+                        "the documents share nothing to learn from; lower --min-freq or check "
+                        "the text column")
 
 
 def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.ndarray,

@@ -208,7 +208,7 @@ def _print_result(result, multi_label: bool) -> None:
 def train(args: argparse.Namespace) -> int:
     """Train one model on a corpus, report test metrics, optionally save it."""
     from gfbgcn.core.atomic import check_outputs
-    from gfbgcn.text.checks import check_has_test
+    from gfbgcn.text.checks import check_has_test, check_has_words
     from gfbgcn.text.train import train_text, write_run
 
     set_threads(args.threads)
@@ -218,6 +218,7 @@ def train(args: argparse.Namespace) -> int:
     check_outputs(args.out, args.save)  # before any work: a trained result is never lost
     corpus, graph = graph_from_args(args)
     check_has_test(graph.is_train)
+    check_has_words(graph.num_words, args.min_freq)
     for note in graph.notes:
         print(f"note: {note}", file=sys.stderr)
     how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"

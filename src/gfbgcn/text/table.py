@@ -66,6 +66,8 @@ def load_table(
     :mod:`gfbgcn.text.records`.
     """
     path = Path(path)
+    if path.is_dir():
+        raise CorpusFormatError(f"{path}: is a directory, not a corpus file")
     if not path.is_file():
         raise FileNotFoundError(f"corpus file not found: {path} (nor a benchmark name: "
                                 "20ng, r8, r52, ohsumed)")
