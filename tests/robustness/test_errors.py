@@ -97,6 +97,8 @@ def test_a_bug_is_one_line_with_status_1_and_debug_shows_it(cli, corpus, monkeyp
     assert "--debug" in result.err
     with pytest.raises(ZeroDivisionError):
         cli("train", "--dataset", corpus, *FAST, "--debug")
+    with pytest.raises(ZeroDivisionError):
+        cli("--debug", "train", "--dataset", corpus, *FAST)
     monkeypatch.setenv("GFBGCN_DEBUG", "1")
     with pytest.raises(ZeroDivisionError):
         cli("train", "--dataset", corpus, *FAST)
