@@ -2,6 +2,8 @@
 
 A *user error* (a file that is not there, a malformed corpus row, an option out of range, an
 output directory that cannot be written, ...) exits with status 2 and the message alone.
+``ValueError`` and ``OSError`` (what the readers and checks raise, and what a bad path gives)
+count as bad input, as does a missing data resource (a bare ``LookupError``, as NLTK raises).
 Anything else is a bug: it exits with status 1, still in one line, and asks for ``--debug``
 (or ``GFBGCN_DEBUG=1``), which lets the exception propagate with its traceback.
 """
