@@ -74,7 +74,31 @@ def save_model(
     label_sep: str | None = None,
     metrics: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``."""
+    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``.
+
+    The directory is written as a whole beside the old one, which stays loadable until the new
+    one is complete (:mod:`gfbgcn.core.atomic`).
+    """
+    with atomic_directory(path, "model", "--save") as staging:
+        _write_model(staging, predictor, graph_config=graph_config, train_config=train_config,
+                     layer_options=layer_options, hidden=hidden, data_hash=data_hash,
+                     label_sep=label_sep, metrics=metrics)
+    return Path(path)
+
+
+def _write_model(
+    out: Path,
+    predictor: InductiveTextGCN,
+    *,
+    graph_config: dict[str, Any] | None = None,
+    train_config: dict[str, Any] | None = None,
+    layer_options: dict[str, Any] | None = None,
+    hidden: int | None = None,
+    data_hash: dict[str, Any] | None = None,
+    label_sep: str | None = None,
+    metrics: dict[str, Any] | None = None,
+) -> Path:
+    """The three files of a model directory, written into ``out`` (a staging directory)."""
     from safetensors.torch import save_file
 
     tensors = {
@@ -88,44 +112,41 @@ def save_model(
     for name, value in predictor.conv2.state_dict().items():
         tensors[f"conv2.{name}"] = value
     tensors = {k: v.detach().contiguous().clone() for k, v in tensors.items()}
-    final = Path(path)
-    # written as a whole beside the old model, which stays loadable until the new one is done
-    with atomic_directory(final, "model", "--save") as out:
-        atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
-        atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
-        config = {
-            "format": "gfbgcn-text-model",
-            "format_version": FORMAT_VERSION,
-            "model": {
-                "name": predictor.model_name,
-                "hidden": int(hidden or predictor.w1_words.shape[1]),
-                "num_classes": len(predictor.label_names),
-                "layer_options": dict(layer_options or {}),
-                "dtype": str(predictor.w1_words.dtype).replace("torch.", ""),
-            },
-            "labels": {
-                "names": list(predictor.label_names),
-                "multi_label": predictor.multi_label,
-                "threshold": predictor.threshold if predictor.multi_label else None,
-                "separator": label_sep,
-            },
-            "tokenizer": {
-                "name": predictor.tokenizer_name,
-                "reloadable_by_name": predictor.tokenizer_name in _builtin_names(),
-            },
-            "graph": dict(graph_config or {}),
-            "train": dict(train_config or {}),
-            "training_data": dict(data_hash or {}),
-            "inductive": {"self_embedding": predictor.self_embedding},
-            "metrics": metrics or {},
-            "shapes": {k: list(v.shape) for k, v in tensors.items()},
-            "num_words": len(predictor.vocab),
-            "versions": package_versions(),
-            "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
-        }
-        config["config_sha256"] = json_digest(config)  # config.json is covered too
-        atomic_write_json(out / CONFIG, config)
-    return final
+    atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
+    atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
+    config = {
+        "format": "gfbgcn-text-model",
+        "format_version": FORMAT_VERSION,
+        "model": {
+            "name": predictor.model_name,
+            "hidden": int(hidden or predictor.w1_words.shape[1]),
+            "num_classes": len(predictor.label_names),
+            "layer_options": dict(layer_options or {}),
+            "dtype": str(predictor.w1_words.dtype).replace("torch.", ""),
+        },
+        "labels": {
+            "names": list(predictor.label_names),
+            "multi_label": predictor.multi_label,
+            "threshold": predictor.threshold if predictor.multi_label else None,
+            "separator": label_sep,
+        },
+        "tokenizer": {
+            "name": predictor.tokenizer_name,
+            "reloadable_by_name": predictor.tokenizer_name in _builtin_names(),
+        },
+        "graph": dict(graph_config or {}),
+        "train": dict(train_config or {}),
+        "training_data": dict(data_hash or {}),
+        "inductive": {"self_embedding": predictor.self_embedding},
+        "metrics": metrics or {},
+        "shapes": {k: list(v.shape) for k, v in tensors.items()},
+        "num_words": len(predictor.vocab),
+        "versions": package_versions(),
+        "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
+    }
+    config["config_sha256"] = json_digest(config)  # config.json is covered too
+    atomic_write_json(out / CONFIG, config)
+    return out
 
 
 def _builtin_names() -> set[str]:

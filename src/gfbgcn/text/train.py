@@ -28,8 +28,8 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.atomic import atomic_directory
+from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.io import atomic_write_json, atomic_write_text
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.core.runinfo import (
@@ -308,24 +308,31 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
 
     ``label_names``: the output columns' names when they differ from the graph's classes
     (multi-label training: one column per individual label, not per label combination).
+    The directory is written as a whole (:mod:`gfbgcn.core.atomic`): all three files or none,
+    and an earlier run there stays intact until the new one is complete.
     """
-    final = Path(out_dir)
-    record = result.record()
-    with atomic_directory(final, "run", "--out") as out:  # all three files, or none
-        atomic_write_json(
-            out / "config.json",
-            json_safe({
-                "train": record["config"],
-                "graph": {"key": graph.key, **asdict(graph.config), "tokenizer": graph.tokenizer},
-                "dataset": graph.corpus_name,
-                "versions": record["versions"],
-                "machine": record["machine"],
-            }),
-        )
-        atomic_write_text(out / "history.csv", history_csv(result.history))
-        metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
-                                          "seconds_per_epoch", "train_seconds", "peak_rss_mib",
-                                          "lambda") if k in record}
-        metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
-        atomic_write_json(out / "metrics.json", json_safe(metrics))
-    return final
+    with atomic_directory(out_dir, "run", "--out") as staging:
+        _write_run_files(staging, result, graph, label_names)
+    return Path(out_dir)
+
+
+def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
+                     label_names: Sequence[str] | None) -> Path:
+    record = json_safe(result.record())  # strict JSON: no NaN
+    atomic_write_json(
+        out / "config.json",
+        {
+            "train": record["config"],
+            "graph": {"key": graph.key, **asdict(graph.config), "tokenizer": graph.tokenizer},
+            "dataset": graph.corpus_name,
+            "versions": record["versions"],
+            "machine": record["machine"],
+        },
+    )
+    atomic_write_text(out / "history.csv", history_csv(result.history))
+    metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
+                                      "seconds_per_epoch", "train_seconds", "peak_rss_mib",
+                                      "lambda") if k in record}
+    metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
+    atomic_write_json(out / "metrics.json", metrics)
+    return out
