@@ -71,6 +71,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"gfbgcn {__version__}")
+    _add_debug(parser)
     groups: dict[tuple[str, ...], argparse._SubParsersAction] = {
         (): parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     }
@@ -84,6 +85,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                     dest="_".join(prefix) + "_verb", metavar="VERB", required=True
                 )
         sub = groups[path[:-1]].add_parser(path[-1], help=help_text, description=help_text)
+        _add_debug(sub)
         if path == selected:
             module = importlib.import_module(module_name)
             getattr(module, f"{function}_arguments")(sub)
@@ -91,16 +93,37 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+def _add_debug(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's default must not overwrite a --debug given before the verb
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="on an error, show the Python traceback (also: GFBGCN_DEBUG=1)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, 1 for
+    a bug) unless ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback."""
+    from gfbgcn.core import errors
+
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     args.command_argv = argv  # provenance: reports record the command that made them
+    debug = errors.debug_requested(getattr(args, "debug", False))
     try:
-        return int(args._run(args) or 0)
+        with errors.one_line_warnings():
+            return int(args._run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except SystemExit as stop:  # raise SystemExit("message"): a user error, said in one line
+        if isinstance(stop.code, str):
+            print(f"error: {errors.one_line(stop.code)}", file=sys.stderr)
+            return errors.USER_ERROR
+        raise
+    except Exception as err:
+        if debug:
+            raise
+        return errors.report(err)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import json
 import multiprocessing as mp
 import os
 import shlex
+import warnings
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -247,6 +248,8 @@ class Invocations:
     def __init__(self, layout: Layout, args: argparse.Namespace) -> None:
         self.path = layout.raw / self.FILE
         self.entries = self.load(layout)
+        if self.path.is_file() and not self.entries:  # corrupt: keep it aside, start anew
+            os.replace(self.path, self.path.with_name(self.FILE + ".corrupt"))
         self.entry: dict[str, Any] = {
             "command": command_line(args),
             "started": _now(),
@@ -264,7 +267,14 @@ class Invocations:
         path = layout.raw / cls.FILE
         if not path.is_file():
             return []
-        return list(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(entries, list):
+                raise ValueError("not a JSON list")
+        except (OSError, ValueError) as err:  # truncated by a crash: the records still count
+            warnings.warn(f"ignoring corrupt invocation log {path} ({err})", stacklevel=2)
+            return []
+        return entries
 
     def save(self) -> None:
         atomic_write_json(self.path, self.entries)

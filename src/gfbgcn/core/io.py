@@ -11,6 +11,13 @@ from pathlib import Path
 from typing import Any
 
 
+def current_umask() -> int:
+    """The process's umask (new files get ``0o666 & ~umask``)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
     """Call ``writer(tmp_path)`` then rename ``tmp_path`` onto ``path`` (same directory)."""
     path = Path(path)
@@ -20,6 +27,7 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -
     tmp_path = Path(tmp)
     try:
         writer(tmp_path)
+        os.chmod(tmp_path, 0o666 & ~current_umask())  # mkstemp makes 0600; honour the umask
         os.replace(tmp_path, path)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
@@ -45,3 +53,10 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
         while block := fh.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def json_digest(obj: Any) -> str:
+    """sha256 of ``obj``'s canonical JSON (sorted keys): the same before writing and after
+    reading back, so a file can carry the digest of its own other fields."""
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,16 +29,43 @@ class RunStore:
         return self.root / f"{name}.json"
 
     def done(self, key: Mapping[str, Any]) -> bool:
-        return self.path(key).is_file()
+        """The run's record exists and is readable (a corrupt one is warned about and counts
+        as missing, so the run is made again and its record replaced)."""
+        path = self.path(key)
+        return path.is_file() and _read_record(path) is not None
 
     def save(self, key: Mapping[str, Any], record: Mapping[str, Any]) -> Path:
         return atomic_write_json(self.path(key), {"key": dict(key), **record})
 
     def load(self, key: Mapping[str, Any]) -> dict[str, Any]:
-        return json.loads(self.path(key).read_text(encoding="utf-8"))
+        path = self.path(key)
+        record = _read_record(path) if path.is_file() else None
+        if record is None:
+            raise FileNotFoundError(f"{path}: no readable run record")
+        return record
 
     def records(self) -> Iterator[dict[str, Any]]:
+        """Every readable record, sorted by file name; corrupt ones are skipped (warned)."""
         if not self.root.is_dir():
             return
         for path in sorted(self.root.glob("*=*.json")):  # records, not logs beside them
-            yield json.loads(path.read_text(encoding="utf-8"))
+            record = _read_record(path)
+            if record is not None:
+                yield record
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    """The record in ``path``, or ``None`` with a warning naming the file when it is corrupt
+    (truncated by a crash or a full disk, edited by hand, ...)."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        reason = getattr(err, "msg", None) or str(err)
+        warnings.warn(f"ignoring corrupt run record {path} ({reason}); the run counts as not "
+                      "done", stacklevel=3)
+        return None
+    if not isinstance(record, dict):
+        warnings.warn(f"ignoring corrupt run record {path} (not a JSON object); the run counts "
+                      "as not done", stacklevel=3)
+        return None
+    return record

@@ -17,6 +17,7 @@ from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.runinfo import set_threads, thread_count, torch_threads
+from gfbgcn.core.validate import encoding_name, float_in, int_in
 from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
 from gfbgcn.text.graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.model import MODELS, SECOND_LAYERS
@@ -40,11 +41,17 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label-col", default="label", help="label column of a corpus file")
     parser.add_argument("--split-col", default="split", help="train/test column of a corpus "
                         "file (absent: stratified 10%% test split drawn with --split-seed)")
-    parser.add_argument("--split-seed", type=int, default=0, help="seed of that split (0)")
+    parser.add_argument("--split-seed", type=int_in(0), default=0,
+                        help="seed of that split (0; >= 0)")
     parser.add_argument("--skip-bad-rows", action="store_true",
                         help="skip malformed rows of a corpus file (reported) instead of failing")
-    parser.add_argument("--window", type=int, default=20, help="PMI sliding window (20)")
-    parser.add_argument("--min-freq", type=int, default=5, help="drop words seen fewer times (5)")
+    parser.add_argument("--encoding", type=encoding_name, default="utf-8",
+                        help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
+                        "mark is recognised)")
+    parser.add_argument("--window", type=int_in(1), default=20,
+                        help="PMI sliding window (20; >= 1)")
+    parser.add_argument("--min-freq", type=int_in(1), default=5,
+                        help="drop words seen fewer times (5; >= 1)")
     parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",
                         help="W(i,j) as windows containing both words (paper) or position pairs "
                         "(reference code)")
@@ -60,6 +67,7 @@ def corpus_from_args(args: argparse.Namespace) -> Corpus:
         split_col=args.split_col,
         seed=args.split_seed,
         skip_bad_rows=args.skip_bad_rows,
+        encoding=args.encoding,
     )
 
 
@@ -130,19 +138,25 @@ def data_build(args: argparse.Namespace) -> int:
 def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--model", default="gfb-max", choices=MODELS, help="model (gfb-max)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of weights, dropout and the "
-                        "validation split (0)")
-    parser.add_argument("--epochs", type=int, default=200, help="maximum epochs (200)")
-    parser.add_argument("--patience", type=int, default=10, help="early-stopping patience (10)")
-    parser.add_argument("--hidden", type=int, default=200, help="hidden size (200)")
-    parser.add_argument("--lr", type=float, default=0.02, help="Adam learning rate (0.02)")
-    parser.add_argument("--dropout", type=float, default=0.5, help="dropout rate (0.5)")
-    parser.add_argument("--weight-decay", type=float, default=0.0, help="weight decay (0)")
-    parser.add_argument("--val-ratio", type=float, default=0.1,
-                        help="share of training documents used for validation (0.1)")
+    parser.add_argument("--seed", type=int_in(0), default=0, help="seed of weights, dropout "
+                        "and the validation split (0; >= 0)")
+    parser.add_argument("--epochs", type=int_in(1), default=200,
+                        help="maximum epochs (200; >= 1)")
+    parser.add_argument("--patience", type=int_in(1), default=10,
+                        help="early-stopping patience (10; >= 1)")
+    parser.add_argument("--hidden", type=int_in(1), default=200, help="hidden size (200; >= 1)")
+    parser.add_argument("--lr", type=float_in(0, low_open=True), default=0.02,
+                        help="Adam learning rate (0.02; > 0)")
+    parser.add_argument("--dropout", type=float_in(0, 1, high_open=True), default=0.5,
+                        help="dropout rate (0.5; in [0, 1))")
+    parser.add_argument("--weight-decay", type=float_in(0), default=0.0,
+                        help="weight decay (0; >= 0)")
+    parser.add_argument("--val-ratio", type=float_in(0, 1, low_open=True, high_open=True),
+                        default=0.1, help="share of training documents used for validation "
+                        "(0.1; in (0, 1))")
     parser.add_argument("--fast-genvec", action="store_true",
                         help="GFB: the paper's fast GenVec form instead of the exact one")
-    parser.add_argument("--fixed-lambda", type=float, default=None, metavar="VALUE",
+    parser.add_argument("--fixed-lambda", type=float_in(), default=None, metavar="VALUE",
                         help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
     parser.add_argument("--out", default=None, metavar="DIR", help="write config.json, "
                         "history.csv and metrics.json to this directory")
@@ -195,6 +209,8 @@ def _print_result(result, multi_label: bool) -> None:
 
 def train(args: argparse.Namespace) -> int:
     """Train one model on a corpus, report test metrics, optionally save it."""
+    from gfbgcn.core.atomic import check_outputs
+    from gfbgcn.text.checks import check_has_test, check_has_words
     from gfbgcn.text.train import train_text, write_run
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
@@ -202,7 +218,10 @@ def train(args: argparse.Namespace) -> int:
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
+    check_outputs(args.out, args.save)  # before any work: a trained result is never lost
     corpus, graph = graph_from_args(args)
+    check_has_test(graph.is_train)
+    check_has_words(graph.num_words, args.min_freq)
     for note in graph.notes:
         print(f"note: {note}", file=sys.stderr)
     how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
@@ -240,7 +259,8 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", default=None, metavar="FILE", help="documents: .csv/.tsv/"
                         ".jsonl (column --text-col), other files or '-' (stdin): one per line")
     parser.add_argument("--text-col", default="text", help="text column of --input (text)")
-    parser.add_argument("--encoding", default="utf-8", help="encoding of --input (utf-8)")
+    parser.add_argument("--encoding", type=encoding_name, default="utf-8",
+                        help="encoding of --input (utf-8)")
     parser.add_argument("--output", default=None, metavar="FILE", help="write the predictions "
                         "CSV here (atomically) instead of printing it")
     parser.add_argument("--top-k", type=int, default=1, help="also give the k most probable "

@@ -323,8 +323,9 @@ def build_text_graph(
     if use_cache and path.is_file():
         try:
             return _load(path)
-        except (OSError, ValueError, KeyError) as err:
-            log.warning("ignoring unreadable graph cache %s (%s); rebuilding", path, err)
+        except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
+            warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
+                          "rebuilding it", stacklevel=2)
     start = time.perf_counter()
     tc = preprocess(corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words)
     graph = build_graph_from_tokens(tc, corpus, config, tok_key or "custom")

@@ -354,6 +354,10 @@ class InductiveTextGCN:
         if isinstance(texts, str):
             texts = [texts]
         texts = list(texts)
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):  # e.g. NaN from an empty pandas cell, bytes, None
+                raise TypeError(f"texts[{i}] is {type(text).__name__} ({text!r:.40}), not str: "
+                                "every document must be a string")
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         probs = np.empty((len(texts), len(self.label_names)), dtype=np.float64)

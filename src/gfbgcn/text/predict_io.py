@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 import warnings
 from pathlib import Path
+
+from gfbgcn.text.records import lines_of, read_table, table_format
 
 
 class InputError(ValueError):
@@ -44,30 +45,36 @@ def read_documents(source: str, text_col: str = "text", encoding: str = "utf-8")
             raise InputError(f"input file not found: {path}")
         raw = path.read_bytes()
         suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv", ".tab", ".jsonl", ".ndjson"):
+        return _table_documents(source, raw, table_format(source) or "csv", text_col, encoding)
     text = _decode(raw, encoding, source)
     if text.startswith("\ufeff"):
         text = text[1:]
-    if suffix in (".csv", ".tsv", ".tab"):
-        reader = csv.DictReader(io.StringIO(text, newline=""),
-                                delimiter="," if suffix == ".csv" else "\t")
-        if reader.fieldnames is None or text_col not in reader.fieldnames:
-            raise InputError(f"{source}: no column {text_col!r} (columns: "
-                             f"{', '.join(reader.fieldnames or [])}); use --text-col")
-        return [row.get(text_col) or "" for row in reader]
-    if suffix in (".jsonl", ".ndjson"):
-        docs = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"{source}:{lineno}: invalid JSON ({err.msg})") from err
-            if not isinstance(obj, dict) or text_col not in obj:
-                raise InputError(f"{source}:{lineno}: expected an object with key {text_col!r}")
-            docs.append(str(obj[text_col]))
-        return docs
-    return text.splitlines()
+    # only \n, \r\n and \r end a document (str.splitlines also splits at form feeds, U+2028)
+    return [line.rstrip("\r\n") for line in lines_of(text)]
+
+
+def _table_documents(source: str, raw: bytes, fmt: str, text_col: str, encoding: str
+                     ) -> list[str]:
+    """One document per record of a CSV/TSV/JSONL file; a malformed record (an unclosed quote,
+    a wrong column count) is an error naming its line, never a merged or dropped document."""
+    table = read_table(source, fmt, encoding, replace=True, raw=raw)
+    for suspect in table.suspects:
+        warnings.warn(f"{source}: {suspect}", stacklevel=3)
+    docs = []
+    for row in table.rows:
+        if row.error is not None:
+            raise InputError(f"{source}:{row.line}: {row.error}")
+        assert row.values is not None
+        if text_col not in row.values:
+            where = "column" if fmt != "jsonl" else "key"
+            raise InputError(f"{source}:{row.line}: no {where} {text_col!r} (found: "
+                             f"{', '.join(map(str, row.values)) or 'none'}); use --text-col")
+        docs.append("" if row.values[text_col] is None else str(row.values[text_col]))
+    if fmt != "jsonl" and text_col not in table.columns:
+        raise InputError(f"{source}: no column {text_col!r} (columns: "
+                         f"{', '.join(table.columns)}); use --text-col")
+    return docs
 
 
 def predictions_csv(pred, top_k: int = 1, label_sep: str = "|") -> str:

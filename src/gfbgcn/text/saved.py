@@ -11,9 +11,13 @@ A model directory holds three files:
 * ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
 * ``config.json``, written last: format version, model and graph settings, tokenizer name,
   label names, multi-label settings, package versions, a hash of the training data
-  (``TextGraph.key`` and the corpus digest), the tensor shapes, and the sha256 of the two other
-  files.  Loading verifies all of it and fails with a :class:`ModelLoadError` naming the
+  (``TextGraph.key`` and the corpus digest), the tensor shapes, the sha256 of the two other
+  files and ``config_sha256``, the digest of its own other fields (an edited label name is
+  refused).  Loading verifies all of it and fails with a :class:`ModelLoadError` naming the
   problem; a missing ``config.json`` means an incomplete directory.
+
+The directory is written as a whole (:mod:`gfbgcn.core.atomic`): under a temporary sibling
+name, then swapped into place, so re-saving never leaves the previous model unloadable.
 
 Only the built-in tokenizers are reloadable by name; a model trained with a custom tokenizer
 must be loaded with ``load_model(path, tokenizer=the_same_callable)``.
@@ -30,10 +34,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.atomic import atomic_directory
 from gfbgcn.core.io import (
     atomic_write,
     atomic_write_json,
     atomic_write_text,
+    json_digest,
     sha256_file,
 )
 from gfbgcn.core.runinfo import package_versions
@@ -68,12 +74,33 @@ def save_model(
     label_sep: str | None = None,
     metrics: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``."""
+    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``.
+
+    The directory is written as a whole beside the old one, which stays loadable until the new
+    one is complete (:mod:`gfbgcn.core.atomic`).
+    """
+    with atomic_directory(path, "model", "--save") as staging:
+        _write_model(staging, predictor, graph_config=graph_config, train_config=train_config,
+                     layer_options=layer_options, hidden=hidden, data_hash=data_hash,
+                     label_sep=label_sep, metrics=metrics)
+    return Path(path)
+
+
+def _write_model(
+    out: Path,
+    predictor: InductiveTextGCN,
+    *,
+    graph_config: dict[str, Any] | None = None,
+    train_config: dict[str, Any] | None = None,
+    layer_options: dict[str, Any] | None = None,
+    hidden: int | None = None,
+    data_hash: dict[str, Any] | None = None,
+    label_sep: str | None = None,
+    metrics: dict[str, Any] | None = None,
+) -> Path:
+    """The three files of a model directory, written into ``out`` (a staging directory)."""
     from safetensors.torch import save_file
 
-    out = Path(path)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / CONFIG).unlink(missing_ok=True)  # an interrupted save leaves no valid config
     tensors = {
         "w1_words": predictor.w1_words,
         "h_words": predictor.h_words,
@@ -118,6 +145,7 @@ def save_model(
         "versions": package_versions(),
         "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
     }
+    config["config_sha256"] = json_digest(config)  # config.json is covered too
     atomic_write_json(out / CONFIG, config)
     return out
 
@@ -180,7 +208,20 @@ def _read_config(path: Path) -> dict[str, Any]:
                if k not in config]
     if missing:
         raise ModelLoadError(f"{cfg_path}: incomplete configuration, missing {missing}")
+    check_config_digest(config, cfg_path)
     return config
+
+
+def check_config_digest(config: dict[str, Any], cfg_path: Path) -> None:
+    """``config_sha256`` (written by this version on) must match the other fields: an edited
+    label name or setting is refused.  Older saves without it load unchecked."""
+    expected = config.get("config_sha256")
+    if expected is None:
+        return
+    rest = {k: v for k, v in config.items() if k != "config_sha256"}
+    if json_digest(rest) != expected:
+        raise ModelLoadError(f"{cfg_path}: checksum mismatch, the configuration was modified "
+                             "after saving (save the model again with gfbgcn train ... --save)")
 
 
 def _check_file(path: Path, name: str, config: dict[str, Any]) -> Path:

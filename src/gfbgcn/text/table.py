@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from gfbgcn.text.corpus import Corpus, CorpusFormatError
+from gfbgcn.text.records import Table, read_table, table_format
 
 
 def _split_flag(value: str, path: Path, lineno: int) -> bool:
@@ -22,53 +20,26 @@ def _split_flag(value: str, path: Path, lineno: int) -> bool:
     raise CorpusFormatError(f"{path}:{lineno}: split must be 'train' or 'test', got {value!r}")
 
 
-def _iter_table_rows(path: Path, fmt: str, encoding: str):
-    """Yield ``(lineno, row_dict_or_None, error)`` for each record of a CSV/TSV/JSONL file."""
-    raw = path.read_bytes()
-    if fmt == "jsonl":
-        for lineno, bline in enumerate(raw.split(b"\n"), 1):
-            if not bline.strip():
-                continue
-            try:
-                obj = json.loads(bline.decode(encoding))
-            except UnicodeDecodeError as err:
-                yield lineno, None, f"undecodable bytes ({encoding}): {err.reason}"
-                continue
-            except json.JSONDecodeError as err:
-                yield lineno, None, f"invalid JSON: {err.msg}"
-                continue
-            if not isinstance(obj, dict):
-                yield lineno, None, "a JSON object per line is expected"
-                continue
-            yield lineno, obj, None
-        return
-    delimiter = "\t" if fmt == "tsv" else ","
-    # Decode line by line so that one bad byte sequence is reported with its line number.
-    lines = raw.splitlines(keepends=True)
-    decoded: list[str] = []
-    bad: dict[int, str] = {}
-    for i, bline in enumerate(lines, 1):
-        try:
-            decoded.append(bline.decode(encoding))
-        except UnicodeDecodeError as err:
-            bad[i] = f"undecodable bytes ({encoding}): {err.reason} at byte {err.start}"
-            decoded.append("\n")
-    reader = csv.reader(io.StringIO("".join(decoded)), delimiter=delimiter)
-    header: list[str] | None = None
-    for row in reader:
-        lineno = reader.line_num
-        if header is None:
-            header = [h.strip() for h in row]
-            continue
-        if lineno in bad:
-            yield lineno, None, bad[lineno]
-            continue
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        if len(row) != len(header):
-            yield lineno, None, f"expected {len(header)} columns, found {len(row)}"
-            continue
-        yield lineno, dict(zip(header, row)), None
+def _check_columns(table: Table, wanted: dict[str, str]) -> None:
+    """Fail on a header without the text or label column, naming the columns found."""
+    if table.fmt == "jsonl":
+        present = set().union(*(r.values for r in table.rows if r.values is not None))
+    else:
+        present = set(table.columns)
+    missing = [f"{col!r} ({option})" for option, col in wanted.items() if col not in present]
+    if missing and (present or table.fmt != "jsonl"):
+        found = ", ".join(repr(c) for c in table.columns) or "none"
+        where = "keys" if table.fmt == "jsonl" else "columns"
+        raise CorpusFormatError(f"{table.path}:1: no column {' or '.join(missing)}; {where} "
+                                f"found: {found}")
+
+
+def _has_split(table: Table, split_col: str | None) -> bool:
+    """The split column counts when any readable row has a value in it (not just the first)."""
+    if not split_col:
+        return False
+    return any(r.values is not None and str(r.values.get(split_col) or "").strip()
+               for r in table.rows)
 
 
 def load_table(
@@ -86,42 +57,46 @@ def load_table(
     """Load a user's corpus from CSV, TSV or JSONL (by extension).
 
     Columns ``text_col`` and ``label_col`` are required; ``split_col`` (values train/test) is
-    optional. Without it, a stratified ``test_size`` share of documents becomes the test set,
+    optional; it is used when any row fills it (then every row must).  Without it, a
+    stratified ``test_size`` share of documents becomes the test set,
     drawn with ``seed`` (recorded in the corpus notes).  A bad row (missing text or label, wrong
     column count, undecodable bytes, bad split value) raises :class:`CorpusFormatError` naming
     the file and line, unless ``skip_bad_rows`` is set, in which case the number skipped is
-    recorded in the notes.
+    recorded in the notes.  How the file is read (encodings, quoting, TSV, long fields):
+    :mod:`gfbgcn.text.records`.
     """
     path = Path(path)
+    if path.is_dir():
+        raise CorpusFormatError(f"{path}: is a directory, not a corpus file")
     if not path.is_file():
-        raise FileNotFoundError(f"corpus file not found: {path}")
-    suffix = path.suffix.lower()
-    fmt = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(
-        suffix
-    )
+        raise FileNotFoundError(f"corpus file not found: {path} (nor a benchmark name: "
+                                "20ng, r8, r52, ohsumed)")
+    fmt = table_format(path)
     if fmt is None:
-        raise CorpusFormatError(f"{path}: unsupported extension {suffix!r} (csv, tsv, jsonl)")
+        raise CorpusFormatError(f"{path}: unsupported extension {path.suffix.lower()!r} (csv, "
+                                "tsv, jsonl)")
+    table = read_table(path, fmt, encoding)
+    _check_columns(table, {"--text-col": text_col, "--label-col": label_col})
+    has_split = _has_split(table, split_col)
     texts: list[str] = []
     labels: list[str] = []
     splits: list[bool] = []
-    has_split: bool | None = None
     skipped: list[str] = []
-    for lineno, row, error in _iter_table_rows(path, fmt, encoding):
-        if error is None and row is not None:
-            text, label = row.get(text_col), row.get(label_col)
+    for row in table.rows:
+        lineno, error = row.line, row.error
+        if error is None and row.values is not None:
+            text, label = row.values.get(text_col), row.values.get(label_col)
             if text is None or (isinstance(text, str) and not text.strip()):
                 error = f"missing text (column {text_col!r})"
             elif label is None or (isinstance(label, str) and not label.strip()):
                 error = f"missing label (column {label_col!r})"
-        if error is None and row is not None:
-            split_value = row.get(split_col) if split_col else None
-            if has_split is None:
-                has_split = split_value not in (None, "")
+        if error is None and has_split:
+            split_value = str(row.values.get(split_col) or "")  # type: ignore[union-attr]
             try:
-                if has_split:
-                    if split_value in (None, ""):
-                        raise CorpusFormatError(f"{path}:{lineno}: missing split value")
-                    splits.append(_split_flag(str(split_value), path, lineno))
+                if not split_value.strip():
+                    raise CorpusFormatError(f"{path}:{lineno}: missing split value (column "
+                                            f"{split_col!r} is filled on other rows)")
+                splits.append(_split_flag(split_value, path, lineno))
             except CorpusFormatError as err:
                 error = str(err).split(": ", 1)[1]
         if error is not None:
@@ -130,12 +105,12 @@ def load_table(
                 raise CorpusFormatError(message + " (use --skip-bad-rows to skip such rows)")
             skipped.append(message)
             continue
-        assert row is not None
-        texts.append(str(row[text_col]))
-        labels.append(str(row[label_col]).strip())
+        assert row.values is not None
+        texts.append(str(row.values[text_col]))
+        labels.append(str(row.values[label_col]).strip())
     if not texts:
         raise CorpusFormatError(f"{path}: no usable rows (corpus is empty)")
-    notes: list[str] = []
+    notes: list[str] = [f"{path}: {suspect}" for suspect in table.suspects]
     if skipped:
         notes.append(f"skipped {len(skipped)} bad row(s); first: {skipped[0]}")
     if has_split:

@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from gfbgcn.core.atomic import atomic_directory
 from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.io import atomic_write_json, atomic_write_text
@@ -40,6 +41,7 @@ from gfbgcn.core.runinfo import (
 )
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
+from gfbgcn.text.checks import check_converged, check_split, check_train_settings, json_safe
 from gfbgcn.text.graph import TextGraph, normalized_adjacency
 from gfbgcn.text.model import MODELS, build_text_model
 
@@ -64,6 +66,7 @@ class TrainConfig:
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
+        check_train_settings(self)
 
 
 @dataclass
@@ -156,8 +159,11 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
             p.requires_grad_(False)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad],
                                  lr=config.lr, weight_decay=config.weight_decay)
-    train_idx = data.train_mask.nonzero().view(-1).to(device)
-    val_idx = data.val_mask.nonzero().view(-1).to(device)
+    train_idx = data.train_mask.nonzero().view(-1)
+    val_idx = data.val_mask.nonzero().view(-1)
+    check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
+                config.val_ratio, multi)
+    train_idx, val_idx = train_idx.to(device), val_idx.to(device)
     row_adj = None
     if isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
         row_adj = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
@@ -296,6 +302,7 @@ def train_text(
     setup = _prepare(graph, config, adj, multilabel_targets, device)
     start = time.perf_counter()
     history, stopper = _fit(setup, config, progress)
+    check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)
     val["loss"] = history[stopper.best_epoch - 1]["val_loss"]
@@ -332,9 +339,17 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
 
     ``label_names``: the output columns' names when they differ from the graph's classes
     (multi-label training: one column per individual label, not per label combination).
+    The directory is written as a whole (:mod:`gfbgcn.core.atomic`): all three files or none,
+    and an earlier run there stays intact until the new one is complete.
     """
-    out = Path(out_dir)
-    record = result.record()
+    with atomic_directory(out_dir, "run", "--out") as staging:
+        _write_run_files(staging, result, graph, label_names)
+    return Path(out_dir)
+
+
+def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
+                     label_names: Sequence[str] | None) -> Path:
+    record = json_safe(result.record())  # strict JSON: no NaN
     atomic_write_json(
         out / "config.json",
         {

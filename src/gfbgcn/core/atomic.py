@@ -1,0 +1,147 @@
+"""Output directories written as a whole: a run (``train --out``) or a model (``--save``).
+
+The new directory is written under a temporary sibling name (``.NAME.tmp-XXXX``) and only
+then put in place, so an interrupted write never mixes two runs or leaves a working model
+unloadable: the old directory stays whole until the new one is complete.  On Linux the two are
+swapped in one atomic ``renameat2(RENAME_EXCHANGE)``; elsewhere the old one is first renamed to
+``.NAME.old-XXXX`` (kept there should the process die between the two renames).
+
+A directory is only ever replaced by one of its own kind: a run never overwrites a model (or
+anything else), and a directory holding files gfbgcn did not write is refused, not deleted.
+Writability is checked by :func:`check_output_dir` before any training starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from gfbgcn.core.errors import UserError
+from gfbgcn.core.io import current_umask
+
+#: The files of each kind of directory gfbgcn writes.
+KIND_FILES = {
+    "run": frozenset({"config.json", "history.csv", "metrics.json"}),
+    "model": frozenset({"config.json", "model.safetensors", "vocab.json"}),
+}
+_DESCRIPTION = {"run": "a training run (--out)", "model": "a saved model (--save)"}
+
+
+def _config_kind(config: Path) -> str:
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "other"
+    if isinstance(data, dict) and data.get("format") == "gfbgcn-text-model":
+        return "model"
+    return "run" if isinstance(data, dict) and "train" in data else "other"
+
+
+def directory_kind(path: str | os.PathLike[str]) -> str:
+    """``"missing"``, ``"empty"``, ``"run"``, ``"model"`` or ``"other"`` (anything else)."""
+    path = Path(path)
+    if not path.exists():
+        return "missing"
+    if not path.is_dir():
+        return "other"
+    names = {entry.name for entry in path.iterdir()}
+    if not names:
+        return "empty"
+    kinds = [kind for kind, files in KIND_FILES.items() if names <= files]
+    if not kinds:
+        return "other"
+    if "config.json" in names:  # the configuration says which kind it is
+        kind = _config_kind(path / "config.json")
+        return kind if kind in kinds else "other"
+    return kinds[0] if len(kinds) == 1 else "other"
+
+
+def check_output_dir(path: str | os.PathLike[str], kind: str, option: str) -> Path:
+    """Refuse ``path`` unless it is missing, empty or a directory of ``kind``, and unless a
+    directory can be created beside it.  Called before any long work."""
+    path = Path(path)
+    found = directory_kind(path)
+    if found not in ("missing", "empty", kind):
+        if found == "other" and path.is_dir():
+            extra = sorted(e.name for e in path.iterdir() if e.name not in KIND_FILES[kind])
+            what = (f"holds files gfbgcn did not write ({', '.join(extra[:3])}"
+                    f"{', ...' if len(extra) > 3 else ''})" if extra else "is not " +
+                    _DESCRIPTION[kind])
+        elif found == "other":
+            what = "exists and is not a directory"
+        else:
+            what = f"is {_DESCRIPTION[found]}"
+        raise UserError(f"{option} {path}: {what}; refusing to replace it (choose a new or "
+                        "empty directory)")
+    parent = path.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{path.name}.probe-", dir=parent))
+    except OSError as err:
+        raise UserError(f"{option} {path}: cannot write there ({err.strerror or err})") from None
+    return path
+
+
+def check_outputs(out: str | None, save: str | None) -> None:
+    """``train``'s ``--out`` and ``--save``: each writable and of its kind, and distinct."""
+    if out:
+        check_output_dir(out, "run", "--out")
+    if save:
+        check_output_dir(save, "model", "--save")
+    if out and save:
+        a, b = Path(out).resolve(), Path(save).resolve()
+        if a == b or a in b.parents or b in a.parents:
+            raise UserError(f"--out {out} and --save {save} must be separate directories "
+                            "(a run and a model each own their directory)")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux ``renameat2``); ``False`` where unsupported."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    try:
+        renameat2 = ctypes.CDLL(libc_name, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _put_in_place(tmp: Path, path: Path) -> None:
+    if not path.exists():
+        os.rename(tmp, path)
+        return
+    if _exchange(tmp, path):
+        shutil.rmtree(tmp)  # tmp now holds the old directory
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old-", dir=path.parent))
+    os.rmdir(old)
+    os.rename(path, old)
+    os.rename(tmp, path)
+    shutil.rmtree(old)
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike[str], kind: str,
+                     option: str = "output") -> Iterator[Path]:
+    """Yield a temporary sibling directory to fill; on success it replaces ``path``."""
+    path = Path(path)
+    if path.is_symlink():  # replace the directory it points to, not the link
+        path = path.resolve()
+    check_output_dir(path, kind, option)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.absolute().parent))
+    os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; honour the umask
+    try:
+        yield tmp
+        _put_in_place(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

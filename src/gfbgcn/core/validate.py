@@ -1,0 +1,73 @@
+"""argparse types that check a value's range when the command line is parsed, before any work.
+
+``int_in(1)`` accepts whole numbers >= 1, ``float_in(0, 1, low_open=True, high_open=True)``
+numbers strictly between 0 and 1; NaN and infinities are refused.  :func:`range_text` gives the
+range in words for the option's help, so ``--help`` shows what is accepted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import math
+from collections.abc import Callable
+
+
+def range_text(low: float | None, high: float | None, low_open: bool = False,
+               high_open: bool = False) -> str:
+    """``">= 1"``, ``"in (0, 1)"``, ``"in [0, 1)"``, ..."""
+    if high is None:
+        return f"{'>' if low_open else '>='} {low:g}" if low is not None else "any number"
+    if low is None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def _inside(value: float, low: float | None, high: float | None, low_open: bool,
+            high_open: bool) -> bool:
+    if low is not None and (value < low or (low_open and value == low)):
+        return False
+    return not (high is not None and (value > high or (high_open and value == high)))
+
+
+def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """argparse type: a whole number in ``[low, high]`` (either bound may be ``None``)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not _inside(value, low, high, False, False):
+            raise argparse.ArgumentTypeError(f"must be {range_text(low, high)}, got {value}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in its messages
+    return parse
+
+
+def float_in(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+             high_open: bool = False) -> Callable[[str], float]:
+    """argparse type: a finite number in the given range (open ends excluded)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if not _inside(value, low, high, low_open, high_open):
+            raise argparse.ArgumentTypeError(
+                f"must be {range_text(low, high, low_open, high_open)}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def encoding_name(text: str) -> str:
+    """argparse type of ``--encoding``: a codec Python knows (utf-8, latin-1, utf-16, ...)."""
+    try:
+        return codecs.lookup(text).name
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"unknown encoding {text!r} (e.g. utf-8, utf-16, latin-1, cp1252)") from None

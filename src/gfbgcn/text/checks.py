@@ -1,0 +1,116 @@
+"""Checks that refuse a degenerate training run before it starts (or reports nonsense).
+
+A run needs at least one training, one validation and one test document and at least two
+classes; a class without any training document is allowed but warned about (the model cannot
+learn it).  The training settings are range-checked here too, so the Python API refuses what
+the command line refuses.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.errors import UserError
+
+
+class ClassWithoutTrainingWarning(UserWarning):
+    """Some class has no training document: the model cannot predict it."""
+
+
+# (field, lowest, highest, low end open, high end open)
+_RANGES: tuple[tuple[str, float | None, float | None, bool, bool], ...] = (
+    ("epochs", 1, None, False, False),
+    ("patience", 1, None, False, False),
+    ("hidden", 1, None, False, False),
+    ("seed", 0, None, False, False),
+    ("lr", 0, None, True, False),
+    ("dropout", 0, 1, False, True),
+    ("weight_decay", 0, None, False, False),
+    ("val_ratio", 0, 1, True, True),
+)
+
+
+def check_train_settings(config: Any) -> None:
+    """Refuse settings that cannot train: ``epochs 0``, ``hidden 0``, ``val_ratio 1``, ..."""
+    from gfbgcn.core.validate import range_text
+
+    for name, low, high, low_open, high_open in _RANGES:
+        value = getattr(config, name)
+        bad = not math.isfinite(value) or (low is not None and (
+            value < low or (low_open and value == low))) or (high is not None and (
+                value > high or (high_open and value == high)))
+        if bad:
+            option = "--" + name.replace("_", "-")
+            raise UserError(f"{option} must be {range_text(low, high, low_open, high_open)}, "
+                            f"got {value}")
+
+
+def check_has_test(is_train: np.ndarray) -> None:
+    """Refuse a corpus without test documents (``gfbgcn train`` reports test metrics; the
+    Python API may train on training documents only, e.g. for inductive prediction)."""
+    if bool(np.all(is_train)):
+        raise UserError("no test documents: every document is in the training split (mark "
+                        "some rows 'test' in the split column; without one, the drawn 10% test "
+                        "split rounds to no document of any class: add documents)")
+
+
+def check_has_words(num_words: int, min_freq: int) -> None:
+    """Refuse a graph without word nodes: every token was a stop word or rarer than
+    ``--min-freq``, so the documents are isolated and there is nothing to learn from."""
+    if num_words == 0:
+        raise UserError(f"no word is left after cleaning (stop words, --min-freq {min_freq}): "
+                        "the documents share nothing to learn from; lower --min-freq or check "
+                        "the text column")
+
+
+def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.ndarray,
+                val: np.ndarray, val_ratio: float, multi_label: bool = False) -> None:
+    """Refuse an empty training or validation split or a single class; warn about classes
+    without training documents.  ``train``/``val``: document indices."""
+    n_train_docs = len(train) + len(val)
+    if len(train) == 0:
+        raise UserError(f"no training documents left ({n_train_docs} before --val-ratio "
+                        f"{val_ratio} took the validation share): add training rows or lower "
+                        "--val-ratio")
+    if len(val) == 0:
+        raise UserError(f"the validation split is empty (--val-ratio {val_ratio} of "
+                        f"{n_train_docs} training document(s) rounds to 0): raise --val-ratio "
+                        "or add training rows")
+    if multi_label:
+        return
+    if len(label_names) < 2:
+        raise UserError(f"only one class ({label_names[0]!r}) in the corpus: there is nothing "
+                        "to classify (at least two labels are needed)")
+    seen = np.bincount(label_ids[train], minlength=len(label_names))
+    absent = [label_names[c] for c in np.flatnonzero(seen == 0)]
+    if absent:
+        shown = ", ".join(repr(a) for a in absent[:5]) + (" ..." if len(absent) > 5 else "")
+        warnings.warn(f"{len(absent)} class(es) have no training document ({shown}): the "
+                      "model cannot learn them, and their test documents will be "
+                      "misclassified", ClassWithoutTrainingWarning, stacklevel=3)
+
+
+def check_converged(best_epoch: int, history: Sequence[dict[str, float]], lr: float) -> None:
+    """Refuse a run whose validation loss was never finite (diverged): no NaN metrics."""
+    if best_epoch >= 1 and history:
+        return
+    first = next((h for h in history if not math.isfinite(h["val_loss"])), None)
+    where = f" ({first['val_loss']} at epoch {first['epoch']})" if first else ""
+    raise UserError(f"training diverged: the validation loss was never finite{where}; "
+                    f"lower --lr (now {lr})")
+
+
+def json_safe(obj: Any) -> Any:
+    """``obj`` with NaN and infinities replaced by ``None``: strict JSON, not ``NaN``."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj

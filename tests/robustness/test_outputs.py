@@ -1,0 +1,134 @@
+"""D. Output directories never lose earlier results: a run (``--out``) and a model
+(``--save``) are written as a whole, never over a directory of another kind, and checked for
+writability before training."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+import gfbgcn
+
+from .conftest import FAST
+
+
+def _snapshot(directory):
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_out_and_save_the_same_directory_is_refused(cli, corpus, tmp_path, monkeypatch):
+    from gfbgcn.text import train
+
+    monkeypatch.setattr(train, "train_text", lambda *a, **k: pytest.fail("trained anyway"))
+    d = tmp_path / "d"
+    cli("train", "--dataset", corpus, *FAST, "--out", d, "--save", d).assert_user_error(
+        "--out", "--save", "separate directories")
+    cli("train", "--dataset", corpus, *FAST, "--out", d, "--save", d / "model"
+           ).assert_user_error("separate directories")
+
+
+def test_out_over_a_saved_model_is_refused_and_the_model_survives(cli, corpus, saved_model):
+    before = _snapshot(saved_model)
+    cli("train", "--dataset", corpus, *FAST, "--out", saved_model).assert_user_error(
+        "is a saved model", "refusing to replace it")
+    assert _snapshot(saved_model) == before
+    assert gfbgcn.load(saved_model).predict(["goal team"]).labels
+
+
+def test_save_over_a_run_or_foreign_directory_is_refused(cli, corpus, tmp_path):
+    run = tmp_path / "run"
+    assert cli("train", "--dataset", corpus, *FAST, "--out", run).status == 0
+    cli("train", "--dataset", corpus, *FAST, "--save", run).assert_user_error(
+        "is a training run")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work")
+    cli("train", "--dataset", corpus, *FAST, "--out", mine).assert_user_error(
+        "holds files gfbgcn did not write (thesis.tex)")
+    assert (mine / "thesis.tex").read_text() == "years of work"
+
+
+def test_rerun_replaces_a_run_as_a_whole(cli, corpus, tmp_path):
+    run = tmp_path / "run"
+    assert cli("train", "--dataset", corpus, *FAST, "--out", run, "--seed", "1").status == 0
+    assert cli("train", "--dataset", corpus, *FAST, "--out", run, "--seed", "2").status == 0
+    assert '"seed": 2' in (run / "config.json").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.csv", "run"]  # no leftovers
+
+
+def test_run_interrupted_while_writing_keeps_the_previous_run(cli, corpus, tmp_path,
+                                                              monkeypatch):
+    from gfbgcn.text import train
+
+    run = tmp_path / "run"
+    assert cli("train", "--dataset", corpus, *FAST, "--out", run).status == 0
+    before = _snapshot(run)
+
+    def killed(history):
+        raise KeyboardInterrupt  # a kill after config.json, before history and metrics
+
+    monkeypatch.setattr(train, "history_csv", killed)
+    result = cli("train", "--dataset", corpus, *FAST, "--out", run, "--seed", "5")
+    assert result.status == 130
+    assert _snapshot(run) == before  # all three files of the previous run, none of the new
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.csv", "run"]
+
+
+def test_resave_interrupted_keeps_the_previous_model_loadable(cli, corpus, tmp_path,
+                                                              monkeypatch):
+    import safetensors.torch
+
+    model = tmp_path / "model"
+    assert cli("train", "--dataset", corpus, *FAST, "--save", model).status == 0
+    before = _snapshot(model)
+
+    def killed(tensors, filename, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(safetensors.torch, "save_file", killed)
+    assert cli("train", "--dataset", corpus, *FAST, "--save", model, "--seed", "3"
+                  ).status == 130
+    assert _snapshot(model) == before
+    assert gfbgcn.load(model).label_names == ["food", "sport", "tech"]
+
+
+def test_unwritable_output_is_refused_before_training(cli, corpus, tmp_path, monkeypatch):
+    from gfbgcn.text import train
+
+    monkeypatch.setattr(train, "train_text", lambda *a, **k: pytest.fail("trained anyway"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cli("train", "--dataset", corpus, *FAST, "--out", blocker / "run").assert_user_error(
+        "--out", "cannot write there")
+    cli("train", "--dataset", corpus, *FAST, "--save", blocker).assert_user_error(
+        "--save", "exists and is not a directory")
+
+
+def test_read_only_parent_is_refused_before_training(cli, corpus, tmp_path, monkeypatch):
+    """What a read-only directory does to a normal user (simulated: root ignores modes)."""
+    import tempfile
+
+    from gfbgcn.text import train
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(train, "train_text", lambda *a, **k: pytest.fail("trained anyway"))
+    monkeypatch.setattr(tempfile, "mkdtemp", denied)
+    cli("train", "--dataset", corpus, *FAST, "--out", tmp_path / "run").assert_user_error(
+        "--out", "cannot write there (Permission denied)")
+
+
+def test_written_files_honour_the_umask(cli, corpus, tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert cli("train", "--dataset", corpus, *FAST, "--out", tmp_path / "run",
+                      "--save", tmp_path / "model").status == 0
+    finally:
+        os.umask(old)
+    for directory in (tmp_path / "run", tmp_path / "model"):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o755
+        for path in directory.iterdir():
+            assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
