@@ -19,6 +19,7 @@ from gfbgcn.core.runinfo import set_threads, thread_count, torch_threads
 from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
 from gfbgcn.text.graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.model import MODELS, SECOND_LAYERS
+from gfbgcn.text.tokenizer_cli import add_tokenizer_arguments, tokenization_from_args
 
 #: Models of ``reproduce text`` when ``--models`` is not given (the paper's table).
 TEXT_MODELS = ("gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb-topk",
@@ -48,6 +49,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         help="W(i,j) as windows containing both words (paper) or position pairs "
                         "(reference code)")
     parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
+    add_tokenizer_arguments(parser)
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -63,9 +65,11 @@ def corpus_from_args(args: argparse.Namespace) -> Corpus:
 
 
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
+    tokenizer, stop_words = tokenization_from_args(args)  # bad values fail before reading
     corpus = corpus_from_args(args)
-    config = GraphConfig(window=args.window, min_freq=args.min_freq, cooccurrence=args.cooccurrence)
-    return corpus, build_text_graph(corpus, config, cache=not args.no_cache)
+    config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
+                         cooccurrence=args.cooccurrence)
+    return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache)
 
 
 # ---------------------------------------------------------------------------------------------

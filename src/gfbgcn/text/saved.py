@@ -105,7 +105,7 @@ def save_model(
         },
         "tokenizer": {
             "name": predictor.tokenizer_name,
-            "reloadable_by_name": predictor.tokenizer_name in _builtin_names(),
+            "reloadable_by_name": _reloadable(predictor.tokenizer_name),
         },
         "graph": dict(graph_config or {}),
         "train": dict(train_config or {}),
@@ -121,10 +121,10 @@ def save_model(
     return out
 
 
-def _builtin_names() -> set[str]:
-    from gfbgcn.text.inductive import BUILTIN_TOKENIZERS
+def _reloadable(name: str) -> bool:
+    from gfbgcn.text.tokenizers import tokenizer_from_name
 
-    return set(BUILTIN_TOKENIZERS)
+    return tokenizer_from_name(name) is not None
 
 
 def _major(version: str) -> str:
