@@ -19,6 +19,7 @@ from gfbgcn.core.runinfo import set_threads, thread_count, torch_threads
 from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
 from gfbgcn.text.graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.model import MODELS, SECOND_LAYERS
+from gfbgcn.text.own_corpus import add_own_corpus_arguments, baseline_beside, is_own_file
 from gfbgcn.text.tokenizer_cli import add_tokenizer_arguments, tokenization_from_args
 
 #: Models of ``reproduce text`` when ``--models`` is not given (the paper's table).
@@ -159,6 +160,7 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
                         "micro/macro F1, threshold chosen on the validation split")
     parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+    add_own_corpus_arguments(parser)
 
 
 def train_config_from_args(args: argparse.Namespace):
@@ -200,6 +202,10 @@ def train(args: argparse.Namespace) -> int:
     from gfbgcn.text.train import train_text, write_run
 
     set_threads(args.threads)
+    if args.auto:
+        from gfbgcn.text.own_corpus import train_auto
+
+        return train_auto(args)
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
@@ -218,8 +224,11 @@ def train(args: argparse.Namespace) -> int:
               f"{targets.sum(1).mean():.2f} labels per document on average")
     result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets)
     _print_result(result, args.multi_label)
+    extra = None
+    if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
+        extra = baseline_beside(corpus, graph, result)
     if args.out:
-        print(f"wrote {write_run(args.out, result, graph, label_names)}")
+        print(f"wrote {write_run(args.out, result, graph, label_names, extra)}")
     if args.save:
         from gfbgcn.text.saved import save_trained
 

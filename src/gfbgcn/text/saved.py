@@ -25,7 +25,7 @@ import json
 import warnings
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -39,6 +39,9 @@ from gfbgcn.core.io import (
 from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.inductive import InductiveTextGCN, resolve_tokenizer
 from gfbgcn.text.preprocess import Tokenizer
+
+if TYPE_CHECKING:
+    from gfbgcn.text.combined import CombinedPredictor
 
 FORMAT_VERSION = 1
 WEIGHTS = "model.safetensors"
@@ -67,8 +70,12 @@ def save_model(
     data_hash: dict[str, Any] | None = None,
     label_sep: str | None = None,
     metrics: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``."""
+    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``.
+
+    ``extra``: more top-level entries of ``config.json`` (e.g. ``combined``, see
+    :mod:`gfbgcn.text.combined`)."""
     from safetensors.torch import save_file
 
     out = Path(path)
@@ -116,6 +123,7 @@ def save_model(
         "num_words": len(predictor.vocab),
         "versions": package_versions(),
         "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
+        **(extra or {}),
     }
     atomic_write_json(out / CONFIG, config)
     return out
@@ -227,7 +235,7 @@ def load_model(
     *,
     tokenizer: Tokenizer | None = None,
     self_embedding: str | None = None,
-) -> InductiveTextGCN:
+) -> InductiveTextGCN | CombinedPredictor:
     """Load a model directory written by :func:`save_model` (``gfbgcn train --save``)."""
     from safetensors import SafetensorError
     from safetensors.torch import load_file
@@ -268,7 +276,7 @@ def load_model(
     except ValueError as err:
         raise ModelLoadError(f"{path}: {err}") from err
     ind = config.get("inductive", {})
-    return InductiveTextGCN(
+    predictor = InductiveTextGCN(
         vocab=vocab,
         idf=tensors["idf"].numpy().astype(np.float64),
         deg_words=tensors["deg_words"],
@@ -285,6 +293,11 @@ def load_model(
         threshold=float(labels.get("threshold") or 0.5),
         self_embedding=self_embedding or ind.get("self_embedding", "zero"),
     )
+    if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.combined
+        from gfbgcn.text.combined import load_combined
+
+        return load_combined(path, config["combined"], predictor, ModelLoadError)
+    return predictor
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -299,7 +312,7 @@ def graph_config_dict(graph) -> dict[str, Any]:
 
 
 def save_trained(path: str | Path, result, graph, corpus, label_names=None,
-                 label_sep: str = "|") -> Path:
+                 label_sep: str = "|", extra: dict[str, Any] | None = None) -> Path:
     """Save a :class:`~gfbgcn.text.train.TrainResult` of a two-layer model for prediction.
 
     ``label_names``: the individual labels of a multi-label run (``None`` for single-label);
@@ -330,4 +343,5 @@ def save_trained(path: str | Path, result, graph, corpus, label_names=None,
         label_sep=label_sep if label_names is not None else None,
         metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
                  "best_epoch": result.best_epoch},
+        extra=extra,
     )

@@ -297,7 +297,8 @@ def history_csv(history: list[dict[str, float]]) -> str:
 
 
 def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
-              label_names: Sequence[str] | None = None) -> Path:
+              label_names: Sequence[str] | None = None,
+              extra_metrics: dict[str, Any] | None = None) -> Path:
     """``config.json`` (seed, settings, versions), ``history.csv`` and ``metrics.json``.
 
     ``label_names``: the output columns' names when they differ from the graph's classes
@@ -320,5 +321,6 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
                                       "seconds_per_epoch", "train_seconds", "peak_rss_mib",
                                       "lambda") if k in record}
     metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
+    metrics.update(extra_metrics or {})  # e.g. the baseline beside an own-corpus result
     atomic_write_json(out / "metrics.json", metrics)
     return out
