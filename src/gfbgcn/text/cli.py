@@ -368,3 +368,27 @@ def reproduce_inductive(args: argparse.Namespace) -> int:
 
     _run_datasets(args, layout, run, report)
     return 0
+
+
+def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
+    from gfbgcn.text.own_experiment import OWN_DATASETS
+
+    harness.add_arguments(parser, datasets=OWN_DATASETS, models=("auto",), seeds=5, epochs=200)
+
+
+def reproduce_own_corpora(args: argparse.Namespace) -> int:
+    """Paper defaults, --auto, TF-IDF + LR and combined -> ``<out>/own-corpora.md``."""
+    from gfbgcn.text.own_experiment import run_own_grid
+    from gfbgcn.text.own_report import render_own_report
+
+    layout = harness.Layout(args.out, "own-corpora")
+
+    def report(*_) -> None:
+        render_own_report(layout)
+
+    def run(dataset: str) -> None:
+        run_own_grid([dataset], range(args.seeds), layout.store(), args.data_dir, args.epochs,
+                     threads=args.threads, on_saved=report)
+
+    _run_datasets(args, layout, run, report)
+    return 0
