@@ -11,7 +11,9 @@ train/validation documents (the validation split depends only on the seed and th
    20 matters little on short texts (a text shorter than the window is one window).
 2. *Models*, on the best graph: GCN, the four GFB operators (MaxVec, MeanVec, DiagVec, TopKVec)
    with exact GenVec, and the fast GenVec form of MaxVec and TopKVec (for MeanVec and DiagVec the
-   fast form trains identically, see :data:`gfbgcn.text.experiment.FAST_DIFFERS`).
+   fast form trains identically, see :data:`gfbgcn.text.experiment.FAST_DIFFERS`).  TopKVec
+   (k = 3) is skipped on corpora with 3 classes or fewer, where it is undefined or equals a
+   sum over all classes.
 
 Every trained candidate is also tried *combined* with the TF-IDF + LR baseline
 (:mod:`gfbgcn.text.combined`, weight chosen on validation).  The winner has the highest
@@ -42,6 +44,7 @@ from gfbgcn.text.preprocess import Tokenizer
 from gfbgcn.text.train import TrainConfig, TrainResult, train_text
 
 REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
+TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes
 STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False), ("gfb-topk", False),
                  ("gfb-max", True), ("gfb-topk", True))
 
@@ -230,7 +233,10 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
     if search.train(replace(best, window=10), model, fast):
         best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+    classes = len(corpus.label_names)
     for model, fast in STAGE2_MODELS:
+        if model == "gfb-topk" and classes <= TOPK_K:  # TopKVec needs more classes than k
+            continue
         if not search.train(best, model, fast):
             break
     chosen = _best(search.candidates)
