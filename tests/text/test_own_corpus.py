@@ -180,3 +180,24 @@ def test_combined_model_saves_loads_and_predicts(tmp_path):
     (path / "linear.json").write_text("{}", encoding="utf-8")
     with pytest.raises(ModelLoadError, match="linear.json: checksum mismatch"):
         load_model(path)
+
+
+def test_reproduce_own_corpora_runs_resumes_and_reports(tmp_path):
+    data = tmp_path / "data"
+    (data / "text-extra").mkdir(parents=True)
+    write_csv(tiny_corpus(40), data / "text-extra" / "slo-opinion.csv")
+    out = tmp_path / "results"
+    argv = ["reproduce", "own-corpora", "--datasets", "slo-opinion", "--seeds", "1",
+            "--epochs", "3", "--data-dir", str(data), "--out", str(out)]
+    assert main(argv) == 0
+    (path,) = (out / "raw" / "own-corpora").glob("*=*.json")
+    record = json.loads(path.read_text())
+    for column in ("defaults", "auto", "baseline", "combined"):
+        assert 0.0 <= record[column]["accuracy"] <= 1.0
+    assert record["tokenizer"] == "unicode" and record["candidates"][0]["min_freq"] == 5
+    report = (out / "own-corpora.md").read_text()
+    assert "| slo-opinion | 1 |" in report and "--auto ≥ TF-IDF + LR − 0.5" in report
+    assert str(tmp_path) not in report
+    before = path.stat().st_mtime_ns
+    assert main(argv) == 0  # resumes: nothing re-run
+    assert path.stat().st_mtime_ns == before
