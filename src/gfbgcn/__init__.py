@@ -7,7 +7,9 @@ def load(path, **kwargs):
     """Load a model saved by ``gfbgcn train ... --save PATH``; see :mod:`gfbgcn.text.saved`.
 
     ``model.predict(["text", ...])`` returns labels and probabilities,
-    ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.
+    ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.  A model chosen by
+    ``train --auto`` may be a graph model combined with TF-IDF + logistic regression
+    (:class:`gfbgcn.text.combined.CombinedPredictor`); it is used the same way.
     """
     from gfbgcn.text.saved import load_model
 

@@ -135,6 +135,13 @@ class AutoResult:
             writer.writerow({"chosen": "*" if c is self.chosen else "", **row})
         return buf.getvalue()
 
+    def aligned(self) -> str:
+        """The same table with aligned columns, for the terminal."""
+        rows = list(csv.reader(io.StringIO(self.table())))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        return "".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n"
+                       for r in rows)
+
     def best_graph_only(self) -> Candidate:
         """The graph-only candidate with the best validation accuracy (earliest on ties)."""
         return _best([c for c in self.candidates if c.predictor == "graph"])

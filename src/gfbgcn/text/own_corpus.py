@@ -89,7 +89,7 @@ def train_auto(args: argparse.Namespace) -> int:
                     cooccurrence=args.cooccurrence, cache=not args.no_cache,
                     log=(lambda _: None) if quiet else (lambda m: print(m, file=sys.stderr)))
     table = auto.table()
-    print(table, end="")
+    print(auto.aligned(), end="")
     c = auto.chosen
     test = c.test
     name = f"{c.model_label}{' + linear' if c.predictor != 'graph' else ''}"
