@@ -18,6 +18,7 @@ DOCUMENTED_VERBS = [
     ("predict",),
     ("reproduce", "text"),
     ("reproduce", "inductive"),
+    ("reproduce", "own-corpora"),
     ("reproduce", "entity"),
     ("reproduce", "graphs"),
     ("figures", "pooling"),

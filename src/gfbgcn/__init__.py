@@ -10,7 +10,9 @@ def load(path, **kwargs):
     sees one, else the CPU) places it; a model saved on one device loads on any other.
 
     ``model.predict(["text", ...])`` returns labels and probabilities,
-    ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.
+    ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.  A model chosen by
+    ``train --auto`` may be a graph model combined with TF-IDF + logistic regression
+    (:class:`gfbgcn.text.combined.CombinedPredictor`); it is used the same way.
     """
     from gfbgcn.text.saved import load_model
 

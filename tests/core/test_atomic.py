@@ -73,3 +73,24 @@ def test_a_symlinked_directory_is_replaced_where_it_points(tmp_path):
         (tmp / "config.json").write_text(json.dumps({"train": {"seed": 7}}))
     assert (tmp_path / "link").is_symlink()
     assert json.loads((target / "config.json").read_text()) == {"train": {"seed": 7}}
+
+
+def test_optional_files_of_auto_runs_and_combined_models_keep_their_kind(tmp_path):
+    import json
+
+    from gfbgcn.core.atomic import directory_kind
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"train": {}}))
+    (run / "metrics.json").write_text("{}")
+    (run / "auto.csv").write_text("candidate\n")
+    assert directory_kind(run) == "run"
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"format": "gfbgcn-text-model"}))
+    for name in ("model.safetensors", "vocab.json", "linear.safetensors", "linear.json"):
+        (model / name).write_text("")
+    assert directory_kind(model) == "model"
+    (model / "notes.txt").write_text("mine")
+    assert directory_kind(model) == "other"

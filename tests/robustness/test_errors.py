@@ -78,9 +78,15 @@ def test_missing_nltk_stop_words_is_one_line(cli, corpus, monkeypatch):
         raise preprocess.StopWordsNotFoundError("NLTK's stop-word corpus was not found\n"
                                                 "*****\n  set NLTK_DATA\n*****")
 
+    from gfbgcn.text import tokenizers
+
     monkeypatch.setattr(preprocess, "nltk_stop_words", missing)
-    cli("train", "--dataset", corpus, *FAST).assert_user_error("stop-word corpus",
-                                                                  "set NLTK_DATA")
+    tokenizers.load_stop_words.cache_clear()  # earlier tests may have loaded English already
+    try:
+        cli("train", "--dataset", corpus, *FAST).assert_user_error("stop-word corpus",
+                                                                      "set NLTK_DATA")
+    finally:
+        tokenizers.load_stop_words.cache_clear()
 
 
 def test_a_bug_is_one_line_with_status_1_and_debug_shows_it(cli, corpus, monkeypatch):

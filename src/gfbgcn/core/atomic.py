@@ -28,8 +28,11 @@ from gfbgcn.core.io import current_umask
 
 #: The files of each kind of directory gfbgcn writes.
 KIND_FILES = {
-    "run": frozenset({"config.json", "history.csv", "metrics.json"}),
-    "model": frozenset({"config.json", "model.safetensors", "vocab.json"}),
+    # auto.csv: the candidates of `train --auto`
+    "run": frozenset({"config.json", "history.csv", "metrics.json", "auto.csv"}),
+    # linear.*: the TF-IDF + LR part of a combined model (gfbgcn.text.combined)
+    "model": frozenset({"config.json", "model.safetensors", "vocab.json",
+                        "linear.safetensors", "linear.json"}),
 }
 _DESCRIPTION = {"run": "a training run (--out)", "model": "a saved model (--save)"}
 

@@ -259,7 +259,7 @@ class Invocations:
             **({"device": args.device_name} if hasattr(args, "device_name") else {}),
             **provenance(),
         }
-        self.entries.append(self.entry)
+        self.entries: list[dict[str, Any]] = []
         self.save()
 
     @classmethod
@@ -277,7 +277,17 @@ class Invocations:
         return entries
 
     def save(self) -> None:
+        # Re-read first: another command may share these records (e.g. one per data set at
+        # once) and its entry must survive ours.
+        mine = self.entry
+        others = [e for e in self.load_path(self.path)
+                  if (e.get("command"), e.get("started")) != (mine["command"], mine["started"])]
+        self.entries = sorted([*others, mine], key=lambda e: str(e.get("started")))
         atomic_write_json(self.path, self.entries)
+
+    @staticmethod
+    def load_path(path: Path) -> list[dict[str, Any]]:
+        return list(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else []
 
     def add_seconds(self, dataset: str, seconds: float) -> None:
         self.entry["wall_s"][dataset] = self.entry["wall_s"].get(dataset, 0.0) + seconds

@@ -21,6 +21,8 @@ from gfbgcn.core.validate import encoding_name, float_in, int_in
 from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
 from gfbgcn.text.graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.model import MODELS, SECOND_LAYERS
+from gfbgcn.text.own_corpus import add_own_corpus_arguments, baseline_beside, is_own_file
+from gfbgcn.text.tokenizer_cli import add_tokenizer_arguments, tokenization_from_args
 
 #: Models of ``reproduce text`` when ``--models`` is not given (the paper's table).
 TEXT_MODELS = ("gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb-topk",
@@ -56,6 +58,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         help="W(i,j) as windows containing both words (paper) or position pairs "
                         "(reference code)")
     parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
+    add_tokenizer_arguments(parser)
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -72,9 +75,11 @@ def corpus_from_args(args: argparse.Namespace) -> Corpus:
 
 
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
+    tokenizer, stop_words = tokenization_from_args(args)  # bad values fail before reading
     corpus = corpus_from_args(args)
-    config = GraphConfig(window=args.window, min_freq=args.min_freq, cooccurrence=args.cooccurrence)
-    return corpus, build_text_graph(corpus, config, cache=not args.no_cache)
+    config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
+                         cooccurrence=args.cooccurrence)
+    return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,6 +176,7 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         "micro/macro F1, threshold chosen on the validation split")
     parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
     add_device_argument(parser)
+    add_own_corpus_arguments(parser)
 
 
 def train_config_from_args(args: argparse.Namespace):
@@ -215,6 +221,10 @@ def train(args: argparse.Namespace) -> int:
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
     set_threads(args.threads)
+    if args.auto:
+        from gfbgcn.text.own_corpus import train_auto
+
+        return train_auto(args)
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
@@ -237,8 +247,11 @@ def train(args: argparse.Namespace) -> int:
     result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets,
                         device=device)
     _print_result(result, args.multi_label)
+    extra = None
+    if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
+        extra = baseline_beside(corpus, graph, result)
     if args.out:
-        print(f"wrote {write_run(args.out, result, graph, label_names)}")
+        print(f"wrote {write_run(args.out, result, graph, label_names, extra)}")
     if args.save:
         from gfbgcn.text.saved import save_trained
 
@@ -380,6 +393,30 @@ def reproduce_inductive(args: argparse.Namespace) -> int:
         run_inductive_grid(specs, layout.store(), args.data_dir, args.epochs,
                            workers=args.workers, threads=args.threads,
                            on_saved=harness.Throttle(report), device=device)
+
+    _run_datasets(args, layout, run, report)
+    return 0
+
+
+def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
+    from gfbgcn.text.own_experiment import OWN_DATASETS
+
+    harness.add_arguments(parser, datasets=OWN_DATASETS, models=("auto",), seeds=5, epochs=200)
+
+
+def reproduce_own_corpora(args: argparse.Namespace) -> int:
+    """Paper defaults, --auto, TF-IDF + LR and combined -> ``<out>/own-corpora.md``."""
+    from gfbgcn.text.own_experiment import run_own_grid
+    from gfbgcn.text.own_report import render_own_report
+
+    layout = harness.Layout(args.out, "own-corpora")
+
+    def report(*_) -> None:
+        render_own_report(layout)
+
+    def run(dataset: str) -> None:
+        run_own_grid([dataset], range(args.seeds), layout.store(), args.data_dir, args.epochs,
+                     threads=args.threads, on_saved=report)
 
     _run_datasets(args, layout, run, report)
     return 0

@@ -188,15 +188,18 @@ def corpus_digest(corpus: Corpus) -> str:
 
 
 def graph_cache_key(corpus: Corpus, config: GraphConfig, tokenizer: str) -> str:
-    payload = json.dumps(
-        {
-            "format": GRAPH_FORMAT_VERSION,
-            "corpus": corpus_digest(corpus),
-            "config": asdict(config),
-            "tokenizer": tokenizer,
-        },
-        sort_keys=True,
-    )
+    from gfbgcn.text.tokenizers import stop_words_digest
+
+    fields = {
+        "format": GRAPH_FORMAT_VERSION,
+        "corpus": corpus_digest(corpus),
+        "config": asdict(config),
+        "tokenizer": tokenizer,
+    }
+    digest = stop_words_digest(config.stop_words)
+    if digest is not None:  # a stop-word file: its content, not only its path, keys the graph
+        fields["stop_words_file"] = digest
+    payload = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 

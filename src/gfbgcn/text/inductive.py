@@ -76,6 +76,11 @@ def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenize
         return tokenizer
     if name in BUILTIN_TOKENIZERS:
         return BUILTIN_TOKENIZERS[name]
+    from gfbgcn.text.tokenizers import tokenizer_from_name
+
+    builtin = tokenizer_from_name(name)  # unicode tokenizers: options are in the name
+    if builtin is not None:
+        return builtin
     raise ValueError(
         f"the model was trained with the custom tokenizer {name!r}; only the built-in "
         f"tokenizers ({', '.join(sorted(set(BUILTIN_TOKENIZERS) - {'textgcn', 'whitespace'}))}) "

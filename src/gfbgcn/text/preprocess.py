@@ -171,7 +171,12 @@ def preprocess(
         counts = np.bincount(codes, minlength=len(uniques))
         keep_word = counts >= min_freq
         if stop_words is not None:
-            stop = nltk_stop_words(stop_words) if isinstance(stop_words, str) else set(stop_words)
+            if isinstance(stop_words, str):  # an NLTK language or a one-word-a-line file
+                from gfbgcn.text.tokenizers import load_stop_words
+
+                stop = load_stop_words(stop_words)
+            else:
+                stop = set(stop_words)
             keep_word &= ~pd.Index(uniques).isin(list(stop))
         kept = np.flatnonzero(keep_word)
         # frequency-descending order, ties alphabetical: deterministic and cache friendly

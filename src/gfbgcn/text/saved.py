@@ -29,7 +29,8 @@ import json
 import warnings
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -45,6 +46,9 @@ from gfbgcn.core.io import (
 from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.inductive import InductiveTextGCN, resolve_tokenizer
 from gfbgcn.text.preprocess import Tokenizer
+
+if TYPE_CHECKING:
+    from gfbgcn.text.combined import CombinedPredictor
 
 FORMAT_VERSION = 1
 WEIGHTS = "model.safetensors"
@@ -73,16 +77,24 @@ def save_model(
     data_hash: dict[str, Any] | None = None,
     label_sep: str | None = None,
     metrics: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+    extra_writer: Callable[[Path], dict[str, Any]] | None = None,
 ) -> Path:
     """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``.
 
     The directory is written as a whole beside the old one, which stays loadable until the new
     one is complete (:mod:`gfbgcn.core.atomic`).
+
+    ``extra``: more top-level entries of ``config.json``; ``extra_writer(staging_dir)`` writes
+    more files into the directory being built and returns such entries (e.g. ``combined``, see
+    :mod:`gfbgcn.text.combined`), so they are part of the same atomic replacement.
     """
     with atomic_directory(path, "model", "--save") as staging:
+        if extra_writer is not None:
+            extra = {**(extra or {}), **extra_writer(staging)}
         _write_model(staging, predictor, graph_config=graph_config, train_config=train_config,
                      layer_options=layer_options, hidden=hidden, data_hash=data_hash,
-                     label_sep=label_sep, metrics=metrics)
+                     label_sep=label_sep, metrics=metrics, extra=extra)
     return Path(path)
 
 
@@ -97,8 +109,9 @@ def _write_model(
     data_hash: dict[str, Any] | None = None,
     label_sep: str | None = None,
     metrics: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Path:
-    """The three files of a model directory, written into ``out`` (a staging directory)."""
+    """The files of a model directory, written into ``out`` (a staging directory)."""
     from safetensors.torch import save_file
 
     tensors = {
@@ -133,7 +146,7 @@ def _write_model(
         },
         "tokenizer": {
             "name": predictor.tokenizer_name,
-            "reloadable_by_name": predictor.tokenizer_name in _builtin_names(),
+            "reloadable_by_name": _reloadable(predictor.tokenizer_name),
         },
         "graph": dict(graph_config or {}),
         "train": dict(train_config or {}),
@@ -144,16 +157,17 @@ def _write_model(
         "num_words": len(predictor.vocab),
         "versions": package_versions(),
         "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
+        **(extra or {}),
     }
     config["config_sha256"] = json_digest(config)  # config.json is covered too
     atomic_write_json(out / CONFIG, config)
     return out
 
 
-def _builtin_names() -> set[str]:
-    from gfbgcn.text.inductive import BUILTIN_TOKENIZERS
+def _reloadable(name: str) -> bool:
+    from gfbgcn.text.tokenizers import tokenizer_from_name
 
-    return set(BUILTIN_TOKENIZERS)
+    return tokenizer_from_name(name) is not None
 
 
 def _major(version: str) -> str:
@@ -270,12 +284,13 @@ def load_model(
     tokenizer: Tokenizer | None = None,
     self_embedding: str | None = None,
     device: str | torch.device | None = None,
-) -> InductiveTextGCN:
+) -> InductiveTextGCN | CombinedPredictor:
     """Load a model directory written by :func:`save_model` (``gfbgcn train --save``).
 
     The tensors are read on the CPU and then moved to ``device`` (``auto``, the default: the
     first CUDA GPU if torch sees one, else the CPU; or ``cpu``, ``cuda``, ``cuda:N``), so a
-    model saved on any device loads on any other.
+    model saved on any device loads on any other.  A combined model (graph + TF-IDF/LR, see
+    :mod:`gfbgcn.text.combined`) keeps its linear part on the CPU.
     """
     from gfbgcn.core.device import resolve_device
     from safetensors import SafetensorError
@@ -318,7 +333,7 @@ def load_model(
     except ValueError as err:
         raise ModelLoadError(f"{path}: {err}") from err
     ind = config.get("inductive", {})
-    return InductiveTextGCN(
+    predictor = InductiveTextGCN(
         vocab=vocab,
         idf=tensors["idf"].numpy().astype(np.float64),
         deg_words=tensors["deg_words"],
@@ -335,6 +350,11 @@ def load_model(
         threshold=float(labels.get("threshold") or 0.5),
         self_embedding=self_embedding or ind.get("self_embedding", "zero"),
     ).to(target)
+    if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.combined
+        from gfbgcn.text.combined import load_combined
+
+        return load_combined(path, config["combined"], predictor, ModelLoadError)
+    return predictor
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -349,7 +369,8 @@ def graph_config_dict(graph) -> dict[str, Any]:
 
 
 def save_trained(path: str | Path, result, graph, corpus, label_names=None,
-                 label_sep: str = "|") -> Path:
+                 label_sep: str = "|", extra: dict[str, Any] | None = None,
+                 extra_writer: Callable[[Path], dict[str, Any]] | None = None) -> Path:
     """Save a :class:`~gfbgcn.text.train.TrainResult` of a two-layer model for prediction.
 
     ``label_names``: the individual labels of a multi-label run (``None`` for single-label);
@@ -380,4 +401,5 @@ def save_trained(path: str | Path, result, graph, corpus, label_names=None,
         label_sep=label_sep if label_names is not None else None,
         metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
                  "best_epoch": result.best_epoch, "device": result.device},
+        extra=extra, extra_writer=extra_writer,
     )
