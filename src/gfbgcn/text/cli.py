@@ -48,6 +48,9 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         help="W(i,j) as windows containing both words (paper) or position pairs "
                         "(reference code)")
     parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
+    parser.add_argument("--workers", type=harness.positive_int, default=None, metavar="N",
+                        help="processes building the graph (default: every available core; "
+                        "the graph does not depend on it)")
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -65,7 +68,8 @@ def corpus_from_args(args: argparse.Namespace) -> Corpus:
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
     corpus = corpus_from_args(args)
     config = GraphConfig(window=args.window, min_freq=args.min_freq, cooccurrence=args.cooccurrence)
-    return corpus, build_text_graph(corpus, config, cache=not args.no_cache)
+    return corpus, build_text_graph(corpus, config, cache=not args.no_cache,
+                                    workers=args.workers)
 
 
 # ---------------------------------------------------------------------------------------------
