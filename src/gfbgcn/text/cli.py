@@ -159,6 +159,12 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
                         "micro/macro F1, threshold chosen on the validation split")
     parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+    parser.add_argument("--batch-size", type=int, default=0, metavar="N",
+                        help="mini-batch training: N training documents per step on sampled "
+                        "subgraphs (two-layer models; 0: full batch, the default); runs under "
+                        "torchrun with one shard of each batch per process")
+    parser.add_argument("--fanout", type=harness.positive_int, default=32, metavar="K",
+                        help="mini-batch: sampled layer-1 neighbours per node (32)")
 
 
 def train_config_from_args(args: argparse.Namespace):
@@ -171,10 +177,15 @@ def train_config_from_args(args: argparse.Namespace):
             options["lambda_init"] = args.fixed_lambda
     elif args.fast_genvec or args.fixed_lambda is not None:
         raise SystemExit("--fast-genvec and --fixed-lambda apply to gfb-* models only")
+    if args.batch_size < 0:
+        raise SystemExit(f"--batch-size must be >= 0, got {args.batch_size}")
+    if args.batch_size and (args.model in ("sgc", "gin") or getattr(args, "multi_label", False)):
+        raise SystemExit("--batch-size supports single-label two-layer models only")
     return TrainConfig(
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
+        batch_size=args.batch_size, fanout=args.fanout,
     )
 
 
