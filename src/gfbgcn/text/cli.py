@@ -214,7 +214,11 @@ def train(args: argparse.Namespace) -> int:
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
-    corpus, graph = graph_from_args(args)
+    from gfbgcn.text.distributed import init_from_env, rank_zero_first
+
+    # under torchrun (mini-batch only): one process group, rank 0 builds the graph first
+    rank, _ = init_from_env() if config.batch_size else (0, 1)
+    corpus, graph = rank_zero_first(lambda: graph_from_args(args))
     for note in graph.notes:
         print(f"note: {note}", file=sys.stderr)
     how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
@@ -228,6 +232,8 @@ def train(args: argparse.Namespace) -> int:
         print(f"multi-label: {len(label_names)} labels, "
               f"{targets.sum(1).mean():.2f} labels per document on average")
     result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets)
+    if rank != 0:  # every rank holds the same model; rank 0 reports and writes
+        return 0
     _print_result(result, args.multi_label)
     if args.out:
         print(f"wrote {write_run(args.out, result, graph, label_names)}")

@@ -148,9 +148,13 @@ def fit_minibatch(model: TwoLayerTextGCN, optimizer: torch.optim.Optimizer, adj:
 
 
 def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
-                    adj: Tensor | None = None, rank: int = 0, world: int = 1):
-    """:func:`gfbgcn.text.train.train_text` with ``config.batch_size`` documents per step."""
+                    adj: Tensor | None = None):
+    """:func:`gfbgcn.text.train.train_text` with ``config.batch_size`` documents per step;
+    data-parallel when a process group is initialised (:mod:`gfbgcn.text.distributed`)."""
+    from gfbgcn.text.distributed import rank_and_world
     from gfbgcn.text.train import TrainResult, _lambda_value, _prepare
+
+    rank, world = rank_and_world()
 
     setup = _prepare(graph, config, adj, None)
     model = setup.model
