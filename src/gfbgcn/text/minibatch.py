@@ -4,10 +4,11 @@ Each epoch shuffles the training documents (seeded by the run's seed and the epo
 them into batches.  For a batch, :class:`~gfbgcn.text.subgraph.SubgraphSampler` gives the exact
 layer-2 rows of its documents and sampled layer-1 rows of the nodes those read; the model's own
 ``hidden``/``head`` (the same layers as full-batch training) run on them, and Adam steps once per
-batch.  After every epoch the validation documents are evaluated **exactly** (layer 1 for all
-nodes in row chunks, no gradients), and early stopping watches that validation loss as in
-full-batch training, keeping the best weights.  The test metrics and the probabilities use the
-same exact evaluation, and the result is an ordinary :class:`~gfbgcn.text.train.TrainResult`
+batch.  After every epoch the validation documents are evaluated on their exact layer-2 rows
+over one fixed layer-1 sample (the same draws every epoch; an exact pass would cost a
+full-graph product per epoch), and early stopping watches that validation loss as in
+full-batch training, keeping the best weights.  The test metrics and the probabilities are
+exact (layer 1 for all nodes in row chunks, no gradients), and the result is an ordinary :class:`~gfbgcn.text.train.TrainResult`
 (so ``--save`` and ``gfbgcn predict`` work unchanged).
 
 Data parallel: with ``world > 1`` (see :mod:`gfbgcn.text.distributed`) every process takes the
@@ -115,7 +116,11 @@ def fit_minibatch(model: TwoLayerTextGCN, optimizer: torch.optim.Optimizer, adj:
     step_fn: nn.Module = _BatchForward(model)
     if world > 1:
         step_fn = nn.parallel.DistributedDataParallel(step_fn)
-    val_rows = csr_rows(adj, val_idx)
+    # validation: the exact rows of the validation documents over one fixed sample of layer 1
+    # (the same draws every epoch, so the loss compares weights, not samples); an exact pass
+    # would cost a full-graph product per epoch, as much as full-batch training
+    val_rows2, val_needed = sampler.batch_rows(val_idx)
+    val_rows1 = sampler.sampled_rows(val_needed, step=-1)
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
     steps = 0
@@ -129,7 +134,7 @@ def fit_minibatch(model: TwoLayerTextGCN, optimizer: torch.optim.Optimizer, adj:
         steps += len(batches)
         with torch.no_grad():
             model.eval()
-            val_logits = model.head(exact_hidden(model, adj), val_rows)
+            val_logits = model.head(model.hidden(val_rows1), val_rows2)
             model.train()
         y_val = targets[val_idx]
         val_loss = float(F.cross_entropy(val_logits, y_val))
