@@ -1,9 +1,12 @@
-"""Time the Text GCN graph construction per dataset (median of repeats, peak RSS).
+"""Time the Text GCN graph construction per dataset: the single-process reference build against
+the sharded build with N worker processes (median of repeats, peak RSS, CPU seconds).
 
 Each repeat runs in a fresh subprocess so that peak RSS is per build, and the graph cache is
-bypassed.  Writes the "graph-build" section of docs/benchmarks.md.
+bypassed.  Repeats of the variants are interleaved (reference, 1 worker, 2 workers, reference,
+...) so that the load of a shared machine hits them alike.  Writes the "graph-build" section of
+docs/benchmarks.md.
 
-    python benchmarks/graph_build.py [--datasets r8 r52 ohsumed 20ng] [--repeats 3]
+    python benchmarks/graph_build.py [--datasets r8 r52 ohsumed 20ng] [--workers 1 2] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -17,54 +20,92 @@ import sys
 from _report import command_line, machine_line, update_section
 
 CHILD = r"""
-import json, resource, sys, time
+import json, os, resource, sys, time
 from gfbgcn.text.data import load_benchmark
-from gfbgcn.text.graph import build_text_graph
-from gfbgcn.text.preprocess import nltk_stop_words
+from gfbgcn.text.graph import GraphConfig, build_graph_from_tokens, build_text_graph
+from gfbgcn.text.preprocess import nltk_stop_words, preprocess
 nltk_stop_words("english")  # NLTK's import (~2 s) is not graph building
 corpus = load_benchmark(sys.argv[1])
-t = time.perf_counter()
-g = build_text_graph(corpus, cache=False)
+variant = sys.argv[2]
+cpu0, t = os.times(), time.perf_counter()
+if variant == "reference":  # the single-process, single-pass build (before sharding)
+    g = build_graph_from_tokens(preprocess(corpus.texts), corpus, GraphConfig(), "textgcn")
+else:
+    g = build_text_graph(corpus, cache=False, workers=int(variant))
 seconds = time.perf_counter() - t
-print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+cpu1 = os.times()
+cpu = (cpu1.user + cpu1.system + cpu1.children_user + cpu1.children_system
+       - cpu0.user - cpu0.system - cpu0.children_user - cpu0.children_system)
+print(json.dumps({"seconds": seconds, "cpu": cpu,
+                  "main_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
                   "stats": g.stats()}))
 """
+
+
+def measure(name: str, variants: list[str], repeats: int) -> dict[str, list[dict]]:
+    runs: dict[str, list[dict]] = {v: [] for v in variants}
+    for _ in range(repeats):
+        for variant in variants:
+            out = subprocess.run([sys.executable, "-c", CHILD, name, variant], check=True,
+                                 capture_output=True, text=True).stdout
+            runs[variant].append(json.loads(out.strip().splitlines()[-1]))
+    return runs
+
+
+def rows_of(name: str, runs: dict[str, list[dict]]) -> list[str]:
+    ref = statistics.median(r["seconds"] for r in runs["reference"]) if "reference" in runs else None
+    rows = []
+    for variant, rs in runs.items():
+        s = rs[0]["stats"]
+        seconds = statistics.median(r["seconds"] for r in rs)
+        label = "reference (1 process)" if variant == "reference" else f"sharded, {variant} worker(s)"
+        workers = "–" if variant == "reference" or variant == "1" else \
+            f"{max(r['worker_mib'] for r in rs):,.0f}"
+        rows.append(
+            f"| {name} | {label} | {s['nodes']:,} | {s['doc_word_edges']:,} | "
+            f"{s['word_word_edges']:,} | {seconds:.1f} | "
+            f"{(ref / seconds if ref else float('nan')):.2f}× | "
+            f"{statistics.median(r['cpu'] for r in rs):.1f} | "
+            f"{max(r['main_mib'] for r in rs):,.0f} | {workers} |"
+        )
+        print(rows[-1], flush=True)
+    return rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--datasets", nargs="+", default=["r8", "r52", "ohsumed", "20ng"])
+    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--note", default="", help="a sentence on the conditions, for the report")
     args = parser.parse_args()
+    variants = ["reference", *map(str, args.workers)]
     rows = []
     for name in args.datasets:
-        runs = []
-        for _ in range(args.repeats):
-            out = subprocess.run([sys.executable, "-c", CHILD, name], check=True,
-                                 capture_output=True, text=True).stdout
-            runs.append(json.loads(out.strip().splitlines()[-1]))
-        s = runs[0]["stats"]
-        rows.append(
-            f"| {name} | {s['nodes']:,} | {s['doc_word_edges']:,} | {s['word_word_edges']:,} | "
-            f"{statistics.median(r['seconds'] for r in runs):.1f} | "
-            f"{max(r['peak_mib'] for r in runs):,.0f} |"
-        )
-        print(rows[-1], flush=True)
+        rows += rows_of(name, measure(name, variants, args.repeats))
     body = "\n".join([
         "## Text graph construction",
         "",
         f"Command: `{command_line()}`  ",
-        f"Machine: {machine_line()}",
+        f"Machine: {machine_line()}" + (f"; {args.note}" if args.note else ""),
         "",
-        "Wall time of `build_text_graph` (tokenisation, stop/rare-word removal, TF-IDF, PMI over "
+        "Wall time of the graph build (tokenisation, stop/rare-word removal, TF-IDF, PMI over "
         f"windows of 20, assembly), cache bypassed, median of {args.repeats} runs, each in a fresh "
-        "process; peak RSS is the process maximum (Python, torch and the corpus included). "
-        "Reference points from the issue: Text GCN's `build_graph.py` takes about 220 s and "
-        "1.5 GB on R8 on this kind of machine; targets are R8 in a few seconds and 20NG under "
-        "60 s and 4 GB.",
+        "process, the variants interleaved. *Reference*: the single-process, single-pass build "
+        "(`preprocess` + `build_graph_from_tokens`, the build before issue 19). *Sharded*: "
+        "`build_text_graph(workers=N)` (`--workers N`; tokenising and window counting per shard "
+        "of documents in a pool of N forked processes, sparse counts merged; the graph is "
+        "identical, which `tests/text/test_sharded_build.py` checks). *Speed-up* is against the "
+        "reference of the same dataset in the same run: on a shared machine compare these "
+        "ratios, not absolute seconds. *CPU s*: user + system seconds of the process and its "
+        "workers. *Main MiB*: peak RSS of the building process (Python, torch and the corpus "
+        "included); *worker MiB*: the largest peak RSS of one worker (pages shared with the "
+        "parent after fork are counted in both).",
         "",
-        "| dataset | nodes | doc-word edges | word-word edges | seconds | peak RSS MiB |",
-        "|---|---|---|---|---|---|",
+        "| dataset | build | nodes | doc-word edges | word-word edges | seconds | speed-up | "
+        "CPU s | main MiB | worker MiB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
     ])
     update_section("graph-build", body)

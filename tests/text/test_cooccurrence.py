@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from gfbgcn.text.cooccurrence import assemble_adjacency, ppmi_matrix, tfidf_matrix, window_counts
 from gfbgcn.text.preprocess import preprocess, whitespace_tokenize
+from gfbgcn.text.window_pairs import ppmi_from_upper, symmetrize, upper_window_counts
 
 
 def tokenized(docs: list[str]):
@@ -55,9 +56,17 @@ def test_tfidf_hand_computed():
     assert dense[1, vocab["a"]] == 0.0
 
 
+def chunked_window_counts(tc, window: int, mode: str):
+    """The bounded-memory kernel, in chunks of a few tokens, made symmetric."""
+    upper, singles, num_windows = upper_window_counts(tc, window, mode, chunk_tokens=7)
+    assert upper.nnz == sp.triu(upper, k=1).nnz  # strictly upper triangular
+    return symmetrize(upper), singles, num_windows
+
+
+@pytest.mark.parametrize("kernel", [window_counts, chunked_window_counts])
 @pytest.mark.parametrize("mode", ["window", "pair"])
 @pytest.mark.parametrize("window", [2, 3, 5, 20])
-def test_window_counts_match_brute_force(mode: str, window: int):
+def test_window_counts_match_brute_force(mode: str, window: int, kernel):
     rng = np.random.default_rng(window)
     words = [f"w{i}" for i in range(7)]
     docs = [
@@ -65,7 +74,7 @@ def test_window_counts_match_brute_force(mode: str, window: int):
         for n in (0, 1, 2, window - 1, window, window + 1, 3 * window + 2, 17)
     ]
     tc = tokenized([" ".join(d) for d in docs])
-    pairs, singles, num_windows = window_counts(tc, window, mode)
+    pairs, singles, num_windows = kernel(tc, window, mode)
     ref_pair, ref_single, ref_windows = brute_force_counts(docs, window, mode)
     assert num_windows == ref_windows
     vocab = tc.vocab
@@ -87,6 +96,19 @@ def test_ppmi_keeps_only_positive_pmi():
     expected = np.array([[0, math.log(2), 0], [math.log(2), 0, math.log(1.25)],
                          [0, math.log(1.25), 0]])
     np.testing.assert_allclose(ppmi, expected)
+
+
+def test_ppmi_from_upper_equals_ppmi_of_symmetric_counts():
+    rng = np.random.default_rng(1)
+    upper = sp.triu(sp.random(40, 40, density=0.2, random_state=rng, format="csr",
+                              data_rvs=lambda n: rng.integers(1, 9, n).astype(float)), k=1)
+    upper = sp.csr_matrix(upper)
+    singles = rng.integers(5, 30, 40).astype(float)
+    expected = ppmi_matrix(symmetrize(upper), singles, 50)
+    got = ppmi_from_upper(upper, singles, 50)
+    np.testing.assert_array_equal(got.indptr, expected.indptr)
+    np.testing.assert_array_equal(got.indices, expected.indices)
+    np.testing.assert_array_equal(got.data, expected.data)
 
 
 def test_assemble_adjacency_puts_documents_first():

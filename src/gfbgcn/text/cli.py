@@ -59,6 +59,9 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         "(reference code)")
     parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
     add_tokenizer_arguments(parser)
+    parser.add_argument("--workers", type=harness.positive_int, default=None, metavar="N",
+                        help="processes building the graph (default: every available core; "
+                        "the graph does not depend on it)")
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -79,7 +82,8 @@ def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
     corpus = corpus_from_args(args)
     config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
                          cooccurrence=args.cooccurrence)
-    return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache)
+    return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache,
+                                    workers=args.workers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,6 +181,12 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
     add_device_argument(parser)
     add_own_corpus_arguments(parser)
+    parser.add_argument("--batch-size", type=int, default=0, metavar="N",
+                        help="mini-batch training: N training documents per step on sampled "
+                        "subgraphs (two-layer models; 0: full batch, the default); runs under "
+                        "torchrun with one shard of each batch per process")
+    parser.add_argument("--fanout", type=harness.positive_int, default=32, metavar="K",
+                        help="mini-batch: sampled layer-1 neighbours per node (32)")
 
 
 def train_config_from_args(args: argparse.Namespace):
@@ -189,10 +199,15 @@ def train_config_from_args(args: argparse.Namespace):
             options["lambda_init"] = args.fixed_lambda
     elif args.fast_genvec or args.fixed_lambda is not None:
         raise SystemExit("--fast-genvec and --fixed-lambda apply to gfb-* models only")
+    if args.batch_size < 0:
+        raise SystemExit(f"--batch-size must be >= 0, got {args.batch_size}")
+    if args.batch_size and (args.model in ("sgc", "gin") or getattr(args, "multi_label", False)):
+        raise SystemExit("--batch-size supports single-label two-layer models only")
     return TrainConfig(
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
+        batch_size=args.batch_size, fanout=args.fanout,
     )
 
 
@@ -219,6 +234,8 @@ def train(args: argparse.Namespace) -> int:
     from gfbgcn.text.checks import check_has_test, check_has_words
     from gfbgcn.text.train import train_text, write_run
 
+    if getattr(args, "batch_size", 0) and args.device == "auto":
+        args.device = "cpu"  # mini-batch training runs on the CPU (see text/train.py)
     device = device_from_args(args)  # an absent GPU fails here, before any work
     set_threads(args.threads)
     if args.auto:
@@ -228,8 +245,12 @@ def train(args: argparse.Namespace) -> int:
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
         raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
+    from gfbgcn.text.distributed import init_from_env, rank_zero_first
+
     check_outputs(args.out, args.save)  # before any work: a trained result is never lost
-    corpus, graph = graph_from_args(args)
+    # under torchrun (mini-batch only): one process group, rank 0 builds the graph first
+    rank, _ = init_from_env() if config.batch_size else (0, 1)
+    corpus, graph = rank_zero_first(lambda: graph_from_args(args))
     check_has_test(graph.is_train)
     check_has_words(graph.num_words, args.min_freq)
     for note in graph.notes:
@@ -246,6 +267,8 @@ def train(args: argparse.Namespace) -> int:
               f"{targets.sum(1).mean():.2f} labels per document on average")
     result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets,
                         device=device)
+    if rank != 0:  # every rank holds the same model; rank 0 reports and writes
+        return 0
     _print_result(result, args.multi_label)
     extra = None
     if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):

@@ -19,11 +19,18 @@ import scipy.sparse as sp
 
 from gfbgcn.text.preprocess import TokenizedCorpus
 
-__all__ = ["assemble_adjacency", "ppmi_matrix", "tfidf_matrix", "window_counts"]
+__all__ = [
+    "assemble_adjacency",
+    "doc_word_counts",
+    "ppmi_matrix",
+    "tfidf_from_counts",
+    "tfidf_matrix",
+    "window_counts",
+]
 
 
-def tfidf_matrix(tc: TokenizedCorpus) -> tuple[sp.csr_matrix, np.ndarray]:
-    """``(TF-IDF [D, V] csr, idf [V])`` with raw counts as TF and ``log(D / df)`` as IDF."""
+def doc_word_counts(tc: TokenizedCorpus) -> sp.csr_matrix:
+    """Raw term counts ``[D, V]`` (float64 csr, sorted indices, no duplicates)."""
     num_docs, vocab_size = tc.num_docs, len(tc.vocab)
     doc_of_token = np.repeat(np.arange(num_docs, dtype=np.int64), tc.doc_lengths)
     counts = sp.csr_matrix(
@@ -31,6 +38,17 @@ def tfidf_matrix(tc: TokenizedCorpus) -> tuple[sp.csr_matrix, np.ndarray]:
         shape=(num_docs, vocab_size),
     )
     counts.sum_duplicates()
+    return counts
+
+
+def tfidf_matrix(tc: TokenizedCorpus) -> tuple[sp.csr_matrix, np.ndarray]:
+    """``(TF-IDF [D, V] csr, idf [V])`` with raw counts as TF and ``log(D / df)`` as IDF."""
+    return tfidf_from_counts(doc_word_counts(tc))
+
+
+def tfidf_from_counts(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    """TF-IDF of a canonical raw-count matrix (see :func:`tfidf_matrix`)."""
+    num_docs, vocab_size = counts.shape
     df = np.bincount(counts.indices, minlength=vocab_size)
     idf = np.log(num_docs / np.maximum(df, 1))
     tfidf = counts.multiply(idf[None, :]).tocsr()

@@ -40,6 +40,7 @@ from gfbgcn.core.paths import cache_dir
 from gfbgcn.text.cooccurrence import (
     assemble_adjacency,
     ppmi_matrix,
+    tfidf_from_counts,
     tfidf_matrix,
     window_counts,
 )
@@ -47,10 +48,11 @@ from gfbgcn.text.data import Corpus
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
     Tokenizer,
-    preprocess,
     textgcn_tokenize,
     tokenizer_key,
 )
+from gfbgcn.text.sharded_build import CorpusCounts, count_corpus
+from gfbgcn.text.window_pairs import ppmi_from_upper
 
 log = logging.getLogger(__name__)
 
@@ -206,13 +208,45 @@ def graph_cache_key(corpus: Corpus, config: GraphConfig, tokenizer: str) -> str:
 def build_graph_from_tokens(
     tc: TokenizedCorpus, corpus: Corpus, config: GraphConfig, tokenizer: str
 ) -> TextGraph:
+    """The graph of an already tokenized corpus, in one process and one pass.
+
+    The simple reference that :func:`build_text_graph`'s sharded, parallel build is tested
+    against (same edges, same weights).
+    """
     tfidf, idf = tfidf_matrix(tc)
     pair_windows, word_windows, num_windows = window_counts(tc, config.window, config.cooccurrence)
     ppmi = ppmi_matrix(pair_windows, word_windows, num_windows)
+    del pair_windows
+    return _graph_from_parts(tfidf, idf, ppmi, num_windows, tc.vocab, tc.word_count,
+                             tc.doc_lengths, corpus, config, tokenizer)
+
+
+def build_graph_from_counts(
+    counts: CorpusCounts, corpus: Corpus, config: GraphConfig, tokenizer: str
+) -> TextGraph:
+    """The graph from the sharded counts of :func:`gfbgcn.text.sharded_build.count_corpus`."""
+    tfidf, idf = tfidf_from_counts(counts.doc_word)
+    counts.doc_word = None  # type: ignore[assignment]  # free as we go: large corpora
+    ppmi = ppmi_from_upper(counts.pairs_upper, counts.word_windows, counts.num_windows)
+    counts.pairs_upper = None  # type: ignore[assignment]
+    return _graph_from_parts(tfidf, idf, ppmi, counts.num_windows, counts.vocab,
+                             counts.word_count, counts.doc_lengths, corpus, config, tokenizer)
+
+
+def _graph_from_parts(
+    tfidf: Any, idf: np.ndarray, ppmi: Any, num_windows: int, vocab: list[str],
+    word_count: np.ndarray, doc_lengths: np.ndarray, corpus: Corpus, config: GraphConfig,
+    tokenizer: str,
+) -> TextGraph:
+    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
     adj = assemble_adjacency(tfidf, ppmi)
-    edge_index = np.vstack([adj.row, adj.col]).astype(np.int64)
+    del tfidf, ppmi
+    edge_index = np.empty((2, adj.nnz), dtype=np.int64)
+    edge_index[0], edge_index[1] = adj.row, adj.col
+    edge_weight = adj.data.astype(np.float32)
+    del adj
     notes = list(corpus.notes)
-    empty = np.flatnonzero(tc.doc_lengths == 0)
+    empty = np.flatnonzero(doc_lengths == 0)
     if len(empty):
         notes.append(
             f"{len(empty)} document(s) have no token left after cleaning (e.g. index "
@@ -220,17 +254,17 @@ def build_graph_from_tokens(
         )
     return TextGraph(
         edge_index=edge_index,
-        edge_weight=adj.data.astype(np.float32),
-        num_docs=tc.num_docs,
-        vocab=tc.vocab,
+        edge_weight=edge_weight,
+        num_docs=len(doc_lengths),
+        vocab=vocab,
         idf=idf,
-        word_count=tc.word_count,
-        doc_lengths=tc.doc_lengths.astype(np.int64),
+        word_count=word_count,
+        doc_lengths=doc_lengths.astype(np.int64),
         labels=corpus.label_ids(),
         label_names=corpus.label_names,
         is_train=corpus.is_train.copy(),
-        num_doc_word=int(tfidf.nnz),
-        num_word_word=int(ppmi.nnz // 2),
+        num_doc_word=num_doc_word,
+        num_word_word=num_word_word,
         num_windows=num_windows,
         config=config,
         tokenizer=tokenizer,
@@ -309,8 +343,12 @@ def build_text_graph(
     *,
     cache: bool = True,
     cache_root: str | Path | None = None,
+    workers: int | None = None,
 ) -> TextGraph:
     """Build (or load from the on-disk cache) the Text GCN graph of ``corpus``.
+
+    The build runs shard by shard on ``workers`` processes (default: every available core; see
+    :mod:`gfbgcn.text.sharded_build`); the graph does not depend on ``workers``.
 
     The cache key hashes the corpus content (texts, labels, splits), ``config``, the tokenizer's
     identity and the format version, so any change rebuilds.  A tokenizer without a stable
@@ -330,8 +368,11 @@ def build_text_graph(
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)
     start = time.perf_counter()
-    tc = preprocess(corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words)
-    graph = build_graph_from_tokens(tc, corpus, config, tok_key or "custom")
+    counts = count_corpus(
+        corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words,
+        window=config.window, cooccurrence=config.cooccurrence, workers=workers,
+    )
+    graph = build_graph_from_counts(counts, corpus, config, tok_key or "custom")
     graph.build_seconds = time.perf_counter() - start
     graph.key = key
     if use_cache:

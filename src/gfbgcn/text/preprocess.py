@@ -148,6 +148,33 @@ def _flatten(docs: Sequence[list[str]]) -> tuple[np.ndarray, np.ndarray]:
     return flat, lengths
 
 
+def select_vocabulary(
+    words: np.ndarray,
+    counts: np.ndarray,
+    *,
+    min_freq: int = 5,
+    stop_words: str | Iterable[str] | None = "english",
+) -> np.ndarray:
+    """Indices into ``words`` (distinct, object array) of the kept vocabulary, in id order.
+
+    Drops words seen fewer than ``min_freq`` times (``counts``) and stop words.  Shared by
+    :func:`preprocess` and the sharded build, which sums ``counts`` over shards first.
+    """
+    keep_word = counts >= min_freq
+    if stop_words is not None:
+        if isinstance(stop_words, str):  # an NLTK language or a one-word-a-line file
+            from gfbgcn.text.tokenizers import load_stop_words
+
+            stop = load_stop_words(stop_words)
+        else:
+            stop = set(stop_words)
+        keep_word &= ~pd.Index(words).isin(list(stop))
+    kept = np.flatnonzero(keep_word)
+    # frequency-descending order, ties alphabetical: deterministic and cache friendly
+    order = np.lexsort((words[kept].astype(str), -counts[kept]))
+    return kept[order]
+
+
 def preprocess(
     texts: Iterable[str],
     tokenizer: Tokenizer = textgcn_tokenize,
@@ -169,19 +196,7 @@ def preprocess(
     uniques = np.asarray(uniques, dtype=object)
     if vocab is None:
         counts = np.bincount(codes, minlength=len(uniques))
-        keep_word = counts >= min_freq
-        if stop_words is not None:
-            if isinstance(stop_words, str):  # an NLTK language or a one-word-a-line file
-                from gfbgcn.text.tokenizers import load_stop_words
-
-                stop = load_stop_words(stop_words)
-            else:
-                stop = set(stop_words)
-            keep_word &= ~pd.Index(uniques).isin(list(stop))
-        kept = np.flatnonzero(keep_word)
-        # frequency-descending order, ties alphabetical: deterministic and cache friendly
-        order = np.lexsort((uniques[kept].astype(str), -counts[kept]))
-        kept = kept[order]
+        kept = select_vocabulary(uniques, counts, min_freq=min_freq, stop_words=stop_words)
         new_vocab = [str(w) for w in uniques[kept]]
     else:
         new_vocab = vocab if isinstance(vocab, list) else list(vocab)

@@ -60,8 +60,13 @@ class TrainConfig:
     train_lambda: bool = True  # False freezes GFB's lambda at lambda_init (ablation)
     monitor: str = "loss"  # early stopping on validation "loss" (paper, Parameters) or "accuracy"
     layer_options: dict[str, Any] = field(default_factory=dict)
+    batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/minibatch.py)
+    fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/subgraph.py)
 
     def __post_init__(self) -> None:
+        if self.batch_size < 0 or self.fanout < 1:
+            raise ValueError(f"batch_size must be >= 0 and fanout >= 1, got {self.batch_size}, "
+                             f"{self.fanout}")
         if self.monitor not in ("loss", "accuracy"):
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         if self.model not in MODELS:
@@ -299,6 +304,15 @@ def train_text(
     accuracy at a threshold chosen on the validation documents.
     """
     device = resolve_device(device)
+    if config.batch_size:
+        if multilabel_targets is not None:
+            raise ValueError("mini-batch training (batch_size > 0) is single-label only")
+        if device.type != "cpu":  # its sampler and DDP set-up are written and tested for the CPU
+            raise ValueError(f"mini-batch training (--batch-size) runs on the CPU in this "
+                             f"version, not on {device}; use --device cpu")
+        from gfbgcn.text.minibatch import train_minibatch
+
+        return train_minibatch(graph, config, progress=progress, adj=adj)
     setup = _prepare(graph, config, adj, multilabel_targets, device)
     start = time.perf_counter()
     history, stopper = _fit(setup, config, progress)
