@@ -216,3 +216,15 @@ def test_throttle_calls_at_most_once_per_interval() -> None:
     eager()
     eager()
     assert calls.count(2) == 2
+
+
+def test_two_identical_commands_in_the_same_second_keep_two_entries(tmp_path: Path) -> None:
+    layout = harness.Layout(tmp_path, "graphs")
+    layout.raw.mkdir(parents=True, exist_ok=True)
+    first = harness.Invocations(layout, _args("reproduce", "graphs"))
+    second = harness.Invocations(layout, _args("reproduce", "graphs"))
+    second.entry["started"] = first.entry["started"]  # same command, same second
+    second.finish()
+    first.finish()
+    entries = harness.Invocations.load(layout)
+    assert len(entries) == 2 and all(e["finished"] for e in entries)

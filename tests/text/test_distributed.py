@@ -42,7 +42,7 @@ def test_two_processes_equal_one_process_with_the_same_batch(corpus_csv, tmp_pat
     common = ["train", "--dataset", str(corpus_csv), "--model", "gfb-max", "--min-freq", "1",
               "--hidden", "16", "--dropout", "0", "--epochs", "6", "--patience", "6",
               "--batch-size", "16", "--fanout", "3", "--seed", "4", "--threads", "1",
-              "--workers", "1", "--quiet", "--no-cache"]
+              "--workers", "1", "--quiet", "--no-cache", "--no-baseline"]
     one, two = tmp_path / "one", tmp_path / "two"
     assert main([*common, "--out", str(one / "run"), "--save", str(one / "model")]) == 0
     capsys.readouterr()

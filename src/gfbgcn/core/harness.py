@@ -20,6 +20,7 @@ import json
 import multiprocessing as mp
 import os
 import shlex
+import uuid
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -251,6 +252,7 @@ class Invocations:
         if self.path.is_file() and not self.entries:  # corrupt: keep it aside, start anew
             os.replace(self.path, self.path.with_name(self.FILE + ".corrupt"))
         self.entry: dict[str, Any] = {
+            "id": uuid.uuid4().hex,  # two commands may start within the same second
             "command": command_line(args),
             "started": _now(),
             "finished": None,
@@ -280,14 +282,17 @@ class Invocations:
         # Re-read first: another command may share these records (e.g. one per data set at
         # once) and its entry must survive ours.
         mine = self.entry
-        others = [e for e in self.load_path(self.path)
-                  if (e.get("command"), e.get("started")) != (mine["command"], mine["started"])]
+        others = [e for e in self.load_path(self.path) if e.get("id") != mine["id"]]
         self.entries = sorted([*others, mine], key=lambda e: str(e.get("started")))
         atomic_write_json(self.path, self.entries)
 
     @staticmethod
     def load_path(path: Path) -> list[dict[str, Any]]:
-        return list(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else []
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        except (OSError, ValueError):  # made corrupt meanwhile: ours is rewritten whole
+            return []
+        return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
     def add_seconds(self, dataset: str, seconds: float) -> None:
         self.entry["wall_s"][dataset] = self.entry["wall_s"].get(dataset, 0.0) + seconds

@@ -253,11 +253,12 @@ def train(args: argparse.Namespace) -> int:
     corpus, graph = rank_zero_first(lambda: graph_from_args(args))
     check_has_test(graph.is_train)
     check_has_words(graph.num_words, args.min_freq)
-    for note in graph.notes:
-        print(f"note: {note}", file=sys.stderr)
-    how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
-    print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
-          f"{len(graph.label_names)} classes (graph {how})")
+    if rank == 0:  # under torchrun, one process speaks
+        for note in graph.notes:
+            print(f"note: {note}", file=sys.stderr)
+        how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
+        print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
+              f"{len(graph.label_names)} classes (graph {how})")
     targets = label_names = None
     if args.multi_label:
         from gfbgcn.text.multilabel import multi_hot, split_labels

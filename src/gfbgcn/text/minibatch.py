@@ -161,7 +161,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
 
     rank, world = rank_and_world()
 
-    setup = _prepare(graph, config, adj, None)
+    setup = _prepare(graph, config, adj, None, torch.device("cpu"))  # CPU only, see train_text
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):
         raise ValueError(f"--batch-size supports the two-layer models, not {config.model}")
