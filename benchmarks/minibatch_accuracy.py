@@ -16,7 +16,6 @@ import json
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 from _report import REPORT, command_line, machine_line, update_section
 

@@ -18,7 +18,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("data", "build"), "gfbgcn.text.cli", "data_build", "build a corpus's text graph into the "
      "cache"),
     (("train",), "gfbgcn.text.cli", "train", "train a model on a text corpus"),
-    (("predict",), "gfbgcn.text.cli", "predict", "classify new documents with a saved model"),
+    (("predict",), "gfbgcn.text.predict_io", "predict", "classify new documents with a saved model"),
     (("reproduce", "text"), "gfbgcn.text.cli", "reproduce_text",
      "reproduce the paper's text-classification tables"),
     (("reproduce", "inductive"), "gfbgcn.text.cli", "reproduce_inductive",

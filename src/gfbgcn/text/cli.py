@@ -1,5 +1,5 @@
-"""The text verbs of ``gfbgcn``: ``data stats``, ``data build``, ``train``, ``predict``,
-``reproduce text`` and ``reproduce inductive``.
+"""The text verbs of ``gfbgcn``: ``data stats``, ``data build``, ``train``, ``reproduce text``,
+``reproduce inductive`` and ``reproduce own-corpora`` (``predict``: :mod:`gfbgcn.text.predict_io`).
 
 Each verb is a pair ``<verb>_arguments(parser)`` / ``<verb>(args) -> exit status``, wired by
 :mod:`gfbgcn.cli`.  The work itself lives in the other modules of :mod:`gfbgcn.text`.
@@ -11,11 +11,9 @@ import argparse
 import json
 import sys
 import time
-import warnings
 
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.runinfo import set_threads, thread_count, torch_threads
 from gfbgcn.core.validate import encoding_name, float_in, int_in
 from gfbgcn.text.data import BENCHMARKS, Corpus, load_corpus
@@ -281,69 +279,6 @@ def train(args: argparse.Namespace) -> int:
 
         path = save_trained(args.save, result, graph, corpus, label_names, args.label_sep)
         print(f"saved model to {path}")
-    return 0
-
-
-# ---------------------------------------------------------------------------------------------
-# gfbgcn predict
-
-
-def predict_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", metavar="MODEL_DIR", help="directory written by "
-                        "gfbgcn train ... --save")
-    parser.add_argument("--text", action="append", default=[], help="a document to classify "
-                        "(repeatable)")
-    parser.add_argument("--input", default=None, metavar="FILE", help="documents: .csv/.tsv/"
-                        ".jsonl (column --text-col), other files or '-' (stdin): one per line")
-    parser.add_argument("--text-col", default="text", help="text column of --input (text)")
-    parser.add_argument("--encoding", type=encoding_name, default="utf-8",
-                        help="encoding of --input (utf-8)")
-    parser.add_argument("--output", default=None, metavar="FILE", help="write the predictions "
-                        "CSV here (atomically) instead of printing it")
-    parser.add_argument("--top-k", type=int, default=1, help="also give the k most probable "
-                        "labels (single-label models; 1)")
-    parser.add_argument("--batch-size", type=int, default=1024, help="documents per batch (1024)")
-    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
-                        help="a new document's own layer-1 embedding (default: as saved, zero)")
-    add_device_argument(parser)
-
-
-def predict(args: argparse.Namespace) -> int:
-    """Classify new documents with a model saved by ``train --save``."""
-    from gfbgcn.text.predict_io import InputError, predictions_csv, read_documents
-    from gfbgcn.text.saved import ModelLoadError, load_model, read_config
-
-    device = device_from_args(args)
-    if not args.text and args.input is None:
-        print("error: give --text and/or --input", file=sys.stderr)
-        return 2
-    if args.top_k < 1 or args.batch_size < 1:
-        print("error: --top-k and --batch-size must be >= 1", file=sys.stderr)
-        return 2
-    try:
-        model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
-        sep = read_config(args.model_dir)["labels"].get("separator") or "|"
-    except ModelLoadError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    docs = list(args.text)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            if args.input is not None:
-                docs += read_documents(args.input, args.text_col, args.encoding)
-        except InputError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        pred = model.predict(docs, batch_size=args.batch_size)
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    out = predictions_csv(pred, args.top_k, sep)
-    if args.output:
-        atomic_write_text(args.output, out)
-        print(f"wrote {len(docs)} prediction(s) to {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out)
     return 0
 
 

@@ -133,7 +133,8 @@ def _save_chosen(path: str, auto, corpus) -> None:
     if auto.chosen.predictor != "graph":
         from gfbgcn.text.combined import write_linear
 
-        def writer(staging: Path) -> dict:  # inside the model directory being built
+        def write_linear_part(staging: Path) -> dict:  # inside the model directory being built
             return {"combined": write_linear(staging, auto.baseline.model, auto.chosen.weight)}
+        writer = write_linear_part
     saved = save_trained(path, auto.result, auto.graph, corpus, extra_writer=writer)
     print(f"saved model to {saved}")
