@@ -19,7 +19,6 @@ loss.  With dropout 0 the result equals a single process's run with the same bat
 
 from __future__ import annotations
 
-import statistics
 import time
 
 import numpy as np
@@ -30,7 +29,6 @@ from tqdm.auto import tqdm
 
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.metrics import classification_metrics
-from gfbgcn.core.runinfo import peak_rss_mib
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows
 from gfbgcn.text.graph import TextGraph
@@ -157,7 +155,8 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     """:func:`gfbgcn.text.train.train_text` with ``config.batch_size`` documents per step;
     data-parallel when a process group is initialised (:mod:`gfbgcn.text.distributed`)."""
     from gfbgcn.text.distributed import rank_and_world
-    from gfbgcn.text.train import TrainResult, _lambda_value, _prepare
+    from gfbgcn.text.checks import check_converged
+    from gfbgcn.text.train import _prepare, fitted_result
 
     rank, world = rank_and_world()
 
@@ -169,24 +168,13 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     history, stopper = fit_minibatch(model, setup.optimizer, setup.adj, setup.targets,
                                      setup.train_idx, setup.val_idx, config, progress,
                                      rank, world)
+    check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     docs = torch.arange(graph.num_docs)
     logits = exact_doc_logits(model, setup.adj, docs)
     pred, y = logits.argmax(1).numpy(), setup.targets[: graph.num_docs].numpy()
     vi, ti = setup.val_idx.numpy(), setup.test_idx.numpy()
-    val = classification_metrics(y[vi], pred[vi], setup.num_classes)
-    val["loss"] = history[stopper.best_epoch - 1]["val_loss"]
-    return TrainResult(
-        config=config,
-        test=classification_metrics(y[ti], pred[ti], setup.num_classes),
-        val=val,
-        best_epoch=stopper.best_epoch,
-        epochs_run=len(history),
-        seconds_per_epoch=statistics.median(h["seconds"] for h in history),
-        train_seconds=train_seconds,
-        peak_rss_mib=peak_rss_mib(),
-        history=history,
-        model=model,
-        probabilities=torch.softmax(logits, 1).numpy().astype(np.float32),
-        lam=_lambda_value(model),
-    )
+    return fitted_result(config, history, stopper.best_epoch, train_seconds,
+                         classification_metrics(y[ti], pred[ti], setup.num_classes),
+                         classification_metrics(y[vi], pred[vi], setup.num_classes), model,
+                         torch.softmax(logits, 1).numpy().astype(np.float32))

@@ -319,22 +319,22 @@ def train_text(
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)
-    val["loss"] = history[stopper.best_epoch - 1]["val_loss"]
+    return fitted_result(config, history, stopper.best_epoch, train_seconds, test, val,
+                         setup.model, probs, threshold, device_name(device))
+
+
+def fitted_result(config: TrainConfig, history: list[dict[str, float]], best_epoch: int,
+                  train_seconds: float, test: dict[str, Any], val: dict[str, Any],
+                  model: torch.nn.Module, probabilities: np.ndarray,
+                  threshold: float | None = None, device: str = "cpu") -> TrainResult:
+    """The :class:`TrainResult` of a finished fit (full batch or mini-batch alike)."""
+    val["loss"] = history[best_epoch - 1]["val_loss"]
     return TrainResult(
-        config=config,
-        test=test,
-        val=val,
-        best_epoch=stopper.best_epoch,
-        epochs_run=len(history),
+        config=config, test=test, val=val, best_epoch=best_epoch, epochs_run=len(history),
         seconds_per_epoch=statistics.median(h["seconds"] for h in history),
-        train_seconds=train_seconds,
-        peak_rss_mib=peak_rss_mib(),
-        history=history,
-        model=setup.model,
-        probabilities=probs,
-        threshold=threshold,
-        lam=_lambda_value(setup.model),
-        device=device_name(device),
+        train_seconds=train_seconds, peak_rss_mib=peak_rss_mib(), history=history, model=model,
+        probabilities=probabilities, threshold=threshold, lam=_lambda_value(model),
+        device=device,
     )
 
 
