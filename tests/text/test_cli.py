@@ -273,3 +273,13 @@ def test_reproduce_inductive_runs_and_reports(tmp_path, toy_benchmark):
     before = path.stat().st_mtime_ns
     assert main(argv) == 0
     assert path.stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize("argv", [["train", "--dataset", "r8", "--batch-size", "-1"],
+                                  ["predict", "some-model", "--text", "x", "--top-k", "0"],
+                                  ["predict", "some-model", "--text", "x", "--batch-size", "0"]])
+def test_count_options_are_range_checked_when_parsed(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "must be >= " in capsys.readouterr().err

@@ -34,6 +34,7 @@ from gfbgcn.core.device import add_device_argument
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.runinfo import provenance, set_threads, thread_count
 from gfbgcn.core.store import RunStore
+from gfbgcn.core.validate import int_in
 
 DEFAULT_OUT = Path("docs/results")
 
@@ -44,15 +45,8 @@ class Task(Protocol):
     def key(self) -> dict[str, Any]: ...
 
 
-def positive_int(text: str) -> int:
-    """argparse type of counts that must be at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+#: argparse type of counts that must be at least 1 (one range checker for every verb).
+positive_int = int_in(1)
 
 
 def add_arguments(

@@ -179,7 +179,7 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
     add_device_argument(parser)
     add_own_corpus_arguments(parser)
-    parser.add_argument("--batch-size", type=int, default=0, metavar="N",
+    parser.add_argument("--batch-size", type=int_in(0), default=0, metavar="N",
                         help="mini-batch training: N training documents per step on sampled "
                         "subgraphs (two-layer models; 0: full batch, the default); runs under "
                         "torchrun with one shard of each batch per process")
@@ -197,8 +197,6 @@ def train_config_from_args(args: argparse.Namespace):
             options["lambda_init"] = args.fixed_lambda
     elif args.fast_genvec or args.fixed_lambda is not None:
         raise SystemExit("--fast-genvec and --fixed-lambda apply to gfb-* models only")
-    if args.batch_size < 0:
-        raise SystemExit(f"--batch-size must be >= 0, got {args.batch_size}")
     if args.batch_size and (args.model in ("sgc", "gin") or getattr(args, "multi_label", False)):
         raise SystemExit("--batch-size supports single-label two-layer models only")
     return TrainConfig(

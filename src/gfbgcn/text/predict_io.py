@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
-from gfbgcn.core.validate import encoding_name
+from gfbgcn.core.validate import encoding_name, int_in
 
 from gfbgcn.text.records import lines_of, read_table, table_format
 
@@ -121,9 +121,9 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         help="encoding of --input (utf-8)")
     parser.add_argument("--output", default=None, metavar="FILE", help="write the predictions "
                         "CSV here (atomically) instead of printing it")
-    parser.add_argument("--top-k", type=int, default=1, help="also give the k most probable "
+    parser.add_argument("--top-k", type=int_in(1), default=1, help="also give the k most probable "
                         "labels (single-label models; 1)")
-    parser.add_argument("--batch-size", type=int, default=1024, help="documents per batch (1024)")
+    parser.add_argument("--batch-size", type=int_in(1), default=1024, help="documents per batch (1024)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
     add_device_argument(parser)
@@ -136,9 +136,6 @@ def predict(args: argparse.Namespace) -> int:
     device = device_from_args(args)
     if not args.text and args.input is None:
         print("error: give --text and/or --input", file=sys.stderr)
-        return 2
-    if args.top_k < 1 or args.batch_size < 1:
-        print("error: --top-k and --batch-size must be >= 1", file=sys.stderr)
         return 2
     try:
         model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
