@@ -74,6 +74,24 @@ def test_choose_weight_uses_validation_and_covers_both_ends():
     assert acc == 1.0 and np.allclose(mix(good, good, w), good)
 
 
+def test_choose_weight_minimises_validation_log_loss_not_accuracy():
+    # Both parts are right on every document, so every weight has accuracy 1: only the
+    # log-loss separates them, and it is lowest when all weight is on the confident part.
+    y = np.array([0, 1, 0, 1, 1])
+    confident = np.eye(2)[y] * 0.9 + 0.05
+    hesitant = np.eye(2)[y] * 0.2 + 0.4
+    assert choose_weight(confident, hesitant, y) == (1.0, 1.0)
+    assert choose_weight(hesitant, confident, y) == (0.0, 1.0)
+    # An interior optimum: two parts wrong on different documents.
+    a = np.array([[0.9, 0.1], [0.6, 0.4], [0.9, 0.1], [0.1, 0.9]])
+    b = np.array([[0.4, 0.6], [0.1, 0.9], [0.9, 0.1], [0.1, 0.9]])
+    y = np.array([0, 1, 0, 1])
+    w, _ = choose_weight(a, b, y)
+    grid = np.linspace(0, 1, 1001)
+    losses = [-np.mean(np.log((g * a + (1 - g) * b)[np.arange(4), y])) for g in grid]
+    assert 0.0 < w < 1.0 and abs(w - grid[int(np.argmin(losses))]) <= 0.05
+
+
 def test_parse_budget():
     assert parse_budget("8").candidates == 8 and parse_budget("10m").minutes == 10.0
     assert not Budget(candidates=2).allows(2) and Budget(minutes=5).allows(100)

@@ -16,7 +16,7 @@ train/validation documents (the validation split depends only on the seed and th
    sum over all classes.
 
 Every trained candidate is also tried *combined* with the TF-IDF + LR baseline
-(:mod:`gfbgcn.text.combined`, weight chosen on validation).  The winner has the highest
+(:mod:`gfbgcn.text.combined`, weight chosen by validation log-loss).  The winner has the highest
 validation accuracy; ties go to the earlier candidate (the paper's setting first; a graph model
 before its combination), so a combination is chosen only when it is strictly better on
 validation.  Each graph is built once (and cached on disk) and shared by all its models.

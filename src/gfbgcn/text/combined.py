@@ -2,8 +2,12 @@
 interpolated, ``p = w p_graph + (1 - w) p_linear``, with ``w`` chosen on the validation
 documents (as BertGCN interpolates its GCN and BERT heads).
 
-``w`` runs over a grid from 0 (linear only) to 1 (graph only); the validation accuracy decides,
-ties go to the lower validation log-loss.  Both parts classify new text inductively, so the
+``w`` runs over a grid from 0 (linear only) to 1 (graph only) and minimises the validation
+log-loss (ties: the smaller ``w``).  Log-loss rather than accuracy because accuracy is a step
+function of ``w``: on a small validation split (slo-opinion has 123 documents, one document is
+0.8 points) many weights tie or nearly tie on accuracy and the chosen one is close to arbitrary,
+while the log-loss, a proper scoring rule, is smooth in ``w`` and has one minimum (it is convex
+in ``w``).  ``docs/results/own-corpora_notes.md`` gives the measured difference.  Both parts classify new text inductively, so the
 combination is saved and loaded like a graph model: the model directory of
 :mod:`gfbgcn.text.saved` plus ``linear.safetensors`` (IDF, coefficients, intercept) and
 ``linear.json`` (vocabulary, labels, tokenizer, C); ``config.json`` gets a ``combined`` entry
@@ -39,18 +43,15 @@ def mix(p_graph: np.ndarray, p_linear: np.ndarray, weight: float) -> np.ndarray:
 
 def choose_weight(p_graph: np.ndarray, p_linear: np.ndarray, y: np.ndarray
                   ) -> tuple[float, float]:
-    """``(weight, validation accuracy)``: the best weight on the validation documents."""
+    """``(weight, validation accuracy at that weight)``: the weight of :data:`WEIGHT_GRID` with
+    the lowest log-loss on the validation documents."""
     y = np.asarray(y)
     if len(y) == 0:
         return 0.5, 0.0
-    best: tuple[tuple[float, float], float] | None = None
-    for w in WEIGHT_GRID:
-        p = mix(p_graph, p_linear, float(w))
-        score = (float((p.argmax(1) == y).mean()), -_log_loss(y, p))
-        if best is None or score > best[0]:
-            best = (score, float(w))
-    assert best is not None
-    return best[1], best[0][0]
+    losses = [_log_loss(y, mix(p_graph, p_linear, float(w))) for w in WEIGHT_GRID]
+    weight = float(WEIGHT_GRID[int(np.argmin(losses))])  # argmin: the first, smallest w, on ties
+    accuracy = float((mix(p_graph, p_linear, weight).argmax(1) == y).mean())
+    return weight, accuracy
 
 
 @dataclass
