@@ -87,9 +87,15 @@ def nltk_stop_words(language: str = "english") -> frozenset[str]:
     except LookupError:
         pass
     try:  # one attempt to fetch it where the network allows
+        import io
+
         import nltk
 
-        if nltk.download("stopwords", quiet=True, raise_on_error=False):
+        # NLTK prints its own multi-line "[nltk_data] Error loading ..." even when quiet; the
+        # one-line error below says what to do, so its chatter is kept off the terminal.
+        fetched = nltk.download("stopwords", quiet=True, raise_on_error=False,
+                                print_error_to=io.StringIO())
+        if fetched:
             return frozenset(stopwords.words(language))
     except Exception:  # noqa: BLE001 - offline machines raise many kinds of errors here
         pass
