@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-__all__ = ["EntityNet"]
+__all__ = ["EntityNet", "TargetEdges"]
+
+
+class TargetEdges(NamedTuple):
+    """The edges that end in ``target`` nodes, re-indexed to slots ``0..T-1``
+    (see :meth:`EntityNet.target_edges`)."""
+
+    target: Tensor  # [T] distinct node ids
+    edge_index: Tensor  # [2, E_T]: source node id -> target slot
+    edge_type: Tensor  # [E_T]
 
 
 class EntityNet(nn.Module):
@@ -27,7 +38,7 @@ class EntityNet(nn.Module):
 
     Shapes:
         - **input:** ``edge_index`` ``[2, E]``, ``edge_type`` ``[E]``, optionally ``target``
-          ``[T]`` distinct node ids
+          ``[T]`` distinct node ids (or their :class:`TargetEdges`)
         - **output:** logits ``[N, C]``, or ``[T, C]`` for ``target``
     """
 
@@ -40,8 +51,27 @@ class EntityNet(nn.Module):
         self.conv1.reset_parameters()  # type: ignore[operator]
         self.conv2.reset_parameters()  # type: ignore[operator]
 
-    def forward(self, edge_index: Tensor, edge_type: Tensor, target: Tensor | None = None) -> Tensor:
-        """Class scores: ``[N, C]``, or ``[T, C]`` for the nodes ``target`` (``[T]`` long).
+    @staticmethod
+    def target_edges(edge_index: Tensor, edge_type: Tensor, target: Tensor,
+                     num_nodes: int) -> TargetEdges:
+        """The second layer's edges for ``target``: only edges ending in a target node matter.
+
+        Computing them waits for the device (the uniqueness check and the boolean mask have
+        data-dependent sizes), so a training loop computes them once and passes the result to
+        :meth:`forward` every epoch.
+        """
+        if target.unique().numel() != target.numel():
+            raise ValueError("target nodes must be distinct")
+        position = torch.full((num_nodes,), -1, dtype=torch.long, device=target.device)
+        position[target] = torch.arange(target.numel(), device=target.device)
+        keep = position[edge_index[1]] >= 0
+        sub = torch.stack([edge_index[0, keep], position[edge_index[1, keep]]])  # src -> slot
+        return TargetEdges(target, sub, edge_type[keep])
+
+    def forward(self, edge_index: Tensor, edge_type: Tensor,
+                target: Tensor | TargetEdges | None = None) -> Tensor:
+        """Class scores: ``[N, C]``, or ``[T, C]`` for the nodes ``target`` (``[T]`` long, or
+        the :class:`TargetEdges` of :meth:`target_edges`, which saves recomputing them).
 
         With ``target`` the second layer reads only the edges that end in ``target`` (its output
         at other nodes is never used), which gives exactly the same scores for those nodes.
@@ -51,13 +81,9 @@ class EntityNet(nn.Module):
         if target is None:
             # logits = sum_r sum_j (1/c_ir) W_r^(2) h_j [+ lambda_2 GenVec] + W_0^(2) h_i
             return self.conv2(h, edge_index, edge_type)
-        if target.unique().numel() != target.numel():
-            raise ValueError("target nodes must be distinct")
-        position = torch.full((h.size(0),), -1, dtype=torch.long, device=h.device)
-        position[target] = torch.arange(target.numel(), device=h.device)
-        keep = position[edge_index[1]] >= 0
-        sub = torch.stack([edge_index[0, keep], position[edge_index[1, keep]]])  # src -> slot
-        return self.conv2((h, h[target]), sub, edge_type[keep])  # [T, C]
+        if not isinstance(target, TargetEdges):
+            target = self.target_edges(edge_index, edge_type, target, h.size(0))
+        return self.conv2((h, h[target.target]), target.edge_index, target.edge_type)  # [T, C]
 
     def lambdas(self) -> list[float]:
         """The learned ``lambda_l`` per layer (empty for R-GCN)."""
