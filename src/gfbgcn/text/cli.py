@@ -145,6 +145,10 @@ def data_build(args: argparse.Namespace) -> int:
 def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--model", default="gfb-max", choices=MODELS, help="model (gfb-max)")
+    parser.add_argument("--features", default="onehot", choices=("onehot", "wordllama"),
+                        help="node input: onehot identity (the paper), or wordllama: identity "
+                        "plus 256-d pretrained word vectors, documents the TF-IDF-weighted mean "
+                        "of their words' (needs pip install 'gfbgcn[embeddings]')")
     parser.add_argument("--seed", type=int_in(0), default=0, help="seed of weights, dropout "
                         "and the validation split (0; >= 0)")
     parser.add_argument("--epochs", type=int_in(1), default=200,
@@ -203,7 +207,7 @@ def train_config_from_args(args: argparse.Namespace):
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
-        batch_size=args.batch_size, fanout=args.fanout,
+        batch_size=args.batch_size, fanout=args.fanout, features=args.features,
     )
 
 

@@ -62,6 +62,7 @@ class TrainConfig:
     layer_options: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/minibatch.py)
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/subgraph.py)
+    features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/features.py)
 
     def __post_init__(self) -> None:
         if self.batch_size < 0 or self.fanout < 1:
@@ -72,6 +73,9 @@ class TrainConfig:
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
         check_train_settings(self)
+        from gfbgcn.text.features import check_features_fit
+
+        check_features_fit(self)
 
 
 @dataclass
@@ -157,8 +161,11 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
                              f"graph {graph.num_docs} documents")
     num_classes = targets.shape[1] if multi else len(graph.label_names)
     targets = targets.to(device)
+    from gfbgcn.text.features import node_features
+
     model = build_text_model(config.model, data.num_nodes, num_classes, config.hidden,
-                             config.dropout, **dict(config.layer_options)).to(device)
+                             config.dropout, features=node_features(graph, config.features),
+                             **dict(config.layer_options)).to(device)
     if not config.train_lambda:
         for p in _lambda_parameters(model):
             p.requires_grad_(False)
