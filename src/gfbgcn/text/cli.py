@@ -318,9 +318,11 @@ def reproduce_text(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report) -> None:
-    """``run(dataset)`` for each of ``--datasets`` (logged with its wall time), then the
-    report; with ``--report-only`` only the report."""
+def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report,
+                  wrote=None) -> None:
+    """``run(dataset)`` for each of ``--datasets`` (logged with its wall time in ``layout``),
+    then the report (``wrote``: its path, default ``layout.report``); with ``--report-only``
+    only the report."""
     with torch_threads(args.threads):
         if not args.report_only:
             log = harness.Invocations(layout, args)
@@ -330,7 +332,7 @@ def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report)
                 log.add_seconds(dataset, time.perf_counter() - start)
             log.finish()
         report()
-    print(f"wrote {layout.report}")
+    print(f"wrote {wrote or layout.report}")
 
 
 def reproduce_inductive_arguments(parser: argparse.ArgumentParser) -> None:
@@ -363,6 +365,9 @@ def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
     from gfbgcn.text.own_experiment import OWN_DATASETS
 
     harness.add_arguments(parser, datasets=OWN_DATASETS, models=("auto",), seeds=5, epochs=200)
+    parser.add_argument("--features-only", action="store_true",
+                        help="only column (e): train the pretrained-features candidate of "
+                        "searches already recorded (into raw/own-corpora-features/)")
 
 
 def reproduce_own_corpora(args: argparse.Namespace) -> int:
@@ -379,5 +384,17 @@ def reproduce_own_corpora(args: argparse.Namespace) -> int:
         run_own_grid([dataset], range(args.seeds), layout.store(), args.data_dir, args.epochs,
                      threads=args.threads, on_saved=report)
 
+    if args.features_only:  # column (e) for recorded searches (text/own_features.py)
+        from gfbgcn.text.own_features import FEATURES_TASK, run_features_grid
+
+        features = harness.Layout(args.out, FEATURES_TASK)
+
+        def run(dataset: str) -> None:  # noqa: F811 - the (e)-only grid instead
+            run_features_grid([dataset], range(args.seeds), layout.store(), features.store(),
+                              args.data_dir, args.epochs, threads=args.threads,
+                              on_saved=report)
+
+        _run_datasets(args, features, run, report, wrote=layout.report)
+        return 0
     _run_datasets(args, layout, run, report)
     return 0
