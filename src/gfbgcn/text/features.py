@@ -5,8 +5,9 @@ part and appends a fixed 256-d vector per node, ``X = [I | F]``
 (:class:`~gfbgcn.nn.models.FeatureTextGCN` computes layer 1 as ``Â (W1 + F W2)``):
 
 * a **word** node's vector is the word embedded by WordLlama (``wordllama`` on PyPI, MIT; the
-  ``l2_supercat`` 256-d static token embeddings, distilled from Llama-2-family models' token
-  embeddings, with the Llama 2 SentencePiece tokenizer of 32,000 sub-word tokens).  A word
+  ``l2_supercat`` 256-d static token embeddings: one vector per token of the Llama 2
+  SentencePiece tokenizer, 32,000 sub-word tokens, built from the token-embedding tables of
+  Llama-2-family LLMs and trained as an average-pooling text embedder).  A word
   the tokenizer splits into several pieces gets the mean of their vectors (WordLlama's own
   ``embed``, average pooling), then the vector is scaled to unit length: WordLlama is trained
   for cosine similarity, and unit rows make the feature part's scale the same for every word;

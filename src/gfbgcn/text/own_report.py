@@ -64,11 +64,14 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
     for r in records:
         by_ds.setdefault(r["dataset"], []).append(r)
     order = [d for d in OWN_DATASETS if d in by_ds]
-    lines = ["# Own corpora: paper defaults, --auto, TF-IDF + LR and the combined predictor", "",
+    lines = ["# Own corpora: paper defaults, --auto, TF-IDF + LR, the combined predictor and "
+             "pretrained features", "",
              "Written by `gfbgcn reproduce own-corpora` from the records in "
              "`raw/own-corpora/` (one `--auto` search per data set and seed; see "
-             "`gfbgcn.text.own_experiment` for what each column is). Test accuracy and macro F1 "
-             "in %, mean ± sample std over the seeds in column n.", "",
+             "`gfbgcn.text.own_experiment` for what each column is; (e) of searches recorded "
+             "before `--auto` tried pretrained features: `raw/own-corpora-features/`, written "
+             "by `--features-only`). Test accuracy and macro F1 in %, mean ± sample std over "
+             "the seeds in column n.", "",
              "| data set | n | " + " | ".join(f"{t} acc" for _, t in ALL_COLUMNS) + " | "
              + " | ".join(f"{t} F1" for _, t in ALL_COLUMNS) + " | --auto wall s |",
              "|---|---|" + "---|" * (2 * len(ALL_COLUMNS) + 1)]
