@@ -230,3 +230,21 @@ def test_gfbgcn_load_sees_feature_models(featured, tmp_path):
     model = gfbgcn.load(path)
     assert model.features is not None and model.features.w2.shape == (256, 16)
     assert json.loads((path / "config.json").read_text())["features"]["config"] == "l2_supercat"
+
+
+def test_train_features_from_the_command_line_then_predict(tmp_path, capsys):
+    path = tmp_path / "own.csv"
+    write_csv(tiny_corpus(), path)
+    saved = tmp_path / "model"
+    assert main(["train", "--dataset", str(path), "--features", "wordllama", "--min-freq", "1",
+                 "--hidden", "8", "--epochs", "5", "--quiet", "--no-cache", "--threads", "1",
+                 "--no-baseline", "--out", str(tmp_path / "run"), "--save", str(saved)]) == 0
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["train"]["features"] == "wordllama"
+    capsys.readouterr()
+    assert main(["predict", str(saved), "--text", "gol tekma liga"]) == 0
+    assert capsys.readouterr().out.startswith("row,label,probability")
+    # the whole models take no input features: refused in one line before any work
+    assert main(["train", "--dataset", str(path), "--features", "wordllama", "--model", "sgc",
+                 "--quiet", "--no-cache"]) == 2
+    assert "two-layer" in capsys.readouterr().err

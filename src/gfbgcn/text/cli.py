@@ -385,16 +385,9 @@ def reproduce_own_corpora(args: argparse.Namespace) -> int:
                      threads=args.threads, on_saved=report)
 
     if args.features_only:  # column (e) for recorded searches (text/own_features.py)
-        from gfbgcn.text.own_features import FEATURES_TASK, run_features_grid
+        from gfbgcn.text.own_features import run_features_only
 
-        features = harness.Layout(args.out, FEATURES_TASK)
-
-        def run(dataset: str) -> None:  # noqa: F811 - the (e)-only grid instead
-            run_features_grid([dataset], range(args.seeds), layout.store(), features.store(),
-                              args.data_dir, args.epochs, threads=args.threads,
-                              on_saved=report)
-
-        _run_datasets(args, features, run, report, wrote=layout.report)
+        run_features_only(args, layout, report, _run_datasets)
         return 0
     _run_datasets(args, layout, run, report)
     return 0

@@ -117,7 +117,9 @@ def weighted_means(weights: sp.spmatrix, vectors: np.ndarray) -> np.ndarray:
     w = sp.csr_matrix(weights, dtype=np.float64)
     totals = np.asarray(w.sum(axis=1)).ravel()
     scale = np.divide(1.0, totals, out=np.zeros_like(totals), where=totals > 0)
-    return np.asarray(sp.diags(scale) @ w @ vectors.astype(np.float64), dtype=np.float32)
+    # normalised in float64, multiplied in float32: no float64 copy of the [V, f] table
+    shares = (sp.diags(scale) @ w).astype(np.float32)
+    return np.asarray(shares @ np.asarray(vectors, dtype=np.float32), dtype=np.float32)
 
 
 def doc_word_weights(graph: TextGraph) -> sp.csr_matrix:
@@ -179,14 +181,16 @@ class WordFeatures:
                    wordllama_info())
 
     def to(self, device: Any) -> WordFeatures:
-        self.vectors, self.w2 = self.vectors.to(device), self.w2.to(device)
+        """Move ``W2`` to ``device``; the word vectors stay on the host, where the documents'
+        weighted means are computed (SciPy), so no copy of them is made per batch."""
+        self.vectors, self.w2 = self.vectors.cpu(), self.w2.to(device)
         return self
 
     def doc_rows(self, weights: sp.spmatrix) -> torch.Tensor:
         """``F_d W2`` ``[B, hidden]`` of documents with doc-word weights ``[B, V]``."""
         import torch
 
-        means = weighted_means(weights, self.vectors.cpu().numpy())
+        means = weighted_means(weights, self.vectors.cpu().numpy())  # no copy on the host
         f_d = torch.from_numpy(means).to(device=self.w2.device, dtype=self.w2.dtype)
         return f_d @ self.w2
 

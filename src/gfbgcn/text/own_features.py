@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gfbgcn.core.harness import run_pending
+from gfbgcn.core.harness import Layout, run_pending
 from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.store import RunStore
 from gfbgcn.text.auto import GraphSetting
@@ -91,3 +91,16 @@ def run_features_grid(datasets: list[str], seeds: range, searches: RunStore, sto
                     workers=1, threads=threads, desc=f"own-corpora (e) {dataset}",
                     on_saved=on_saved)
 
+
+
+def run_features_only(args, searches: Layout, report, run_datasets) -> None:
+    """``reproduce own-corpora --features-only``: :func:`run_features_grid` per data set,
+    logged in ``raw/own-corpora-features/invocations.json``, then the own-corpora report
+    (``run_datasets``: the verb's shared loop, :func:`gfbgcn.text.cli._run_datasets`)."""
+    features = Layout(searches.out, FEATURES_TASK)
+
+    def run(dataset: str) -> None:
+        run_features_grid([dataset], range(args.seeds), searches.store(), features.store(),
+                          args.data_dir, args.epochs, threads=args.threads, on_saved=report)
+
+    run_datasets(args, features, run, report, wrote=searches.report)

@@ -42,6 +42,7 @@ from gfbgcn.core.runinfo import (
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
 from gfbgcn.text.checks import check_converged, check_split, check_train_settings, json_safe
+from gfbgcn.text.features import check_features_fit, node_features
 from gfbgcn.text.graph import TextGraph, normalized_adjacency
 from gfbgcn.text.model import MODELS, build_text_model
 
@@ -73,8 +74,6 @@ class TrainConfig:
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
         check_train_settings(self)
-        from gfbgcn.text.features import check_features_fit
-
         check_features_fit(self)
 
 
@@ -161,8 +160,6 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
                              f"graph {graph.num_docs} documents")
     num_classes = targets.shape[1] if multi else len(graph.label_names)
     targets = targets.to(device)
-    from gfbgcn.text.features import node_features
-
     model = build_text_model(config.model, data.num_nodes, num_classes, config.hidden,
                              config.dropout, features=node_features(graph, config.features),
                              **dict(config.layer_options)).to(device)

@@ -7,4 +7,5 @@ from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.models.text_gin import TextGIN
 from gfbgcn.nn.models.text_sgc import TextSGC
 
-__all__ = ["EntityNet", "FeatureTextGCN", "GraphClassifier", "TextGIN", "TextSGC", "TwoLayerTextGCN"]
+__all__ = ["EntityNet", "FeatureTextGCN", "GraphClassifier", "TextGIN", "TextSGC",
+           "TwoLayerTextGCN"]
