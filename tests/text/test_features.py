@@ -4,8 +4,10 @@ themselves, save/load/predict, ``--auto``'s stage 3, column (e), and the missing
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
+import sys
 
 import numpy as np
 import pytest
@@ -46,6 +48,7 @@ def test_factored_first_layer_equals_the_dense_concatenated_input():
     """``Â (W1 + F W2)`` against ``Â [I | F] [W1; W2]`` formed explicitly, in float64."""
     graph = _graph()
     n, f, hidden = graph.num_nodes, 7, 5
+    torch.manual_seed(0)
     features = torch.randn(n, f, generator=torch.Generator().manual_seed(0),
                            dtype=torch.float64)
     model = FeatureTextGCN(n, make_second_layer("gfb-max", hidden, 3), features,
@@ -55,7 +58,7 @@ def test_factored_first_layer_equals_the_dense_concatenated_input():
     w = torch.cat([model.w1, model.w2], dim=0)  # [N + f, hidden]
     expected = torch.relu(adj.to_dense() @ x @ w)
     assert model.hidden(adj).shape == (n, hidden)
-    assert torch.allclose(model.hidden(adj), expected, atol=1e-12)
+    assert torch.allclose(model.hidden(adj), expected, rtol=0, atol=1e-12)
     model.eval()
     assert model(adj).shape == (n, 3)
     # the features are fixed (not trained, not in the state dict); W2 is trained
@@ -85,6 +88,12 @@ def test_wordllama_features_are_deterministic_and_offline(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     feats.load_wordllama.cache_clear()  # loaded again from the wheel, with the network blocked
+    for name in [m for m in sys.modules if m == "wordllama" or m.startswith("wordllama.")]:
+        monkeypatch.delitem(sys.modules, name)  # imported afresh: its logging side effect too
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])  # as in a plain process (pytest adds its own)
+    monkeypatch.setattr(root, "level", logging.WARNING)
+    handlers, level = [], logging.WARNING
     graph = _graph()
     first = feats.node_features(graph, "wordllama")
     again = feats.node_features(graph, "wordllama")
@@ -100,6 +109,7 @@ def test_wordllama_features_are_deterministic_and_offline(monkeypatch):
     mean = (w[:, None] * words[dst[edges] - graph.num_docs]).sum(0) / w.sum()
     assert np.allclose(first[2].numpy(), mean, atol=1e-6)
     assert feats.node_features(graph, "onehot") is None
+    assert (root.handlers, root.level) == (handlers, level)  # logging left as it was
     # related words are closer than unrelated ones (real pretrained vectors, not noise)
     v = feats.word_vectors(["football", "soccer", "inflation"])
     assert v[0] @ v[1] > v[0] @ v[2]

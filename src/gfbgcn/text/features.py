@@ -75,8 +75,8 @@ def load_wordllama() -> Any:
 
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
-    from wordllama import WordLlamaInference
 
+    WordLlamaInference = _import_quietly()
     root = files("wordllama")
     weights = root / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
     tokenizer = root / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
@@ -86,6 +86,22 @@ def load_wordllama() -> Any:
                                     f"{INSTALL_HINT}")
     table = load_file(str(weights))["embedding.weight"]
     return WordLlamaInference(table, Tokenizer.from_file(str(tokenizer)))
+
+
+def _import_quietly() -> type:
+    """``wordllama.WordLlamaInference``, undoing what importing wordllama does to logging: its
+    ``__init__`` calls ``logging.basicConfig(level=INFO)``, which would make every library's
+    INFO messages print on standard error for the rest of the process."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        from wordllama import WordLlamaInference
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return WordLlamaInference
 
 
 def wordllama_info() -> dict[str, Any]:

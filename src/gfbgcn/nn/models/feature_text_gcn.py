@@ -42,7 +42,7 @@ class FeatureTextGCN(TwoLayerTextGCN):
         self.dropout = dropout
         self.w1 = nn.Parameter(torch.empty(num_nodes, hidden))
         self.w2 = nn.Parameter(torch.empty(features.size(1), hidden))
-        self.register_buffer("features", features.to(torch.float32), persistent=False)
+        self.register_buffer("features", features, persistent=False)  # .double() etc. apply
         self.conv2 = conv2
         self.reset_parameters()
 
