@@ -371,7 +371,8 @@ def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def reproduce_own_corpora(args: argparse.Namespace) -> int:
-    """Paper defaults, --auto, TF-IDF + LR and combined -> ``<out>/own-corpora.md``."""
+    """Paper defaults, --auto, TF-IDF + LR, combined and pretrained features ->
+    ``<out>/own-corpora.md``."""
     from gfbgcn.text.own_experiment import run_own_grid
     from gfbgcn.text.own_report import render_own_report
 

@@ -26,7 +26,7 @@ def add_own_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         "--min-freq, --window and --stop-words are then searched")
     parser.add_argument("--budget", default=None, metavar="N|Nm",
                         help="--auto: at most N candidates, or N minutes (default: all, about "
-                        "13 trainings)")
+                        "14 trainings with the embeddings extra)")
 
 
 def is_own_file(dataset: str) -> bool:
