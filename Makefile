@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    install into .venv, then train GFB-GCN (MaxVec) on R8 and print test accuracy
-#   make test   install into .venv (with test extras), then run the test suite
+#   make test   install into .venv (with the test and embeddings extras), then run the tests
 PYTHON ?= python3
 # Use the project's shared benchmark data when it lies beside the checkout (CI does this too).
 ifneq ($(wildcard ../shared/data),)
@@ -12,7 +12,7 @@ BIN := $(VENV)/bin
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,embeddings]"
 	touch $@
 
 .PHONY: install run test

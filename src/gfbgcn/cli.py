@@ -24,7 +24,8 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("reproduce", "inductive"), "gfbgcn.text.cli", "reproduce_inductive",
      "inductive (new documents) against transductive accuracy"),
     (("reproduce", "own-corpora"), "gfbgcn.text.cli", "reproduce_own_corpora",
-     "paper defaults, --auto, TF-IDF + LR and combined on own corpora and the benchmarks"),
+     "paper defaults, --auto, TF-IDF + LR, combined and pretrained features on own corpora "
+     "and the benchmarks"),
     (("reproduce", "entity"), "gfbgcn.entity.cli", "reproduce_entity",
      "reproduce the entity-classification table"),
     (("reproduce", "graphs"), "gfbgcn.graphcls.cli", "reproduce_graphs",

@@ -15,6 +15,11 @@ train/validation documents (the validation split depends only on the seed and th
    (k = 3) is skipped on corpora with 3 classes or fewer, where it is undefined or equals a
    sum over all classes.
 
+3. *Pretrained word features*: the best graph-only candidate so far (stages 1 and 2, by
+   validation accuracy) trained again on the same graph with ``--features wordllama``
+   (identity plus 256-d WordLlama vectors, :mod:`gfbgcn.text.features`).  Only when the
+   ``embeddings`` extra is installed; otherwise the search says so in one line and skips it.
+
 Every trained candidate is also tried *combined* with the TF-IDF + LR baseline
 (:mod:`gfbgcn.text.combined`, weight chosen by validation log-loss).  The winner has the highest
 validation accuracy; ties go to the earlier candidate (the paper's setting first; a graph model
@@ -103,15 +108,18 @@ class Candidate:
     seconds: float
     weight: float | None = None  # graph share of a combination
     test: dict[str, float] = field(default_factory=dict)
+    features: str = "onehot"  # node input (text/features.py)
 
     @property
     def model_label(self) -> str:
-        return self.model + (" fast" if self.fast else "")
+        return self.model + (" fast" if self.fast else "") + \
+            ("" if self.features == "onehot" else f" +{self.features}")
 
     def row(self) -> dict[str, Any]:
         return {"stop_words": self.setting.stop_words or "none",
                 "min_freq": self.setting.min_freq, "window": self.setting.window,
-                "model": self.model_label, "predictor": self.predictor,
+                "model": self.model + (" fast" if self.fast else ""), "features": self.features,
+                "predictor": self.predictor,
                 "weight": "" if self.weight is None else f"{self.weight:.2f}",
                 "val_accuracy": f"{self.val_accuracy:.4f}", "seconds": f"{self.seconds:.1f}"}
 
@@ -171,7 +179,7 @@ class _Search:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
         self.graphs: dict[GraphSetting, TextGraph] = {}
-        self.results: dict[tuple[GraphSetting, str, bool], TrainResult] = {}
+        self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
         self.baseline: BaselineResult | None = None
         self.split: dict[str, np.ndarray] = {}
@@ -199,15 +207,15 @@ class _Search:
                  f"{self.baseline.val['accuracy']:.4f} (C={self.baseline.model.C:g}, "
                  f"{self.baseline.seconds:.1f} s)")
 
-    def train(self, s: GraphSetting, model: str, fast: bool) -> bool:
+    def train(self, s: GraphSetting, model: str, fast: bool, features: str = "onehot") -> bool:
         """Train one candidate (and add its combination); False when the budget is spent."""
         if not self.budget.allows(len(self.results)):
             return False
         g, graph_seconds = self.graph(s)
         options = {"exact": not fast} if model.startswith("gfb-") else {}
-        config = replace(self.base, model=model, layer_options=options)
+        config = replace(self.base, model=model, layer_options=options, features=features)
         result = train_text(g, config, progress=False)
-        self.results[(s, model, fast)] = result
+        self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
         c = len(g.label_names)
@@ -215,10 +223,11 @@ class _Search:
         p_lin = self.baseline.probabilities
         weight, combined_acc = choose_weight(result.probabilities[vi], p_lin[vi], y[vi])
         graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
-                            test=_test_summary(y, result.probabilities, ti, c))
+                            test=_test_summary(y, result.probabilities, ti, c),
+                            features=features)
         mixed = mix(result.probabilities, p_lin, weight)
         comb_c = Candidate(s, model, fast, "graph+linear", combined_acc, seconds, weight,
-                           test=_test_summary(y, mixed, ti, c))
+                           test=_test_summary(y, mixed, ti, c), features=features)
         self.candidates += [graph_c, comb_c]
         self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
                  f"{graph_c.val_accuracy:.4f}, combined {combined_acc:.4f} (w={weight:.2f}), "
@@ -246,14 +255,29 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
             continue
         if not search.train(best, model, fast):
             break
+    _try_features(search)
     chosen = _best(search.candidates)
     assert search.baseline is not None
     return AutoResult(
         candidates=search.candidates, chosen=chosen,
-        result=search.results[(chosen.setting, chosen.model, chosen.fast)],
+        result=search.results[(chosen.setting, chosen.model, chosen.fast, chosen.features)],
         graph=search.graphs[chosen.setting], baseline=search.baseline,
         seconds=time.perf_counter() - start,
     )
+
+
+def _try_features(search: _Search) -> None:
+    """Stage 3: the best graph-only candidate again with WordLlama features, if installed."""
+    from gfbgcn.text.features import INSTALL_HINT, wordllama_available
+
+    if not search.candidates:
+        return
+    if not wordllama_available():
+        search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
+                   f"is not installed ({INSTALL_HINT})")
+        return
+    best = _best([c for c in search.candidates if c.predictor == "graph"])
+    search.train(best.setting, best.model, best.fast, "wordllama")
 
 
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
@@ -261,5 +285,6 @@ def chosen_summary(auto: AutoResult) -> dict[str, Any]:
     c = auto.chosen
     return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
             "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
-            "predictor": c.predictor, "weight": c.weight, "val_accuracy": c.val_accuracy,
+            "predictor": c.predictor, "features": c.features, "weight": c.weight,
+            "val_accuracy": c.val_accuracy,
             "candidates": len(auto.candidates), "seconds": auto.seconds}

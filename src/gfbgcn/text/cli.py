@@ -145,6 +145,10 @@ def data_build(args: argparse.Namespace) -> int:
 def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--model", default="gfb-max", choices=MODELS, help="model (gfb-max)")
+    parser.add_argument("--features", default="onehot", choices=("onehot", "wordllama"),
+                        help="node input: onehot identity (the paper), or wordllama: identity "
+                        "plus 256-d pretrained word vectors, documents the TF-IDF-weighted mean "
+                        "of their words' (needs pip install 'gfbgcn[embeddings]')")
     parser.add_argument("--seed", type=int_in(0), default=0, help="seed of weights, dropout "
                         "and the validation split (0; >= 0)")
     parser.add_argument("--epochs", type=int_in(1), default=200,
@@ -203,7 +207,7 @@ def train_config_from_args(args: argparse.Namespace):
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
-        batch_size=args.batch_size, fanout=args.fanout,
+        batch_size=args.batch_size, fanout=args.fanout, features=args.features,
     )
 
 
@@ -314,9 +318,11 @@ def reproduce_text(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report) -> None:
-    """``run(dataset)`` for each of ``--datasets`` (logged with its wall time), then the
-    report; with ``--report-only`` only the report."""
+def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report,
+                  wrote=None) -> None:
+    """``run(dataset)`` for each of ``--datasets`` (logged with its wall time in ``layout``),
+    then the report (``wrote``: its path, default ``layout.report``); with ``--report-only``
+    only the report."""
     with torch_threads(args.threads):
         if not args.report_only:
             log = harness.Invocations(layout, args)
@@ -326,7 +332,7 @@ def _run_datasets(args: argparse.Namespace, layout: harness.Layout, run, report)
                 log.add_seconds(dataset, time.perf_counter() - start)
             log.finish()
         report()
-    print(f"wrote {layout.report}")
+    print(f"wrote {wrote or layout.report}")
 
 
 def reproduce_inductive_arguments(parser: argparse.ArgumentParser) -> None:
@@ -359,10 +365,14 @@ def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
     from gfbgcn.text.own_experiment import OWN_DATASETS
 
     harness.add_arguments(parser, datasets=OWN_DATASETS, models=("auto",), seeds=5, epochs=200)
+    parser.add_argument("--features-only", action="store_true",
+                        help="only column (e): train the pretrained-features candidate of "
+                        "searches already recorded (into raw/own-corpora-features/)")
 
 
 def reproduce_own_corpora(args: argparse.Namespace) -> int:
-    """Paper defaults, --auto, TF-IDF + LR and combined -> ``<out>/own-corpora.md``."""
+    """Paper defaults, --auto, TF-IDF + LR, combined and pretrained features ->
+    ``<out>/own-corpora.md``."""
     from gfbgcn.text.own_experiment import run_own_grid
     from gfbgcn.text.own_report import render_own_report
 
@@ -375,5 +385,10 @@ def reproduce_own_corpora(args: argparse.Namespace) -> int:
         run_own_grid([dataset], range(args.seeds), layout.store(), args.data_dir, args.epochs,
                      threads=args.threads, on_saved=report)
 
+    if args.features_only:  # column (e) for recorded searches (text/own_features.py)
+        from gfbgcn.text.own_features import run_features_only
+
+        run_features_only(args, layout, report, _run_datasets)
+        return 0
     _run_datasets(args, layout, run, report)
     return 0

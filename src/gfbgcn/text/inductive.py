@@ -26,6 +26,10 @@ then optional post-aggregation map and bias" for every second layer of
 
 with ``h_w`` the word's layer-1 output in the full training graph (stored with the model).
 Everything is batched: a sparse ``[B, V]`` document-word matrix times dense word tables.
+
+With pretrained input features (``X = [I | F]``, :mod:`gfbgcn.text.features`) the word tables
+hold the words' rows of ``W1 + F W2``, and ``e_d`` gains ``F_d W2``, ``F_d`` the new document's
+TF-IDF-weighted mean of its known words' vectors (:class:`~gfbgcn.text.features.WordFeatures`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
+from gfbgcn.text.features import WordFeatures
 from gfbgcn.text.graph import TextGraph
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
@@ -182,6 +187,7 @@ class InductiveTextGCN:
     multi_label: bool = False
     threshold: float = 0.5
     self_embedding: str = "zero"
+    features: WordFeatures | None = None  # pretrained input features (text/features.py)
 
     def __post_init__(self) -> None:
         if self.self_embedding not in SELF_EMBEDDINGS:
@@ -210,6 +216,8 @@ class InductiveTextGCN:
         for name in ("deg_words", "w1_words", "h_words", "w1_doc_mean"):
             setattr(self, name, getattr(self, name).to(device))
         self.conv2.to(device)
+        if self.features is not None:
+            self.features.to(device)
         self._z_words = None  # recomputed on the new device when first needed
         return self
 
@@ -263,12 +271,14 @@ class InductiveTextGCN:
             prior = np.bincount(train_labels, minlength=len(graph.label_names)).astype(np.float64)
             prior = prior / max(prior.sum(), 1.0)
         train_docs = torch.from_numpy(np.flatnonzero(graph.is_train)).to(device)
-        w1 = model.w1.detach()
+        w1 = model.w1.detach()  # the free rows (documents: their self rows)
+        with torch.no_grad():  # word rows of X W: W1 plus, with features, F W2
+            w_words = model.input_weight()[d:].detach()
         return cls(
             vocab=list(graph.vocab),
             idf=np.asarray(graph.idf, dtype=np.float64),
             deg_words=torch.from_numpy(deg[d:]).to(device=device, dtype=w1.dtype),
-            w1_words=w1[d:].clone(),
+            w1_words=w_words.clone(),
             h_words=h[d:].clone(),
             w1_doc_mean=(w1[train_docs].mean(0) if len(train_docs) else w1.new_zeros(w1.shape[1])),
             conv2=copy.deepcopy(model.conv2),  # a snapshot: later training does not leak in
@@ -280,6 +290,7 @@ class InductiveTextGCN:
             multi_label=multi_label,
             threshold=threshold,
             self_embedding=self_embedding,
+            features=WordFeatures.from_model(model, d),
         )
 
     # -- the computation ------------------------------------------------------------------
@@ -332,8 +343,9 @@ class InductiveTextGCN:
         if self_rows is None:
             if self.self_embedding == "mean":
                 self_rows = self.w1_doc_mean.unsqueeze(0).expand(a.shape[0], -1)
-            else:
-                self_rows = None
+            if self.features is not None:  # the document's feature part, F_d W2
+                part = self.features.doc_rows(a)
+                self_rows = part if self_rows is None else self_rows + part
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # torch's "sparse CSR is beta"
             pre = a_t @ self.w1_words  # sum_w Â_dw W1[w]

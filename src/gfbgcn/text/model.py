@@ -18,7 +18,7 @@ from typing import Any
 from torch import Tensor, nn
 
 from gfbgcn.nn.conv import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
-from gfbgcn.nn.models import TextGIN, TextSGC, TwoLayerTextGCN
+from gfbgcn.nn.models import FeatureTextGCN, TextGIN, TextSGC, TwoLayerTextGCN
 
 SECOND_LAYERS: tuple[str, ...] = (
     "gcn",
@@ -69,9 +69,15 @@ def build_text_model(
     num_classes: int,
     hidden: int = 200,
     dropout: float = 0.5,
+    features: Tensor | None = None,
     **layer_options: Any,
 ) -> nn.Module:
-    """Any of :data:`MODELS` taking ``model(adj)`` and returning logits for every node."""
+    """Any of :data:`MODELS` taking ``model(adj)`` and returning logits for every node.
+
+    ``features`` ``[num_nodes, f]``: fixed node features beside the identity (two-layer models
+    only, :class:`~gfbgcn.nn.models.FeatureTextGCN`; see :mod:`gfbgcn.text.features`)."""
+    if features is not None and name in WHOLE_MODELS:
+        raise ValueError(f"input features apply to the two-layer models, not to {name}")
     if name == "sgc":
         return WholeModel(TextSGC(num_nodes, num_classes, K=2, normalize=False, bias=False))
     if name == "gin":
@@ -82,4 +88,6 @@ def build_text_model(
     if name not in SECOND_LAYERS:
         raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
     conv2 = make_second_layer(name, hidden, num_classes, **layer_options)
+    if features is not None:
+        return FeatureTextGCN(num_nodes, conv2, features, hidden, dropout)
     return TwoLayerTextGCN(num_nodes, conv2, hidden, dropout)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,12 @@ def add_own_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         "baseline beside the graph model")
     parser.add_argument("--auto", action="store_true",
                         help="choose graph settings and model on the validation split (also "
-                        "tries each model combined with the TF-IDF + LR baseline); --model, "
+                        "tries each model combined with the TF-IDF + LR baseline, and the best "
+                        "one with --features wordllama when installed); --model, --features, "
                         "--min-freq, --window and --stop-words are then searched")
     parser.add_argument("--budget", default=None, metavar="N|Nm",
                         help="--auto: at most N candidates, or N minutes (default: all, about "
-                        "13 trainings)")
+                        "14 trainings with the embeddings extra)")
 
 
 def is_own_file(dataset: str) -> bool:
@@ -81,7 +83,7 @@ def train_auto(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise fail(str(err)) from None
     tokenizer, stop_words = tokenization_from_args(args)
-    base = train_config_from_args(args)
+    base = replace(train_config_from_args(args), features="onehot")  # searched (stage 3)
     corpus = corpus_from_args(args)
     quiet = args.quiet
     auto = run_auto(corpus, tokenizer, base, budget=budget, stop_words=stop_words,

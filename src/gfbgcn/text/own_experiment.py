@@ -11,7 +11,12 @@ window 20), so one search yields every column of the report:
 * (c) TF-IDF + LR: the baseline fitted on the same split;
 * (d) combined: the best graph-only candidate (by validation) interpolated with the baseline,
   weight chosen on validation, and "its better part" (the max of that graph model's and the
-  baseline's test accuracy) for the issue's target.
+  baseline's test accuracy) for the issue's target;
+* (e) pretrained features: the search's stage-3 candidate (its best graph-only candidate of
+  stages 1-2 trained again with ``--features wordllama``), beside that one-hot twin
+  (``features``; ``None`` when the ``embeddings`` extra is not installed).  For searches
+  recorded before stage 3 existed, :mod:`gfbgcn.text.own_features` trains the same candidate
+  from the record (``reproduce own-corpora --features-only``).
 
 Records go through the shared harness (:mod:`gfbgcn.core.harness`): one JSON file per finished
 run under ``<out>/raw/own-corpora/``, so an interrupted grid resumes.
@@ -57,7 +62,8 @@ def load_own_dataset(name: str, data_dir: str | None) -> Corpus:
 def _combined_of(auto: AutoResult, graph_only: Candidate) -> Candidate:
     for c in auto.candidates:
         if (c.predictor != "graph" and c.setting == graph_only.setting
-                and c.model == graph_only.model and c.fast == graph_only.fast):
+                and c.model == graph_only.model and c.fast == graph_only.fast
+                and c.features == graph_only.features):
             return c
     raise LookupError("no combination of the best graph-only candidate")
 
@@ -83,10 +89,26 @@ def own_run(spec: OwnSpec, corpus: Corpus, epochs: int) -> dict[str, Any]:
                      "graph_part": best_graph.test,
                      "graph_part_model": f"{best_graph.model_label} "
                                          f"({best_graph.setting.label()})"},
+        "features": features_column(auto.candidates),
         "candidates": [{**c.row(), "test": c.test} for c in auto.candidates],
         "wall_seconds": auto.seconds,
         **provenance(),
     }
+
+
+def features_column(candidates: list[Candidate]) -> dict[str, Any] | None:
+    """Column (e): the stage-3 (pretrained features) candidate's test metrics and validation
+    accuracy, and those of its one-hot twin (same graph setting and model); None if absent."""
+    graph = [c for c in candidates if c.predictor == "graph"]
+    featured = [c for c in graph if c.features != "onehot"]
+    if not featured:
+        return None
+    f = featured[0]
+    twin = next(c for c in graph if c.features == "onehot" and c.setting == f.setting
+                and c.model == f.model and c.fast == f.fast)
+    return {**f.test, "val_accuracy": f.val_accuracy, "kind": f.features,
+            "model": f"{twin.model_label} ({f.setting.label()})",
+            "onehot": {**twin.test, "val_accuracy": twin.val_accuracy}}
 
 
 def run_own_grid(datasets: list[str], seeds: range, store: RunStore, data_dir: str | None,

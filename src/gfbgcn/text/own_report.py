@@ -15,6 +15,17 @@ COLUMNS = (("defaults", "(a) paper defaults"), ("auto", "(b) --auto"),
            ("baseline", "(c) TF-IDF + LR"), ("combined", "(d) combined"))
 
 
+#: with (e), which older search records lack (filled from raw/own-corpora-features/)
+ALL_COLUMNS = (*COLUMNS, ("features", "(e) pretrained features"))
+
+
+def _column(recs: list[dict[str, Any]], key: str, metric: str) -> str:
+    """A column's mean ± std over the records that have it (their count if not all do)."""
+    values = [r[key][metric] for r in recs if r.get(key)]
+    cell = _pct(values)
+    return cell if len(values) in (0, len(recs)) else f"{cell} (n={len(values)})"
+
+
 def _pct(values: Sequence[float]) -> str:
     m, s = mean_std([100 * v for v in values])
     return "–" if not values else (f"{m:.2f}" if len(values) == 1 else f"{m:.2f} ± {s:.2f}")
@@ -26,7 +37,8 @@ def _mean(values: Sequence[float]) -> float:
 
 def _choice(rec: dict[str, Any]) -> str:
     a = rec["auto_choice"]
-    model = a["model"] + (" fast" if a["fast_genvec"] else "")
+    model = a["model"] + (" fast" if a["fast_genvec"] else "") + \
+        ("" if a.get("features", "onehot") == "onehot" else f" +{a['features']}")
     plus = f" + LR (w={a['weight']:.2f})" if a["predictor"] != "graph" else ""
     return f"{model}{plus}, stop {a['stop_words'] or 'none'}, min_freq {a['min_freq']}, " \
            f"window {a['window']}"
@@ -52,18 +64,21 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
     for r in records:
         by_ds.setdefault(r["dataset"], []).append(r)
     order = [d for d in OWN_DATASETS if d in by_ds]
-    lines = ["# Own corpora: paper defaults, --auto, TF-IDF + LR and the combined predictor", "",
+    lines = ["# Own corpora: paper defaults, --auto, TF-IDF + LR, the combined predictor and "
+             "pretrained features", "",
              "Written by `gfbgcn reproduce own-corpora` from the records in "
              "`raw/own-corpora/` (one `--auto` search per data set and seed; see "
-             "`gfbgcn.text.own_experiment` for what each column is). Test accuracy and macro F1 "
-             "in %, mean ± sample std over the seeds in column n.", "",
-             "| data set | n | " + " | ".join(f"{t} acc" for _, t in COLUMNS) + " | "
-             + " | ".join(f"{t} F1" for _, t in COLUMNS) + " | --auto wall s |",
-             "|---|---|" + "---|" * (2 * len(COLUMNS) + 1)]
+             "`gfbgcn.text.own_experiment` for what each column is; (e) of searches recorded "
+             "before `--auto` tried pretrained features: `raw/own-corpora-features/`, written "
+             "by `--features-only`). Test accuracy and macro F1 in %, mean ± sample std over "
+             "the seeds in column n.", "",
+             "| data set | n | " + " | ".join(f"{t} acc" for _, t in ALL_COLUMNS) + " | "
+             + " | ".join(f"{t} F1" for _, t in ALL_COLUMNS) + " | --auto wall s |",
+             "|---|---|" + "---|" * (2 * len(ALL_COLUMNS) + 1)]
     for ds in order:
         recs = sorted(by_ds[ds], key=lambda r: r["seed"])
-        accs = [_pct([r[k]["accuracy"] for r in recs]) for k, _ in COLUMNS]
-        f1s = [_pct([r[k]["macro_f1"] for r in recs]) for k, _ in COLUMNS]
+        accs = [_column(recs, k, "accuracy") for k, _ in ALL_COLUMNS]
+        f1s = [_column(recs, k, "macro_f1") for k, _ in ALL_COLUMNS]
         wall = sum(r["wall_seconds"] for r in recs) / len(recs)
         lines.append(f"| {ds} | {len(recs)} | " + " | ".join(accs) + " | " + " | ".join(f1s)
                      + f" | {wall:.0f} |")
@@ -86,6 +101,7 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
                      f"{_pct([r['combined']['graph_part']['accuracy'] for r in by_ds[ds]])}; "
                      f"graph weights {', '.join(f'{w:.2f}' for w in weights)}; "
                      + "; ".join(f"{c} ×{n}" for c, n in parts.most_common()))
+    lines += features_section(by_ds, order)
     missing = [d for d in OWN_DATASETS if d not in by_ds]
     if missing:
         lines += ["", f"Not run yet: {', '.join(missing)}."]
@@ -94,7 +110,52 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
     return "\n".join(lines + [""] + list(commands))
 
 
+def features_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -> list[str]:
+    """Column (e), pretrained word features, beside its one-hot twin (same model, graph and
+    seed), from the records that have it (see :func:`gfbgcn.text.own_experiment.own_run`)."""
+    lines = ["", "## (e) Pretrained word features (WordLlama, 256-d) against one-hot input", "",
+             "The search's best graph-only candidate trained again with `--features wordllama` "
+             "(one-hot identity plus WordLlama vectors), beside the same model on the same "
+             "graph and seed with one-hot input only. Δ: mean paired difference in points.", "",
+             "| data set | n | (e) pretrained features acc | one-hot acc | Δ acc | "
+             "(e) pretrained features F1 | one-hot F1 | Δ F1 | wins (acc) | model, graph |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    shown = 0
+    for ds in order:
+        recs = sorted((r for r in by_ds[ds] if r.get("features")), key=lambda r: r["seed"])
+        if not recs:
+            continue
+        shown += 1
+        e, one = [r["features"] for r in recs], [r["features"]["onehot"] for r in recs]
+        cells = []
+        for key in ("accuracy", "macro_f1"):
+            diffs = [a[key] - b[key] for a, b in zip(e, one)]
+            cells += [_pct([a[key] for a in e]), _pct([b[key] for b in one]), _pct(diffs)]
+        wins = sum(a["accuracy"] > b["accuracy"] for a, b in zip(e, one))
+        models = Counter(f["model"] for f in e)
+        lines.append(f"| {ds} | {len(recs)} | " + " | ".join(cells) + f" | {wins}/{len(recs)} | "
+                     + "; ".join(f"{m} ×{n}" for m, n in models.most_common()) + " |")
+    return lines if shown else []
+
+
+def merge_features(records: list[dict[str, Any]], features: list[dict[str, Any]]
+                   ) -> list[dict[str, Any]]:
+    """Search records with column (e) filled from ``raw/own-corpora-features/`` where the
+    search itself did not record it (searches older than ``--auto``'s stage 3)."""
+    extra = {(f["dataset"], f["seed"]): f["features"] for f in features}
+    return [r if r.get("features") or (r["dataset"], r["seed"]) not in extra
+            else {**r, "features": extra[(r["dataset"], r["seed"])]} for r in records]
+
+
 def render_own_report(layout: Layout) -> None:
-    records = list(layout.store().records())
-    text = own_markdown(records, layout.read_notes(), invocations_markdown(layout))
+    from gfbgcn.text.own_features import FEATURES_TASK
+
+    features = Layout(layout.out, FEATURES_TASK)
+    records = merge_features(list(layout.store().records()), list(features.store().records()))
+    commands = invocations_markdown(layout)
+    more = invocations_markdown(features)
+    if more:  # the (e)-only commands, with their own log
+        more[0] = f"## Commands that produced the (e) records (`raw/{FEATURES_TASK}/`)"
+        commands += more
+    text = own_markdown(records, layout.read_notes(), commands)
     atomic_write_text(layout.report, text)

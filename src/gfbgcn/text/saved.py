@@ -8,6 +8,10 @@ A model directory holds three files:
   ``W1`` (``w1_doc_mean``), the training label frequencies (``prior``) and the second layer's
   state dict (``conv2.*``).  Document rows of ``W1`` are not kept: they are not needed to
   classify new text.
+  With pretrained input features (:mod:`gfbgcn.text.features`), ``w1_words`` holds the word
+  rows of ``W1 + F W2`` and two more tensors are kept: the words' feature vectors
+  (``feature_words`` ``[V, f]``) and ``feature_w2`` ``[f, hidden]``; ``config.json`` says
+  which features (``features``; absent or ``onehot``: identity only).
 * ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
 * ``config.json``, written last: format version, model and graph settings, tokenizer name,
   label names, multi-label settings, package versions, a hash of the training data
@@ -44,6 +48,7 @@ from gfbgcn.core.io import (
     sha256_file,
 )
 from gfbgcn.core.runinfo import package_versions
+from gfbgcn.text.features import WordFeatures
 from gfbgcn.text.inductive import InductiveTextGCN, resolve_tokenizer
 from gfbgcn.text.preprocess import Tokenizer
 
@@ -124,6 +129,8 @@ def _write_model(
     }
     for name, value in predictor.conv2.state_dict().items():
         tensors[f"conv2.{name}"] = value
+    if predictor.features is not None:  # pretrained input features (text/features.py)
+        tensors.update(predictor.features.tensors())
     # on the host, whatever device the model is on: a saved model loads on any device
     tensors = {k: v.detach().cpu().contiguous().clone() for k, v in tensors.items()}
     atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
@@ -152,6 +159,7 @@ def _write_model(
         "train": dict(train_config or {}),
         "training_data": dict(data_hash or {}),
         "inductive": {"self_embedding": predictor.self_embedding},
+        "features": predictor.features.info if predictor.features else {"kind": "onehot"},
         "metrics": metrics or {},
         "shapes": {k: list(v.shape) for k, v in tensors.items()},
         "num_words": len(predictor.vocab),
@@ -333,6 +341,10 @@ def load_model(
     except ValueError as err:
         raise ModelLoadError(f"{path}: {err}") from err
     ind = config.get("inductive", {})
+    try:  # saved before features existed: one-hot
+        features = WordFeatures.from_saved(tensors, config.get("features"), len(vocab), hidden)
+    except ValueError as err:
+        raise ModelLoadError(f"{weights}: {err}") from err
     predictor = InductiveTextGCN(
         vocab=vocab,
         idf=tensors["idf"].numpy().astype(np.float64),
@@ -349,6 +361,7 @@ def load_model(
         multi_label=bool(labels.get("multi_label")),
         threshold=float(labels.get("threshold") or 0.5),
         self_embedding=self_embedding or ind.get("self_embedding", "zero"),
+        features=features,
     ).to(target)
     if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.combined
         from gfbgcn.text.combined import load_combined

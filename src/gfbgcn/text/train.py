@@ -42,6 +42,7 @@ from gfbgcn.core.runinfo import (
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
 from gfbgcn.text.checks import check_converged, check_split, check_train_settings, json_safe
+from gfbgcn.text.features import check_features_fit, node_features
 from gfbgcn.text.graph import TextGraph, normalized_adjacency
 from gfbgcn.text.model import MODELS, build_text_model
 
@@ -62,6 +63,7 @@ class TrainConfig:
     layer_options: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/minibatch.py)
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/subgraph.py)
+    features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/features.py)
 
     def __post_init__(self) -> None:
         if self.batch_size < 0 or self.fanout < 1:
@@ -72,6 +74,7 @@ class TrainConfig:
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
         check_train_settings(self)
+        check_features_fit(self)
 
 
 @dataclass
@@ -158,7 +161,8 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     num_classes = targets.shape[1] if multi else len(graph.label_names)
     targets = targets.to(device)
     model = build_text_model(config.model, data.num_nodes, num_classes, config.hidden,
-                             config.dropout, **dict(config.layer_options)).to(device)
+                             config.dropout, features=node_features(graph, config.features),
+                             **dict(config.layer_options)).to(device)
     if not config.train_lambda:
         for p in _lambda_parameters(model):
             p.requires_grad_(False)

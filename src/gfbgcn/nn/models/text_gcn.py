@@ -50,9 +50,14 @@ class TwoLayerTextGCN(nn.Module):
         glorot(self.w1)
         self.conv2.reset_parameters()
 
+    def input_weight(self) -> Tensor:
+        """``X W`` of layer 1 [num_nodes, hidden]: ``W1`` itself on identity features
+        (:class:`~gfbgcn.nn.models.FeatureTextGCN` adds its fixed-feature part)."""
+        return self.w1
+
     def hidden(self, adj: Tensor) -> Tensor:
-        """Layer 1, ``ReLU(Â W1)`` [num_nodes, hidden]: independent of dropout."""
-        return F.relu(spmm(adj, self.w1))
+        """Layer 1, ``ReLU(Â X W)`` [num_nodes, hidden]: independent of dropout."""
+        return F.relu(spmm(adj, self.input_weight()))
 
     def head(self, h: Tensor, adj: Tensor) -> Tensor:
         """Layer 2 on hidden features (dropout applied in training mode)."""
