@@ -86,24 +86,31 @@ def nltk_stop_words(language: str = "english") -> frozenset[str]:
         return frozenset(stopwords.words(language))
     except LookupError:
         pass
-    try:  # one attempt to fetch it where the network allows
-        import io
-
-        import nltk
-
-        # NLTK prints its own multi-line "[nltk_data] Error loading ..." even when quiet; the
-        # one-line error below says what to do, so its chatter is kept off the terminal.
-        fetched = nltk.download("stopwords", quiet=True, raise_on_error=False,
-                                print_error_to=io.StringIO())
-        if fetched:
-            return frozenset(stopwords.words(language))
-    except Exception:  # noqa: BLE001 - offline machines raise many kinds of errors here
-        pass
+    if download_stop_words_quietly():  # one attempt to fetch it where the network allows
+        return frozenset(stopwords.words(language))
     raise StopWordsNotFoundError(
         "NLTK's stop-word corpus was not found and could not be downloaded. Expected "
         "corpora/stopwords.zip (or corpora/stopwords/) under one of the NLTK_DATA directories; "
         "set NLTK_DATA to a folder holding it (python -m nltk.downloader stopwords)."
     )
+
+
+def download_stop_words_quietly() -> bool:
+    """Try NLTK's downloader once; True when the stop-word corpus arrived.
+
+    NLTK prints its own multi-line "[nltk_data] Error loading ..." even when quiet, to the
+    stream it is given (by default the stderr of import time, which redirecting ``sys.stderr``
+    does not catch); the caller's one-line error says what to do, so the chatter is dropped.
+    """
+    import io
+
+    try:
+        import nltk
+
+        return bool(nltk.download("stopwords", quiet=True, raise_on_error=False,
+                                  print_error_to=io.StringIO()))
+    except Exception:  # noqa: BLE001 - offline machines raise many kinds of errors here
+        return False
 
 
 @dataclass(frozen=True)
