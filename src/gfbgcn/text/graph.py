@@ -38,13 +38,13 @@ from torch_geometric.data import Data
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir
 from gfbgcn.text.cooccurrence import (
-    assemble_adjacency,
     ppmi_matrix,
     tfidf_from_counts,
     tfidf_matrix,
     window_counts,
 )
 from gfbgcn.text.data import Corpus
+from gfbgcn.text.graph_edges import bmat_edges, graph_edges
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
     Tokenizer,
@@ -217,8 +217,12 @@ def build_graph_from_tokens(
     pair_windows, word_windows, num_windows = window_counts(tc, config.window, config.cooccurrence)
     ppmi = ppmi_matrix(pair_windows, word_windows, num_windows)
     del pair_windows
-    return _graph_from_parts(tfidf, idf, ppmi, num_windows, tc.vocab, tc.word_count,
-                             tc.doc_lengths, corpus, config, tokenizer)
+    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
+    edge_index, edge_weight = bmat_edges(tfidf, ppmi)
+    del tfidf, ppmi
+    return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
+                             num_windows, tc.vocab, tc.word_count, tc.doc_lengths, corpus,
+                             config, tokenizer)
 
 
 def build_graph_from_counts(
@@ -229,22 +233,19 @@ def build_graph_from_counts(
     counts.doc_word = None  # type: ignore[assignment]  # free as we go: large corpora
     ppmi = ppmi_from_upper(counts.pairs_upper, counts.word_windows, counts.num_windows)
     counts.pairs_upper = None  # type: ignore[assignment]
-    return _graph_from_parts(tfidf, idf, ppmi, counts.num_windows, counts.vocab,
-                             counts.word_count, counts.doc_lengths, corpus, config, tokenizer)
+    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
+    edge_index, edge_weight = graph_edges(tfidf, ppmi)  # bmat's order, without bmat
+    del tfidf, ppmi
+    return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
+                             counts.num_windows, counts.vocab, counts.word_count,
+                             counts.doc_lengths, corpus, config, tokenizer)
 
 
 def _graph_from_parts(
-    tfidf: Any, idf: np.ndarray, ppmi: Any, num_windows: int, vocab: list[str],
-    word_count: np.ndarray, doc_lengths: np.ndarray, corpus: Corpus, config: GraphConfig,
-    tokenizer: str,
+    edge_index: np.ndarray, edge_weight: np.ndarray, num_doc_word: int, num_word_word: int,
+    idf: np.ndarray, num_windows: int, vocab: list[str], word_count: np.ndarray,
+    doc_lengths: np.ndarray, corpus: Corpus, config: GraphConfig, tokenizer: str,
 ) -> TextGraph:
-    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
-    adj = assemble_adjacency(tfidf, ppmi)
-    del tfidf, ppmi
-    edge_index = np.empty((2, adj.nnz), dtype=np.int64)
-    edge_index[0], edge_index[1] = adj.row, adj.col
-    edge_weight = adj.data.astype(np.float32)
-    del adj
     notes = list(corpus.notes)
     empty = np.flatnonzero(doc_lengths == 0)
     if len(empty):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from gfbgcn.text.graph_edges import symmetric_from_upper
 from gfbgcn.text.preprocess import TokenizedCorpus
 
 __all__ = ["SparseSum", "ppmi_from_upper", "symmetrize", "upper_window_counts"]
@@ -172,10 +173,8 @@ def upper_window_counts(
 
 
 def symmetrize(upper: sp.csr_matrix) -> sp.csr_matrix:
-    """``U + U^T`` as a canonical CSR (``U`` strictly upper triangular)."""
-    full = (upper + upper.T).tocsr()
-    full.sum_duplicates()
-    return full
+    """``U + U^T`` as a canonical CSR (``U`` canonical, strictly upper triangular)."""
+    return symmetric_from_upper(upper)
 
 
 def ppmi_from_upper(
