@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from gfbgcn.text.graph_edges import bmat_edges, graph_edges, symmetric_from_upper
+import gfbgcn.text.graph_edges as edges_module
+from gfbgcn.text.cooccurrence import ppmi_matrix
+from gfbgcn.text.graph_edges import (
+    bmat_edges,
+    edges_from_upper,
+    graph_edges,
+    positive_pmi_upper,
+    symmetric_from_upper,
+)
 
 
 def _random_upper(size: int, density: float, seed: int) -> sp.csr_matrix:
@@ -40,3 +48,31 @@ def test_graph_edges_equal_the_bmat_assembly_in_order():
     assert got_index.dtype == np.int64 and got_weight.dtype == np.float32
     np.testing.assert_array_equal(got_index, ref_index)  # same edges in the same order
     np.testing.assert_array_equal(got_weight, ref_weight)
+
+
+def test_edges_from_upper_equal_bmat_of_the_symmetric_ppmi():
+    rng = np.random.default_rng(3)
+    tfidf = sp.random(25, 60, density=0.15, format="csr", random_state=rng)
+    upper = _random_upper(60, 0.2, seed=4)
+    upper.data = upper.data.astype(np.float32)
+    ref_index, ref_weight = bmat_edges(tfidf, symmetric_from_upper(upper))
+    for entries in (7, 1 << 22):  # many small row slices, and one
+        edges_module.SLICE_ENTRIES = entries
+        try:
+            got_index, got_weight = edges_from_upper(tfidf, upper)
+        finally:
+            edges_module.SLICE_ENTRIES = 1 << 22
+        np.testing.assert_array_equal(got_index, ref_index)
+        np.testing.assert_array_equal(got_weight, ref_weight)
+
+
+def test_positive_pmi_upper_equals_the_reference_ppmi_rounded_to_float32():
+    counts = _random_upper(80, 0.3, seed=5)
+    counts.data = np.ceil(counts.data * 40)  # window counts
+    singles = np.asarray((counts + counts.T).sum(axis=1)).ravel() + 3.0
+    expected = ppmi_matrix(symmetric_from_upper(counts), singles, 200_000)
+    got = positive_pmi_upper(counts.copy(), singles, 200_000)
+    assert 0 < got.nnz < counts.nnz  # some pairs have a non-positive PMI and are dropped
+    assert got.data.dtype == np.float32 and got.has_canonical_format
+    np.testing.assert_array_equal(sp.triu(expected, k=1).tocsr().data.astype(np.float32), got.data)
+    np.testing.assert_array_equal(sp.triu(expected, k=1).tocsr().indices, got.indices)

@@ -44,7 +44,7 @@ from gfbgcn.text.cooccurrence import (
     window_counts,
 )
 from gfbgcn.text.data import Corpus
-from gfbgcn.text.graph_edges import bmat_edges, graph_edges
+from gfbgcn.text.graph_edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
     Tokenizer,
@@ -52,7 +52,6 @@ from gfbgcn.text.preprocess import (
     tokenizer_key,
 )
 from gfbgcn.text.sharded_build import CorpusCounts, count_corpus
-from gfbgcn.text.window_pairs import ppmi_from_upper
 
 log = logging.getLogger(__name__)
 
@@ -231,11 +230,11 @@ def build_graph_from_counts(
     """The graph from the sharded counts of :func:`gfbgcn.text.sharded_build.count_corpus`."""
     tfidf, idf = tfidf_from_counts(counts.doc_word)
     counts.doc_word = None  # type: ignore[assignment]  # free as we go: large corpora
-    ppmi = ppmi_from_upper(counts.pairs_upper, counts.word_windows, counts.num_windows)
-    counts.pairs_upper = None  # type: ignore[assignment]
-    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
-    edge_index, edge_weight = graph_edges(tfidf, ppmi)  # bmat's order, without bmat
-    del tfidf, ppmi
+    upper, counts.pairs_upper = counts.pairs_upper, None  # type: ignore[assignment]
+    upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
+    num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
+    edge_index, edge_weight = edges_from_upper(tfidf, upper)  # bmat's order, without bmat
+    del tfidf, upper
     return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
                              counts.num_windows, counts.vocab, counts.word_count,
                              counts.doc_lengths, corpus, config, tokenizer)

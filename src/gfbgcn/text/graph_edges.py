@@ -6,7 +6,11 @@ into a COO matrix, then copies that into ``edge_index``.  Both steps are general
 and copies over every edge.  Here the structure is known, so each edge array is written once:
 
 * row ``r`` of ``U + U^T`` is column ``r`` of ``U`` (all columns ``< r``) followed by row ``r``
-  of ``U`` (all ``> r``): no merge, two scatters;
+  of ``U`` (all ``> r``): no merge, two scatters, and in the build (:func:`edges_from_upper`)
+  not even the symmetric matrix: ``U`` and ``U^T`` are scattered straight into the edge arrays;
+* the positive PMI of ``U`` is computed in place (:func:`positive_pmi_upper`), a slice of rows
+  at a time, and kept as the float32 the edge weights are anyway, so the build's transient
+  memory is about two copies of ``U`` at 8 bytes an entry on top of the graph itself;
 * the edges come out in ``bmat``'s order (block by block, row-major: document -> word in TF-IDF's
   CSR order, word -> document in the same order, word -> word in CSR order), so the graph is the
   reference's array for array (``tests/text/test_graph_edges.py``, and the sharded-build tests).
@@ -19,7 +23,16 @@ import scipy.sparse as sp
 
 from gfbgcn.text.cooccurrence import assemble_adjacency
 
-__all__ = ["bmat_edges", "graph_edges", "symmetric_from_upper"]
+__all__ = [
+    "bmat_edges",
+    "edges_from_upper",
+    "graph_edges",
+    "positive_pmi_upper",
+    "symmetric_from_upper",
+]
+
+#: entries per slice of the row-wise loops: bounds their temporaries (8-24 bytes an entry)
+SLICE_ENTRIES = 1 << 22
 
 
 def symmetric_from_upper(upper: sp.csr_matrix) -> sp.csr_matrix:
@@ -69,3 +82,82 @@ def bmat_edges(tfidf: sp.csr_matrix, ppmi: sp.csr_matrix) -> tuple[np.ndarray, n
     edge_index = np.empty((2, adj.nnz), dtype=np.int64)
     edge_index[0], edge_index[1] = adj.row, adj.col
     return edge_index, adj.data.astype(np.float32)
+
+
+def _row_slices(indptr: np.ndarray) -> list[tuple[int, int]]:
+    """Row ranges ``[r0, r1)`` of about ``SLICE_ENTRIES`` entries each (whole rows)."""
+    entries = SLICE_ENTRIES
+    cuts = np.searchsorted(indptr, np.arange(entries, int(indptr[-1]), entries))
+    bounds = np.unique(np.concatenate(([0], cuts, [len(indptr) - 1])))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def positive_pmi_upper(
+    upper: sp.csr_matrix, word_windows: np.ndarray, num_windows: int
+) -> sp.csr_matrix:
+    """The positive PMI of upper-triangular window counts, as float32; consumes ``upper``.
+
+    Each entry is the float64 expression of :func:`gfbgcn.text.cooccurrence.ppmi_matrix`, tested
+    ``> 0`` in float64 and then rounded to float32 (what the edge weights become anyway; a
+    positive PMI is at least ``log(1 + 2**-52)``, far above float32's smallest number, so no
+    kept entry rounds to zero).  ``upper``'s index arrays are reused for the result.
+    """
+    data = np.empty(upper.nnz, dtype=np.float32)
+    for r0, r1 in _row_slices(upper.indptr):
+        a, b = int(upper.indptr[r0]), int(upper.indptr[r1])
+        den = np.repeat(word_windows[r0:r1], np.diff(upper.indptr[r0 : r1 + 1]))
+        den *= word_windows[upper.indices[a:b]]
+        pmi = upper.data[a:b] * num_windows
+        pmi /= den
+        np.log(pmi, out=pmi)
+        pmi[~(pmi > 0)] = 0.0
+        data[a:b] = pmi
+    upper.data = data
+    upper.eliminate_zeros()
+    return upper
+
+
+def _fill_node_ids(out: np.ndarray, first_node: int, indptr: np.ndarray) -> None:
+    """``out = repeat(first_node + arange(rows), diff(indptr))``, a slice of rows at a time."""
+    for r0, r1 in _row_slices(indptr):
+        a, b = int(indptr[r0]), int(indptr[r1])
+        out[a:b] = np.repeat(np.arange(first_node + r0, first_node + r1, dtype=np.int64),
+                             np.diff(indptr[r0 : r1 + 1]))
+
+
+def _scatter_rows(part: sp.csr_matrix, offset: np.ndarray, first_node: int,
+                  dst: np.ndarray, weight: np.ndarray) -> None:
+    """Entries of row r of ``part`` to ``dst``/``weight`` from position ``offset[r]`` on."""
+    for r0, r1 in _row_slices(part.indptr):
+        a, b = int(part.indptr[r0]), int(part.indptr[r1])
+        where = np.arange(a, b, dtype=np.int64)
+        where += np.repeat(offset[r0:r1] - part.indptr[r0:r1], np.diff(part.indptr[r0 : r1 + 1]))
+        dst[where] = part.indices[a:b] + np.int64(first_node)
+        weight[where] = part.data[a:b]
+
+
+def edges_from_upper(tfidf: sp.csr_matrix, upper: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`graph_edges` of ``tfidf`` and ``U + U^T`` given only ``U`` (canonical, strictly
+    upper triangular, e.g. from :func:`positive_pmi_upper`); ``U + U^T`` is never built."""
+    num_docs = tfidf.shape[0]
+    doc_word = tfidf.nnz
+    lower = upper.tocsc()  # = U^T in CSR terms, indices sorted (a stable counting sort)
+    low_counts = np.diff(lower.indptr)
+    sym_indptr = np.zeros(upper.shape[0] + 1, dtype=np.int64)
+    np.cumsum(low_counts + np.diff(upper.indptr), out=sym_indptr[1:])
+    total = 2 * doc_word + int(sym_indptr[-1])
+    edge_index = np.empty((2, total), dtype=np.int64)
+    edge_weight = np.empty(total, dtype=np.float32)
+    src, dst = edge_index
+    _fill_node_ids(src[:doc_word], 0, tfidf.indptr)
+    np.add(tfidf.indices, num_docs, out=dst[:doc_word], dtype=np.int64)
+    src[doc_word : 2 * doc_word] = dst[:doc_word]
+    dst[doc_word : 2 * doc_word] = src[:doc_word]
+    edge_weight[:doc_word] = tfidf.data
+    edge_weight[doc_word : 2 * doc_word] = edge_weight[:doc_word]
+    words = slice(2 * doc_word, None)
+    _fill_node_ids(src[words], num_docs, sym_indptr)
+    _scatter_rows(lower, sym_indptr[:-1], num_docs, dst[words], edge_weight[words])
+    del lower
+    _scatter_rows(upper, sym_indptr[:-1] + low_counts, num_docs, dst[words], edge_weight[words])
+    return edge_index, edge_weight
