@@ -45,6 +45,7 @@ from gfbgcn.text.cooccurrence import (
 )
 from gfbgcn.text.data import Corpus
 from gfbgcn.text.graph_edges import bmat_edges, edges_from_upper, positive_pmi_upper
+from gfbgcn.text.npz_writer import savez_converted
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
     Tokenizer,
@@ -291,9 +292,9 @@ def _save(graph: TextGraph, path: Path) -> None:
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
-            np.savez(
+            savez_converted(  # edge_index as int32, converted a slice at a time
                 fh,
-                edge_index=graph.edge_index.astype(np.int32),
+                {"edge_index": (graph.edge_index, np.int32)},
                 edge_weight=graph.edge_weight,
                 vocab=np.array(graph.vocab, dtype=str),
                 idf=graph.idf,
