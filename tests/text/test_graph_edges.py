@@ -59,7 +59,9 @@ def test_edges_from_upper_equal_bmat_of_the_symmetric_ppmi():
     for entries in (7, 1 << 22):  # many small row slices, and one
         edges_module.SLICE_ENTRIES = entries
         try:
-            got_index, got_weight = edges_from_upper(tfidf, upper)
+            parts = [tfidf, upper]
+            got_index, got_weight = edges_from_upper(parts)
+            assert parts == []
         finally:
             edges_module.SLICE_ENTRIES = 1 << 22
         np.testing.assert_array_equal(got_index, ref_index)

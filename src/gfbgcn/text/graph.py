@@ -239,8 +239,9 @@ def build_graph_from_counts(
     upper, counts.pairs_upper = counts.pairs_upper, None  # type: ignore[assignment]
     upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
     num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
-    edge_index, edge_weight = edges_from_upper(tfidf, upper)  # bmat's order, without bmat
-    del tfidf, upper
+    parts = [tfidf, upper]
+    del tfidf, upper  # edges_from_upper frees them as it goes: the build's peak memory
+    edge_index, edge_weight = edges_from_upper(parts)  # bmat's order, without bmat
     return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
                              counts.num_windows, counts.vocab, counts.word_count,
                              counts.doc_lengths, corpus, config, tokenizer)

@@ -136,11 +136,16 @@ def _scatter_rows(part: sp.csr_matrix, offset: np.ndarray, first_node: int,
         weight[where] = part.data[a:b]
 
 
-def edges_from_upper(tfidf: sp.csr_matrix, upper: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`graph_edges` of ``tfidf`` and ``U + U^T`` given only ``U`` (canonical, strictly
-    upper triangular, e.g. from :func:`positive_pmi_upper`); ``U + U^T`` is never built."""
-    num_docs = tfidf.shape[0]
-    doc_word = tfidf.nnz
+def edges_from_upper(parts: list[sp.csr_matrix]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`graph_edges` of ``parts = [tfidf, U]`` given only ``U`` of ``U + U^T`` (canonical,
+    strictly upper triangular, e.g. from :func:`positive_pmi_upper`).
+
+    ``U + U^T`` is never built, and ``parts`` is emptied as each matrix has been written (the
+    word-word edges first, then ``U`` goes, then the document-word edges), so a caller that
+    keeps no other reference frees them while the edge arrays fill.
+    """
+    tfidf, upper = parts
+    num_docs, doc_word = tfidf.shape[0], tfidf.nnz
     lower = upper.tocsc()  # = U^T in CSR terms, indices sorted (a stable counting sort)
     low_counts = np.diff(lower.indptr)
     sym_indptr = np.zeros(upper.shape[0] + 1, dtype=np.int64)
@@ -149,15 +154,17 @@ def edges_from_upper(tfidf: sp.csr_matrix, upper: sp.csr_matrix) -> tuple[np.nda
     edge_index = np.empty((2, total), dtype=np.int64)
     edge_weight = np.empty(total, dtype=np.float32)
     src, dst = edge_index
+    words = slice(2 * doc_word, None)
+    _fill_node_ids(src[words], num_docs, sym_indptr)
+    _scatter_rows(lower, sym_indptr[:-1], num_docs, dst[words], edge_weight[words])
+    del lower
+    _scatter_rows(upper, sym_indptr[:-1] + low_counts, num_docs, dst[words], edge_weight[words])
+    del upper, parts[1]
     _fill_node_ids(src[:doc_word], 0, tfidf.indptr)
     np.add(tfidf.indices, num_docs, out=dst[:doc_word], dtype=np.int64)
     src[doc_word : 2 * doc_word] = dst[:doc_word]
     dst[doc_word : 2 * doc_word] = src[:doc_word]
     edge_weight[:doc_word] = tfidf.data
     edge_weight[doc_word : 2 * doc_word] = edge_weight[:doc_word]
-    words = slice(2 * doc_word, None)
-    _fill_node_ids(src[words], num_docs, sym_indptr)
-    _scatter_rows(lower, sym_indptr[:-1], num_docs, dst[words], edge_weight[words])
-    del lower
-    _scatter_rows(upper, sym_indptr[:-1] + low_counts, num_docs, dst[words], edge_weight[words])
+    parts.clear()
     return edge_index, edge_weight
