@@ -4,8 +4,9 @@ Two passes over contiguous shards of documents (each shard a few million charact
 
 1. *tokenize*: each worker runs the ordinary :func:`gfbgcn.text.preprocess.preprocess` on its
    shard (for the default tokenizer, the equivalent whole-shard
-   :func:`gfbgcn.text.batch_tokenize.textgcn_token_ids`) with nothing dropped (``min_freq=1``, no stop words) and returns int32 word ids over a
-   shard-local vocabulary plus that vocabulary's counts.  The parent sums the counts per word
+   :func:`gfbgcn.text.batch_tokenize.textgcn_token_ids`) with nothing dropped
+   (``min_freq=1``, no stop words) and returns int32 word ids over a shard-local vocabulary
+   plus that vocabulary's counts.  The parent sums the counts per word
    and selects the global vocabulary with the same :func:`~gfbgcn.text.preprocess.select_vocabulary`
    as the single-process path (rare and stop words out, frequency order).
 2. *count*: each worker maps its shard to global ids and counts document-word terms and
