@@ -7,6 +7,10 @@ bypassed.  Repeats of the variants are interleaved (reference, 1 worker, 2 worke
 docs/benchmarks.md.
 
     python benchmarks/graph_build.py [--datasets r8 r52 ohsumed 20ng] [--workers 1 2] [--repeats 3]
+
+``--check`` (writes nothing) instead builds each dataset's reference graph once and compares the
+sharded build with every ``--workers`` and both co-occurrence definitions against it, array for
+array (vocabulary, edges in order, weights, IDF, counts), printing one line per comparison.
 """
 
 from __future__ import annotations
@@ -40,6 +44,27 @@ print(json.dumps({"seconds": seconds, "cpu": cpu,
                   "main_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "worker_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
                   "stats": g.stats()}))
+"""
+
+
+CHECK = r"""
+import sys
+import numpy as np
+from gfbgcn.text.data import load_benchmark
+from gfbgcn.text.graph import GraphConfig, build_graph_from_tokens, build_text_graph
+from gfbgcn.text.preprocess import preprocess
+corpus = load_benchmark(sys.argv[1])
+for mode in ("window", "pair"):
+    config = GraphConfig(cooccurrence=mode)
+    ref = build_graph_from_tokens(preprocess(corpus.texts), corpus, config, "textgcn")
+    for workers in map(int, sys.argv[2:]):
+        g = build_text_graph(corpus, config, cache=False, workers=workers)
+        same = (g.vocab == ref.vocab and g.stats() == ref.stats() and g.notes == ref.notes
+                and all(np.array_equal(getattr(g, a), getattr(ref, a)) for a in
+                        ("edge_index", "edge_weight", "idf", "word_count", "doc_lengths")))
+        print(f"{sys.argv[1]}: {mode} co-occurrence, {workers} worker(s): "
+              f"{'identical' if same else 'DIFFERENT'} ({g.edge_index.shape[1]:,} edges)",
+              flush=True)
 """
 
 
@@ -79,7 +104,14 @@ def main() -> int:
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--note", default="", help="a sentence on the conditions, for the report")
+    parser.add_argument("--check", action="store_true",
+                        help="compare the sharded builds with the reference instead of timing")
     args = parser.parse_args()
+    if args.check:
+        for name in args.datasets:
+            subprocess.run([sys.executable, "-c", CHECK, name, *map(str, args.workers)],
+                           check=True)
+        return 0
     variants = ["reference", *map(str, args.workers)]
     rows = []
     for name in args.datasets:
@@ -95,8 +127,10 @@ def main() -> int:
         "process, the variants interleaved. *Reference*: the single-process, single-pass build "
         "(`preprocess` + `build_graph_from_tokens`, the build before issue 19). *Sharded*: "
         "`build_text_graph(workers=N)` (`--workers N`; tokenising and window counting per shard "
-        "of documents in a pool of N forked processes, sparse counts merged; the graph is "
-        "identical, which `tests/text/test_sharded_build.py` checks). *Speed-up* is against the "
+        "of documents in a pool of N forked processes, sparse counts merged, the default "
+        "tokenizer run over whole shards as byte arrays, PMI and edge arrays written in place; "
+        "the graph is identical, which `tests/text/test_sharded_build.py` checks). With 1 "
+        "worker everything runs in the calling process. *Speed-up* is against the "
         "reference of the same dataset in the same run: on a shared machine compare these "
         "ratios, not absolute seconds. *CPU s*: user + system seconds of the process and its "
         "workers. *Main MiB*: peak RSS of the building process (Python, torch and the corpus "

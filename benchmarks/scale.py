@@ -3,11 +3,16 @@
 The corpus: the four benchmarks (R8, R52, Ohsumed, 20NG: 43,020 documents, labels prefixed by
 the data set, their own train/test splits) in a fixed shuffled order, then copies of it; in
 copy ``c >= 1`` 10 % of the whitespace-separated tokens of every document (chosen with seed
-``c``) are replaced by ``<token>~c``, so every copy adds new words (the vocabulary grows
-with the corpus, as in a real archive) while keeping the documents' length and class signal.
+``c``) are replaced by ``<token>q<c>`` (letters and digits, which the ``textgcn`` cleaning keeps
+inside one token), so every copy adds new words (the vocabulary grows with the corpus, as in a
+real archive) while keeping the documents' length and class signal.  (Before 2026-11-23 the
+variant was ``<token>~c``; the cleaning turns ``~`` into a space, so those copies added no
+words, only the token ``c``.)
 A size of N documents takes the first N of this stream.
 
-Per size, three fresh processes (so each peak RSS is that phase's own):
+Per size, up to three fresh processes (``--phases``; each peak RSS is that phase's own), each
+under an address-space limit of ``--max-gib`` (so that a size too large for the machine fails
+alone instead of pushing other work out of memory; a failed phase is reported as such):
 
 1. build: ``build_text_graph`` with every core (``--workers`` default), into a scratch cache;
 2. full batch: one Text GCN (hidden 200) training epoch after a warm-up epoch;
@@ -16,7 +21,7 @@ Per size, three fresh processes (so each peak RSS is that phase's own):
 
 Writes the "scale" section of docs/benchmarks.md and docs/figures/scale.png.
 
-    python benchmarks/scale.py --sizes 10000 43020 86040 --threads 1
+    python benchmarks/scale.py --sizes 10000 43020 86040 --threads 1 [--phases build mini]
 """
 
 from __future__ import annotations
@@ -32,8 +37,10 @@ from pathlib import Path
 from _report import REPORT, command_line, machine_line, update_section
 
 COMMON = r"""
-import json, resource, sys, time
+import json, os, resource, sys, time
 import numpy as np
+limit = int(float(os.environ["SCALE_MAX_GIB"]) * 2**30)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from gfbgcn.text.data import Corpus, load_benchmark
 
 def scale_corpus(n):
@@ -50,7 +57,7 @@ def scale_corpus(n):
             if copy:
                 words = text.split()
                 hit = rng.random(len(words)) < 0.1
-                text = " ".join(f"{w}~{copy}" if h else w for w, h in zip(words, hit))
+                text = " ".join(f"{w}q{copy}" if h else w for w, h in zip(words, hit))
             out_t.append(text); out_l.append(labels[i]); out_s.append(train[i])
         copy += 1
     return Corpus(f"scale{n}", out_t, out_l, np.array(out_s))
@@ -65,11 +72,13 @@ from gfbgcn.text.graph import build_text_graph
 from gfbgcn.text.preprocess import nltk_stop_words
 nltk_stop_words("english")
 corpus = scale_corpus(int(sys.argv[1]))
-t = time.perf_counter()
+cpu0, t = os.times(), time.perf_counter()
 g = build_text_graph(corpus)
-seconds = time.perf_counter() - t
+seconds, cpu1 = time.perf_counter() - t, os.times()
+cpu = sum(cpu1[:4]) - sum(cpu0[:4])  # user + system, this process and its workers
 main_mib, worker_mib = peaks()
-print(json.dumps({"build_s": seconds, "build_main_mib": main_mib, "build_worker_mib": worker_mib,
+print(json.dumps({"build_s": seconds, "build_cpu_s": cpu, "build_main_mib": main_mib,
+                  "build_worker_mib": worker_mib, "load": os.getloadavg()[0],
                   "nodes": g.num_nodes, "words": g.num_words,
                   "nnz": 2 * (g.num_doc_word + g.num_word_word) + g.num_nodes}))
 """
@@ -87,10 +96,20 @@ print(json.dumps({"epoch_s": r.history[-1]["seconds"], "peak_mib": peaks()[0]}))
 """
 
 
-def child(code: str, *args: str, env: dict[str, str]) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True,
-                         text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def child(code: str, *args: str, env: dict[str, str]) -> dict | None:
+    """The phase's JSON line, or None when it failed (e.g. MemoryError at the limit)."""
+    run = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         env=env)
+    if run.returncode != 0:
+        print(f"phase {args} failed (exit {run.returncode}): {run.stderr.strip()[-300:]}",
+              file=sys.stderr, flush=True)
+        return None
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _points(rows: list[dict], key: str) -> tuple[list[int], list[float]]:
+    done = [r for r in rows if r.get(key) is not None]
+    return [r["docs"] for r in done], [r[key] for r in done]
 
 
 def plot(rows: list[dict], path: Path) -> None:
@@ -99,14 +118,14 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    docs = [r["docs"] for r in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     for key, label in (("build_s", "graph build"), ("full_s", "full-batch epoch"),
                        ("mini_s", "mini-batch epoch")):
-        ax1.plot(docs, [r[key] for r in rows], "o-", label=label)
+        ax1.plot(*_points(rows, key), "o-", label=label)
     for key, label in (("build_main_mib", "build (main process)"),
                        ("full_mib", "full-batch training"), ("mini_mib", "mini-batch training")):
-        ax2.plot(docs, [r[key] / 1024 for r in rows], "o-", label=label)
+        docs, mib = _points(rows, key)
+        ax2.plot(docs, [m / 1024 for m in mib], "o-", label=label)
     for ax, ylabel in ((ax1, "seconds"), (ax2, "peak RSS (GiB)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -119,54 +138,100 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict) -> dict:
+    row: dict = {"docs": n, "phases": phases}
+    if "build" in phases:
+        build = child(BUILD, str(n), env=env)
+        row.update(build or {"build_failed": True})
+    for phase, batch in (("full", 0), ("mini", batch_size)):
+        if phase in phases:
+            got = child(TRAIN, str(n), str(batch), str(threads), env=env)
+            row.update({f"{phase}_s": got["epoch_s"], f"{phase}_mib": got["peak_mib"]} if got
+                       else {f"{phase}_failed": True})
+    return row
+
+
+def _cell(row: dict, phase: str, text: str) -> str:
+    if row.get(f"{phase}_failed"):
+        return "failed"
+    return text if phase in row["phases"] and not row.get(f"{phase}_failed") else "–"
+
+
+def table_row(r: dict) -> str:
+    built = "build" in r["phases"] and not r.get("build_failed")
+    graph = (f"{r['words']:,} | {r['nodes']:,} | {r['nnz'] / 1e6:.1f} M" if built
+             else "– | – | –")
+    build = _cell(r, "build", f"{r.get('build_s', 0):.1f} | {r.get('build_cpu_s', 0):.1f} | "
+                  f"{r.get('load', 0):.1f} | {r.get('build_main_mib', 0) / 1024:.2f} | "
+                  f"{r.get('build_worker_mib', 0) / 1024:.2f}")
+    if not built:
+        build = " | ".join([build] * 5)
+    full = (_cell(r, "full", f"{r.get('full_s', 0):.1f}") + " | "
+            + _cell(r, "full", f"{r.get('full_mib', 0) / 1024:.2f}"))
+    mini = (_cell(r, "mini", f"{r.get('mini_s', 0):.1f}") + " | "
+            + _cell(r, "mini", f"{r.get('mini_mib', 0) / 1024:.2f}"))
+    return f"| {r['docs']:,} | {graph} | {build} | {full} | {mini} |"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 43_020, 86_040])
+    parser.add_argument("--phases", nargs="+", choices=["build", "full", "mini"],
+                        default=["build", "full", "mini"])
     parser.add_argument("--batch-size", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=1, help="torch threads of training (1)")
+    parser.add_argument("--max-gib", type=float, default=12.0,
+                        help="address-space limit of each phase's process, GiB (12)")
+    parser.add_argument("--rows", type=Path, default=None,
+                        help="JSON-lines file: append this run's rows and report every size in "
+                             "it (the latest row per size), so sizes can run separately")
     parser.add_argument("--note", default="", help="a sentence on the conditions")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "GFBGCN_CACHE": cache}
+        env = {**os.environ, "GFBGCN_CACHE": cache, "SCALE_MAX_GIB": str(args.max_gib)}
         for n in args.sizes:
-            row = {"docs": n, **child(BUILD, str(n), env=env)}
-            full = child(TRAIN, str(n), "0", str(args.threads), env=env)
-            mini = child(TRAIN, str(n), str(args.batch_size), str(args.threads), env=env)
-            row.update(full_s=full["epoch_s"], full_mib=full["peak_mib"],
-                       mini_s=mini["epoch_s"], mini_mib=mini["peak_mib"])
+            row = measure(n, args.phases, args.batch_size, args.threads, env)
+            row["command"] = command_line()
             rows.append(row)
             print(json.dumps(row), flush=True)
+            if args.rows:
+                with open(args.rows, "a") as fh:
+                    fh.write(json.dumps(row) + "\n")
+    if args.rows:
+        latest = {}
+        for line in args.rows.read_text().splitlines():
+            row = json.loads(line)
+            latest[row["docs"]] = row
+        rows = [latest[n] for n in sorted(latest)]
     figure = REPORT.parent / "figures" / "scale.png"
     plot(rows, figure)
-    table = [
-        f"| {r['docs']:,} | {r['nodes']:,} | {r['nnz'] / 1e6:.1f} M | {r['build_s']:.1f} | "
-        f"{r['build_main_mib'] / 1024:.2f} | {r['build_worker_mib'] / 1024:.2f} | "
-        f"{r['full_s']:.1f} | {r['full_mib'] / 1024:.2f} | {r['mini_s']:.1f} | "
-        f"{r['mini_mib'] / 1024:.2f} |"
-        for r in rows
-    ]
+    commands = sorted({r["command"] for r in rows})
     body = "\n".join([
         "## Scale: cost against corpus size",
         "",
-        f"Command: `{command_line()}`  ",
+        "Command(s): " + "; ".join(f"`{c}`" for c in commands) + "  ",
         f"Machine: {machine_line(args.threads)}" + (f"; {args.note}" if args.note else ""),
         "",
         "Corpus: R8 + R52 + Ohsumed + 20NG (43,020 documents) shuffled, then copies of it with "
-        "10 % of the tokens of each document replaced by a copy-specific variant (`word~c`), so "
+        "10 % of the tokens of each document replaced by a copy-specific variant (`wordqC`), so "
         "the vocabulary grows with the corpus; N documents = the first N of that stream "
-        "(`benchmarks/scale.py` docstring). Build: `build_text_graph` on every core, peak RSS "
-        "of the main process and of the largest worker. Epochs: Text GCN (hidden 200) on the "
-        f"CPU with {args.threads} torch thread(s), each phase in a fresh process (peak RSS of "
-        "that process, graph loading and `Â` included); full batch: the second of two epochs; "
-        f"mini-batch: one epoch of batches of {args.batch_size:,} documents, fanout 32, "
-        "validation included. One run per size on a shared machine: read the trend, not the "
-        "digits. Plot: `docs/figures/scale.png`.",
+        "(`benchmarks/scale.py` docstring). Build: `build_text_graph` on every core, wall and "
+        "CPU seconds (user + system, workers included), the 1-minute load average at its end, "
+        "peak RSS of the main process and of the largest worker. Epochs: Text GCN (hidden 200) "
+        f"on the CPU with {args.threads} torch thread(s), each phase in a fresh process (peak "
+        "RSS of that process, graph loading and `Â` included); full batch: the second of two "
+        f"epochs; mini-batch: one epoch of batches of {args.batch_size:,} documents, fanout 32, "
+        "validation included. Each process runs under an address-space limit of "
+        f"{args.max_gib:g} GiB; *failed*: the phase died (out of memory at that limit); "
+        "–: not run. One run per size on a shared machine: read the trend, not the digits. "
+        "Plot: `docs/figures/scale.png`.",
         "",
-        "| documents | nodes | nnz(Â) | build s | build peak GiB (main) | (worker) | "
-        "full-batch epoch s | full-batch peak GiB | mini-batch epoch s | mini-batch peak GiB |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-        *table,
+        "| documents | words | nodes | nnz(Â) | build s | build CPU s | load | build peak GiB "
+        "(main) | (worker) | full-batch epoch s | full-batch peak GiB | mini-batch epoch s | "
+        "mini-batch peak GiB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *map(table_row, rows),
         "",
         "![cost against documents](figures/scale.png)",
     ])

@@ -142,3 +142,15 @@ def test_cli_train_batch_size_save_predict(tmp_path, capsys):
     assert main(["train", "--dataset", str(path), "--model", "sgc", "--batch-size", "4",
                  "--no-cache"]) == 2
     assert "two-layer" in capsys.readouterr().err
+
+
+def test_sampler_row_weights_are_float64_prefix_sums_of_each_row(toy):
+    _, adj = toy
+    sampler = SubgraphSampler(adj, fanout=3)
+    crow, values = adj.crow_indices(), adj.values().to(torch.float64)
+    for row in (0, 1, adj.shape[0] // 2, adj.shape[0] - 1):
+        a, b = int(crow[row]), int(crow[row + 1])
+        torch.testing.assert_close(sampler.row_start[row], values[:a].sum(), rtol=1e-12, atol=0)
+        torch.testing.assert_close(sampler.row_sum[row], values[a:b].sum(), rtol=1e-12, atol=0)
+    assert float(sampler.row_start[0]) == 0.0
+    assert sampler.cum.dtype == torch.float64 and len(sampler.cum) == adj.values().numel()

@@ -37,14 +37,16 @@ from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir
+from gfbgcn.text.adjacency import normalized_adjacency_csr
 from gfbgcn.text.cooccurrence import (
-    assemble_adjacency,
     ppmi_matrix,
     tfidf_from_counts,
     tfidf_matrix,
     window_counts,
 )
 from gfbgcn.text.data import Corpus
+from gfbgcn.text.graph_edges import bmat_edges, edges_from_upper, positive_pmi_upper
+from gfbgcn.text.npz_writer import savez_converted
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
     Tokenizer,
@@ -52,7 +54,6 @@ from gfbgcn.text.preprocess import (
     tokenizer_key,
 )
 from gfbgcn.text.sharded_build import CorpusCounts, count_corpus
-from gfbgcn.text.window_pairs import ppmi_from_upper
 
 log = logging.getLogger(__name__)
 
@@ -163,14 +164,18 @@ def normalized_adjacency(
 
     The text graph is symmetric, so the result is marked symmetric for
     :func:`gfbgcn.nn.sparse.spmm` (its backward reuses the matrix instead of a transpose).
+    Without self-loops in ``edge_index`` (text graphs have none) it is built in bounded memory
+    (:mod:`gfbgcn.text.adjacency`, equal bit for bit); otherwise through PyG's ``gcn_norm``.
     """
     from torch_geometric.nn.conv.gcn_conv import gcn_norm
 
     from gfbgcn.nn.sparse import mark_symmetric
 
-    ei, ew = gcn_norm(edge_index, edge_weight, num_nodes, add_self_loops=True)
     with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
         warnings.simplefilter("ignore", UserWarning)
+        if not bool((edge_index[0] == edge_index[1]).any()):
+            return mark_symmetric(normalized_adjacency_csr(edge_index, edge_weight, num_nodes))
+        ei, ew = gcn_norm(edge_index, edge_weight, num_nodes, add_self_loops=True)
         coo = torch.sparse_coo_tensor(ei, ew, (num_nodes, num_nodes)).coalesce()
         return mark_symmetric(coo.to_sparse_csr())
 
@@ -217,8 +222,12 @@ def build_graph_from_tokens(
     pair_windows, word_windows, num_windows = window_counts(tc, config.window, config.cooccurrence)
     ppmi = ppmi_matrix(pair_windows, word_windows, num_windows)
     del pair_windows
-    return _graph_from_parts(tfidf, idf, ppmi, num_windows, tc.vocab, tc.word_count,
-                             tc.doc_lengths, corpus, config, tokenizer)
+    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
+    edge_index, edge_weight = bmat_edges(tfidf, ppmi)
+    del tfidf, ppmi
+    return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
+                             num_windows, tc.vocab, tc.word_count, tc.doc_lengths, corpus,
+                             config, tokenizer)
 
 
 def build_graph_from_counts(
@@ -227,24 +236,22 @@ def build_graph_from_counts(
     """The graph from the sharded counts of :func:`gfbgcn.text.sharded_build.count_corpus`."""
     tfidf, idf = tfidf_from_counts(counts.doc_word)
     counts.doc_word = None  # type: ignore[assignment]  # free as we go: large corpora
-    ppmi = ppmi_from_upper(counts.pairs_upper, counts.word_windows, counts.num_windows)
-    counts.pairs_upper = None  # type: ignore[assignment]
-    return _graph_from_parts(tfidf, idf, ppmi, counts.num_windows, counts.vocab,
-                             counts.word_count, counts.doc_lengths, corpus, config, tokenizer)
+    upper, counts.pairs_upper = counts.pairs_upper, None  # type: ignore[assignment]
+    upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
+    num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
+    parts = [tfidf, upper]
+    del tfidf, upper  # edges_from_upper frees them as it goes: the build's peak memory
+    edge_index, edge_weight = edges_from_upper(parts)  # bmat's order, without bmat
+    return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
+                             counts.num_windows, counts.vocab, counts.word_count,
+                             counts.doc_lengths, corpus, config, tokenizer)
 
 
 def _graph_from_parts(
-    tfidf: Any, idf: np.ndarray, ppmi: Any, num_windows: int, vocab: list[str],
-    word_count: np.ndarray, doc_lengths: np.ndarray, corpus: Corpus, config: GraphConfig,
-    tokenizer: str,
+    edge_index: np.ndarray, edge_weight: np.ndarray, num_doc_word: int, num_word_word: int,
+    idf: np.ndarray, num_windows: int, vocab: list[str], word_count: np.ndarray,
+    doc_lengths: np.ndarray, corpus: Corpus, config: GraphConfig, tokenizer: str,
 ) -> TextGraph:
-    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
-    adj = assemble_adjacency(tfidf, ppmi)
-    del tfidf, ppmi
-    edge_index = np.empty((2, adj.nnz), dtype=np.int64)
-    edge_index[0], edge_index[1] = adj.row, adj.col
-    edge_weight = adj.data.astype(np.float32)
-    del adj
     notes = list(corpus.notes)
     empty = np.flatnonzero(doc_lengths == 0)
     if len(empty):
@@ -291,9 +298,9 @@ def _save(graph: TextGraph, path: Path) -> None:
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
-            np.savez(
+            savez_converted(  # edge_index as int32, converted a slice at a time
                 fh,
-                edge_index=graph.edge_index.astype(np.int32),
+                {"edge_index": (graph.edge_index, np.int32)},
                 edge_weight=graph.edge_weight,
                 vocab=np.array(graph.vocab, dtype=str),
                 idf=graph.idf,

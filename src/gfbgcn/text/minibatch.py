@@ -58,12 +58,21 @@ def epoch_batches(train_idx: Tensor, batch_size: int, seed: int, epoch: int) -> 
     return list(torch.split(perm, batch_size))
 
 
+def _row_range(adj: Tensor, first: int, last: int) -> Tensor:
+    """Rows ``first .. last - 1`` of a CSR matrix as a CSR sharing ``adj``'s column and value
+    arrays (views: no copy of the entries, unlike :func:`csr_rows` of arbitrary rows)."""
+    crow = adj.crow_indices()
+    lo, hi = int(crow[first]), int(crow[last])
+    return torch.sparse_csr_tensor(crow[first : last + 1] - lo, adj.col_indices()[lo:hi],
+                                   adj.values()[lo:hi], (last - first, adj.shape[1]))
+
+
 @torch.no_grad()
 def exact_hidden(model: TwoLayerTextGCN, adj: Tensor) -> Tensor:
     """Layer 1 for every node, ``ReLU(Â W1)``, computed in row chunks (bounded temporaries)."""
     n = adj.shape[0]
     parts = [
-        torch.relu(csr_rows(adj, torch.arange(a, min(a + EVAL_CHUNK_ROWS, n))) @ model.w1)
+        torch.relu(_row_range(adj, a, min(a + EVAL_CHUNK_ROWS, n)) @ model.w1)
         for a in range(0, n, EVAL_CHUNK_ROWS)
     ]
     return torch.cat(parts)

@@ -3,8 +3,10 @@
 Two passes over contiguous shards of documents (each shard a few million characters):
 
 1. *tokenize*: each worker runs the ordinary :func:`gfbgcn.text.preprocess.preprocess` on its
-   shard with nothing dropped (``min_freq=1``, no stop words) and returns int32 word ids over a
-   shard-local vocabulary plus that vocabulary's counts.  The parent sums the counts per word
+   shard (for the default tokenizer, the equivalent whole-shard
+   :func:`gfbgcn.text.batch_tokenize.textgcn_token_ids`) with nothing dropped
+   (``min_freq=1``, no stop words) and returns int32 word ids over a shard-local vocabulary
+   plus that vocabulary's counts.  The parent sums the counts per word
    and selects the global vocabulary with the same :func:`~gfbgcn.text.preprocess.select_vocabulary`
    as the single-process path (rare and stop words out, frequency order).
 2. *count*: each worker maps its shard to global ids and counts document-word terms and
@@ -30,12 +32,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from gfbgcn.text.batch_tokenize import textgcn_token_ids
 from gfbgcn.text.cooccurrence import doc_word_counts
 from gfbgcn.text.preprocess import (
     TokenizedCorpus,
     Tokenizer,
     preprocess,
     select_vocabulary,
+    textgcn_tokenize,
 )
 from gfbgcn.text.window_pairs import SparseSum, upper_window_counts
 
@@ -89,7 +93,13 @@ def shard_bounds(texts: Sequence[str], workers: int, shard_chars: int | None = N
 def _tokenize_shard(index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pass 1: ``(shard vocabulary, its counts, int32 ids, doc_ptr)`` with nothing dropped."""
     first, last = _JOB["bounds"][index], _JOB["bounds"][index + 1]
-    tc = preprocess(_JOB["texts"][first:last], _JOB["tokenizer"], min_freq=1, stop_words=None)
+    texts = _JOB["texts"][first:last]
+    if _JOB["tokenizer"] is textgcn_tokenize:  # the default: whole shard at once, same tokens
+        batch = textgcn_token_ids(texts)
+        if batch is not None:
+            words, ids, doc_ptr = batch
+            return words, np.bincount(ids, minlength=len(words)), ids, doc_ptr
+    tc = preprocess(texts, _JOB["tokenizer"], min_freq=1, stop_words=None)
     return np.array(tc.vocab, dtype=object), tc.word_count, tc.tokens, tc.doc_ptr
 
 

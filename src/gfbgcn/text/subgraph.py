@@ -56,11 +56,17 @@ class SubgraphSampler:
         self.val = adj.values()
         self.fanout = fanout
         self.seed = seed
-        # inverse-CDF sampling inside each row: cumulative weights over the whole matrix
-        self.cum = torch.cumsum(self.val.to(torch.float64), 0)
-        before = torch.cat([torch.zeros(1, dtype=torch.float64), self.cum])
-        self.row_start = before[self.crow[:-1]]
-        self.row_sum = before[self.crow[1:]] - self.row_start
+        # inverse-CDF sampling inside each row: cumulative weights over the whole matrix,
+        # accumulated in float64 straight from the float32 values (no float64 copy first)
+        self.cum = torch.cumsum(self.val, 0, dtype=torch.float64)
+        self.row_start = self._weight_before(self.crow[:-1])
+        self.row_sum = self._weight_before(self.crow[1:]) - self.row_start
+
+    def _weight_before(self, pos: Tensor) -> Tensor:
+        """Sum of the values before entry ``pos`` (``cum[pos - 1]``; 0 at entry 0)."""
+        before = self.cum[(pos - 1).clamp(min=0)]
+        before[pos == 0] = 0.0
+        return before
 
     def batch_rows(self, batch: Tensor) -> tuple[Tensor, Tensor]:
         """``(Â[batch, S] as [len(batch), len(S)] CSR, S)``: exact layer-2 rows, their columns

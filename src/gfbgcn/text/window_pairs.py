@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from gfbgcn.text.graph_edges import symmetric_from_upper
 from gfbgcn.text.preprocess import TokenizedCorpus
 
 __all__ = ["SparseSum", "ppmi_from_upper", "symmetrize", "upper_window_counts"]
@@ -85,30 +86,44 @@ def _pair_keys(
 
     Positions ``p`` and ``q = p + d`` are compared as shifted views of the flat token array
     (no gathers); pairs that straddle two documents are masked out.  Per-position terms are
-    int32 to halve memory traffic.
+    int32 to halve memory traffic, and each offset writes straight into one output array.
     """
     local32 = local.astype(np.int32)
+    # positions after p in its document: q = p + d is in the same document iff rest[p] >= d
+    rest = (doc_len - local - 1).astype(np.int32)
     # last window start that contains p: min(p, last start of the document)
     last_with_p = np.minimum(local, np.maximum(doc_len - window, 0)).astype(np.int32)
     # first window start after the previous occurrence of p's word (0 without one)
     after_prev = (prev + 1).astype(np.int32)
     words = tokens.astype(np.int32)
-    keys: list[np.ndarray] = []
+    picked: list[tuple[int, np.ndarray, np.ndarray]] = []
     for d in range(1, min(window, len(tokens))):
         # window starts s containing both p and q: q - window + 1 <= s <= min(p, last_start)
-        lo = np.maximum(local32[d:] - (window - 1), 0)
+        lo = local32[d:] - (window - 1)
+        np.maximum(lo, 0, out=lo)
         if first_only:  # and in which both positions are their word's first occurrence
             np.maximum(lo, after_prev[:-d], out=lo)
             np.maximum(lo, after_prev[d:], out=lo)
-        count = last_with_p[:-d] - lo + 1
-        keep = (count > 0) & (words[:-d] != words[d:]) & (local32[d:] - local32[:-d] == d)
+        count = np.subtract(last_with_p[:-d], lo, out=lo)
+        count += 1
+        keep = count > 0
+        keep &= rest[:-d] >= d
+        keep &= words[:-d] != words[d:]
         idx = np.flatnonzero(keep)
-        if len(idx) == 0:
-            continue
+        if len(idx):
+            picked.append((d, idx, count[idx]))
+    keys = np.empty(sum(len(idx) for _, idx, _ in picked), dtype=np.int64)
+    at = 0
+    for d, idx, count in picked:
         a, b = words[idx], words[idx + d]
-        pair = np.minimum(a, b).astype(np.int64) * vocab_size + np.maximum(a, b)
-        keys.append((pair << bits) | count[idx])
-    return np.concatenate(keys) if keys else np.empty(0, dtype=np.int64)
+        out = keys[at : at + len(idx)]
+        np.minimum(a, b, out=out, dtype=np.int64)
+        out *= vocab_size
+        out += np.maximum(a, b)
+        out <<= bits
+        out |= count
+        at += len(idx)
+    return keys
 
 
 def _sum_packed(keys: np.ndarray, vocab_size: int, bits: int) -> sp.csr_matrix:
@@ -117,11 +132,18 @@ def _sum_packed(keys: np.ndarray, vocab_size: int, bits: int) -> sp.csr_matrix:
         return sp.csr_matrix((vocab_size, vocab_size), dtype=np.float64)
     keys.sort()
     pair = keys >> bits
-    starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
-    sums = np.add.reduceat(keys & ((1 << bits) - 1), starts).astype(np.float64)
-    rows, cols = np.divmod(pair[starts], vocab_size)
-    indptr = np.zeros(vocab_size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=vocab_size), out=indptr[1:])
+    first = np.empty(len(keys), dtype=bool)
+    first[0] = True
+    np.not_equal(pair[1:], pair[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    del first
+    pair = pair[starts]
+    keys &= (1 << bits) - 1  # now the counts
+    sums = np.add.reduceat(keys, starts).astype(np.float64)
+    del starts
+    rows = pair // vocab_size
+    cols = (pair - rows * vocab_size).astype(np.int32)
+    indptr = np.searchsorted(rows, np.arange(vocab_size + 1, dtype=np.int64))
     return sp.csr_matrix((sums, cols, indptr), shape=(vocab_size, vocab_size))
 
 
@@ -172,10 +194,8 @@ def upper_window_counts(
 
 
 def symmetrize(upper: sp.csr_matrix) -> sp.csr_matrix:
-    """``U + U^T`` as a canonical CSR (``U`` strictly upper triangular)."""
-    full = (upper + upper.T).tocsr()
-    full.sum_duplicates()
-    return full
+    """``U + U^T`` as a canonical CSR (``U`` canonical, strictly upper triangular)."""
+    return symmetric_from_upper(upper)
 
 
 def ppmi_from_upper(
