@@ -44,3 +44,16 @@ def update_section(name: str, body: str, path: Path = REPORT) -> None:
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
     atomic_write_text(path, text)
+
+
+def median_seconds(fn, repeats: int) -> float:
+    """Median wall-clock seconds of ``repeats`` calls of ``fn()`` (within one process)."""
+    import statistics
+    import time
+
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

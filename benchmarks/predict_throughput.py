@@ -12,29 +12,18 @@ TF-IDF, both layers, softmax) and of the tokenising + TF-IDF part alone.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 
 import numpy as np
 import torch
 
-from _report import command_line, machine_line, update_section
+from _report import command_line, machine_line, median_seconds, update_section
 from gfbgcn.text.data import load_benchmark
 from gfbgcn.text.graph import build_text_graph
 from gfbgcn.text.inductive import InductiveTextGCN
 from gfbgcn.text.saved import load_model, save_model
 from gfbgcn.text.train import TrainConfig, train_text
-
-
-def timed(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         for bs in args.batch_sizes:
             n = len(texts) if bs > 1 else min(len(texts), 200)
             docs = texts[:n]
-            total = timed(lambda: model.predict(docs, batch_size=bs), args.repeats)
-            prep = timed(lambda: [model.doc_word_weights(docs[i:i + bs])
+            total = median_seconds(lambda: model.predict(docs, batch_size=bs), args.repeats)
+            prep = median_seconds(lambda: [model.doc_word_weights(docs[i:i + bs])
                                   for i in range(0, n, bs)], args.repeats)
             rows.append((model_name, bs, n, n / total, prep / total))
             print(f"{model_name} batch {bs}: {n / total:,.0f} docs/s "

@@ -16,13 +16,11 @@ Writes the "Pretrained word features" section of docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections import Counter
 
 import torch
 
-from _report import command_line, machine_line, update_section
+from _report import command_line, machine_line, median_seconds, update_section
 from gfbgcn.text import features
 from gfbgcn.text.data import load_benchmark
 from gfbgcn.text.graph import build_text_graph
@@ -38,15 +36,6 @@ def frequent_words(count: int) -> list[str]:
     return [w for w, _ in counts.most_common(count)]
 
 
-def timed(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--words", type=int, default=60000)
@@ -60,13 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
 
     features.load_wordllama.cache_clear()
-    load = timed(lambda: (features.load_wordllama.cache_clear(), features.load_wordllama()), 1)
+    load = median_seconds(lambda: (features.load_wordllama.cache_clear(), features.load_wordllama()), 1)
     words = frequent_words(args.words)
-    embed = timed(lambda: features.word_vectors(words), args.repeats)
+    embed = median_seconds(lambda: features.word_vectors(words), args.repeats)
     print(f"load {load:.2f} s; {len(words):,} words in {embed:.2f} s", flush=True)
 
     graph = build_text_graph(load_benchmark(args.dataset))
-    node = timed(lambda: features.node_features(graph, "wordllama"), args.repeats)
+    node = median_seconds(lambda: features.node_features(graph, "wordllama"), args.repeats)
     rows = []
     for model in args.models:
         per = {}

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -25,21 +24,9 @@ from gfbgcn.text.preprocess import whitespace_tokenize
 
 from .entity.conftest import toy_entities
 from .graphcls.toydata import write_tu
-from .text.toydata import toy_corpus
+from .text.toydata import toy_corpus, write_topic_csv
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-
-
-def _write_corpus(path: Path, n: int = 24) -> Path:
-    rng = np.random.default_rng(0)
-    pools = {"sport": ["goal", "match", "team", "striker", "league", "cup"],
-             "money": ["bank", "shares", "market", "profits", "rates", "inflation"]}
-    rows = ["text,label"]
-    for i in range(n):
-        topic = "sport" if i % 2 else "money"
-        rows.append(f"\"{' '.join(rng.choice(pools[topic], 8))}\",{topic}")
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return path
 
 
 # ---- an absent GPU ---------------------------------------------------------------------------
@@ -98,7 +85,7 @@ def test_cuda_without_a_gpu_from_the_shell(tmp_path) -> None:
 
 
 def test_train_save_predict_load_on_cpu(tmp_path, capsys) -> None:
-    corpus = _write_corpus(tmp_path / "own.csv")
+    corpus = write_topic_csv(tmp_path / "own.csv")
     run, model_dir = tmp_path / "run", tmp_path / "model"
     assert main(["train", "--dataset", str(corpus), "--model", "gcn", "--min-freq", "1",
                  "--hidden", "8", "--epochs", "3", "--quiet", "--no-cache", "--threads", "1",

@@ -17,7 +17,7 @@ from gfbgcn.text import experiment
 from gfbgcn.text.graph import GraphConfig, build_text_graph
 from gfbgcn.text.preprocess import whitespace_tokenize
 
-from .toydata import NEW_DOCS, toy_corpus
+from .toydata import NEW_DOCS, toy_corpus, write_topic_csv
 
 
 # ---- gfbgcn predict (a model saved from the toy corpus) -------------------------------------
@@ -138,21 +138,9 @@ def test_cli_multilabel_train_save_predict(tmp_path, capsys):
 # ---- gfbgcn data stats | data build --------------------------------------------------------
 
 
-def _write_corpus(path, n=24):
-    rng = np.random.default_rng(0)
-    pools = {"sport": ["goal", "match", "team", "striker", "league", "cup"],
-             "money": ["bank", "shares", "market", "profits", "rates", "inflation"]}
-    lines = ["text,label"]
-    for i in range(n):
-        topic = "sport" if i % 2 else "money"
-        lines.append(f"\"{' '.join(rng.choice(pools[topic], 8))}\",{topic}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 def test_data_stats_and_build(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("GFBGCN_CACHE", str(tmp_path / "cache"))  # "built" needs an empty cache
-    path = _write_corpus(tmp_path / "own.csv")
+    path = write_topic_csv(tmp_path / "own.csv")
     common = ["--dataset", str(path), "--min-freq", "1", "--window", "3"]
     assert main(["data", "stats", *common, "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
@@ -181,7 +169,7 @@ def test_data_verbs_take_the_dataset_as_a_flag(capsys):
 
 
 def test_train_writes_the_run_directory(tmp_path, capsys):
-    path = _write_corpus(tmp_path / "own.csv")
+    path = write_topic_csv(tmp_path / "own.csv")
     out = tmp_path / "run"
     assert main(["train", "--dataset", str(path), "--model", "gfb-mean", "--min-freq", "1",
                  "--hidden", "8", "--epochs", "3", "--quiet", "--no-cache", "--threads", "1",
@@ -196,7 +184,7 @@ def test_train_writes_the_run_directory(tmp_path, capsys):
 
 
 def test_train_option_errors(tmp_path, capsys):
-    path = _write_corpus(tmp_path / "own.csv")
+    path = write_topic_csv(tmp_path / "own.csv")
     base = ["train", "--dataset", str(path), "--min-freq", "1", "--quiet", "--no-cache"]
     assert main([*base, "--model", "gcn", "--fast-genvec"]) == 2
     assert "error: --fast-genvec and --fixed-lambda apply to gfb-" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from gfbgcn.text.data import Corpus
@@ -19,3 +21,16 @@ def toy_corpus(n: int = 40, vocab: int = 30, seed: int = 0, classes: str = "abc"
 
 #: New documents for the saved toy model: known words, an unknown word, a one-word document.
 NEW_DOCS = ["w1 w2 w3 w4", "w5 w5 w6 unknown", "w10 w11 w12 w13 w14 w2", "w0"]
+
+
+def write_topic_csv(path: Path, n: int = 24) -> Path:
+    """A two-topic (sport / money) user CSV with columns ``text,label`` at ``path``."""
+    rng = np.random.default_rng(0)
+    pools = {"sport": ["goal", "match", "team", "striker", "league", "cup"],
+             "money": ["bank", "shares", "market", "profits", "rates", "inflation"]}
+    rows = ["text,label"]
+    for i in range(n):
+        topic = "sport" if i % 2 else "money"
+        rows.append(f"\"{' '.join(rng.choice(pools[topic], 8))}\",{topic}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path

@@ -94,29 +94,22 @@ def save_model(
     more files into the directory being built and returns such entries (e.g. ``combined``, see
     :mod:`gfbgcn.text.combined`), so they are part of the same atomic replacement.
     """
-    with atomic_directory(path, "model", "--save") as staging:
+    with atomic_directory(path, "model", "--save") as out:
         if extra_writer is not None:
-            extra = {**(extra or {}), **extra_writer(staging)}
-        _write_model(staging, predictor, graph_config=graph_config, train_config=train_config,
-                     layer_options=layer_options, hidden=hidden, data_hash=data_hash,
-                     label_sep=label_sep, metrics=metrics, extra=extra)
+            extra = {**(extra or {}), **extra_writer(out)}
+        _write_files(out, predictor, {
+            "graph": dict(graph_config or {}), "train": dict(train_config or {}),
+            "training_data": dict(data_hash or {}), "metrics": metrics or {}, **(extra or {}),
+        }, layer_options=layer_options, hidden=hidden, label_sep=label_sep)
     return Path(path)
 
 
-def _write_model(
-    out: Path,
-    predictor: InductiveTextGCN,
-    *,
-    graph_config: dict[str, Any] | None = None,
-    train_config: dict[str, Any] | None = None,
-    layer_options: dict[str, Any] | None = None,
-    hidden: int | None = None,
-    data_hash: dict[str, Any] | None = None,
-    label_sep: str | None = None,
-    metrics: dict[str, Any] | None = None,
-    extra: dict[str, Any] | None = None,
-) -> Path:
-    """The files of a model directory, written into ``out`` (a staging directory)."""
+def _write_files(out: Path, predictor: InductiveTextGCN, settings: dict[str, Any], *,
+                 layer_options: dict[str, Any] | None, hidden: int | None,
+                 label_sep: str | None) -> None:
+    """Weights, vocabulary and ``config.json`` of a model directory, written into ``out`` (a
+    staging directory); ``settings``: the entries of ``config.json`` the caller gives as they
+    are (``graph``, ``train``, ``training_data``, ``metrics`` and any ``extra``)."""
     from safetensors.torch import save_file
 
     tensors = {
@@ -155,21 +148,16 @@ def _write_model(
             "name": predictor.tokenizer_name,
             "reloadable_by_name": _reloadable(predictor.tokenizer_name),
         },
-        "graph": dict(graph_config or {}),
-        "train": dict(train_config or {}),
-        "training_data": dict(data_hash or {}),
         "inductive": {"self_embedding": predictor.self_embedding},
         "features": predictor.features.info if predictor.features else {"kind": "onehot"},
-        "metrics": metrics or {},
         "shapes": {k: list(v.shape) for k, v in tensors.items()},
         "num_words": len(predictor.vocab),
         "versions": package_versions(),
         "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
-        **(extra or {}),
+        **settings,
     }
     config["config_sha256"] = json_digest(config)  # config.json is covered too
     atomic_write_json(out / CONFIG, config)
-    return out
 
 
 def _reloadable(name: str) -> bool:
