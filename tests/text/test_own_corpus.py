@@ -90,6 +90,12 @@ def test_choose_weight_minimises_validation_log_loss_not_accuracy():
     grid = np.linspace(0, 1, 1001)
     losses = [-np.mean(np.log((g * a + (1 - g) * b)[np.arange(4), y])) for g in grid]
     assert 0.0 < w < 1.0 and abs(w - grid[int(np.argmin(losses))]) <= 0.05
+    # Where the two criteria disagree the log-loss decides: any weight in about (0.19, 0.9)
+    # classifies both documents right, but the log-loss keeps falling up to w = 1, where the
+    # graph part's barely-wrong second document costs less than its confident first one gains.
+    graph = np.array([[0.99, 0.01], [0.51, 0.49]])
+    linear = np.array([[0.4, 0.6], [0.4, 0.6]])
+    assert choose_weight(graph, linear, np.array([0, 1])) == (1.0, 0.5)
 
 
 def test_parse_budget():
