@@ -55,11 +55,12 @@ def run_shell(block: str, cwd: Path) -> list[str]:
 
 
 def test_readme_own_data_example(tmp_path, monkeypatch, capsys):
-    from gfbgcn.text.tokenize.preprocess import StopWordsNotFoundError, nltk_stop_words
+    from gfbgcn.core.errors import StopWordsError
+    from gfbgcn.text.tokenize.stop_words import nltk_stop_words
 
     try:
         nltk_stop_words("english")
-    except StopWordsNotFoundError:
+    except StopWordsError:
         pytest.skip("NLTK stop words not available (set NLTK_DATA)")
     torch.set_num_threads(1)
     bash, python = example_blocks()

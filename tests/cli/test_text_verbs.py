@@ -13,12 +13,10 @@ import pytest
 
 import gfbgcn
 from gfbgcn.cli import main
-from gfbgcn.text.reproduce import text_grid as experiment
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
-
+from gfbgcn.text.reproduce import text_grid as experiment
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from tests.text.toydata import NEW_DOCS, toy_corpus, write_topic_csv
-
 
 # ---- gfbgcn predict (a model saved from the toy corpus) -------------------------------------
 

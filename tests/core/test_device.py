@@ -9,13 +9,13 @@ import torch
 
 from gfbgcn.core import device as device_module
 from gfbgcn.core.device import (
-    DeviceError,
     add_device_argument,
     device_from_args,
     device_label,
     device_name,
     resolve_device,
 )
+from gfbgcn.core.errors import DeviceError
 
 
 @pytest.fixture()

@@ -19,6 +19,7 @@ from gfbgcn.graphcls.data import (
 
 from .toydata import TOY, write_tu
 
+
 def _degrees(n: int, pairs: list[tuple[int, int]]) -> list[int]:
     deg = [0] * n
     for a, b in pairs:

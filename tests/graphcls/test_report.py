@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-
 from gfbgcn.core.harness import Layout
 from gfbgcn.graphcls.report import PAPER_GRID_SIZE, _cell, render, write_report
 

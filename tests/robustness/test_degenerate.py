@@ -57,7 +57,7 @@ def test_class_without_training_documents_is_warned_about(cli, tmp_path):
                                     ("--val-ratio", "0"), ("--val-ratio", "1")])
 def test_degenerate_settings_refused_in_the_python_api_too(option):
     from gfbgcn.core.errors import UserError
-    from gfbgcn.text.train.full_batch import TrainConfig
+    from gfbgcn.text.train.config import TrainConfig
 
     name, value = option[0][2:].replace("-", "_"), float(option[1])
     with pytest.raises(UserError, match=f"{option[0]} must be"):

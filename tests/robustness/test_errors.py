@@ -72,15 +72,14 @@ def test_help_shows_the_ranges(cli):
 
 
 def test_missing_nltk_stop_words_is_one_line(cli, corpus, monkeypatch):
-    from gfbgcn.text.tokenize import preprocess
+    from gfbgcn.core.errors import StopWordsError
+    from gfbgcn.text.tokenize import stop_words as tokenizers
 
     def missing(language="english"):
-        raise preprocess.StopWordsNotFoundError("NLTK's stop-word corpus was not found\n"
-                                                "*****\n  set NLTK_DATA\n*****")
+        raise StopWordsError("NLTK's stop-word corpus was not found\n"
+                             "*****\n  set NLTK_DATA\n*****")
 
-    from gfbgcn.text.tokenize import registry as tokenizers
-
-    monkeypatch.setattr(preprocess, "nltk_stop_words", missing)
+    monkeypatch.setattr(tokenizers, "nltk_stop_words", missing)
     tokenizers.load_stop_words.cache_clear()  # earlier tests may have loaded English already
     try:
         cli("train", "--dataset", corpus, *FAST).assert_user_error("stop-word corpus",
@@ -94,7 +93,7 @@ def test_failed_nltk_download_prints_nothing_of_its_own(monkeypatch, capsys):
     # the one-line stop-word error is all a user should see.
     import nltk
 
-    from gfbgcn.text.tokenize import preprocess
+    from gfbgcn.text.tokenize import stop_words as preprocess
 
     def failing_download(*args, print_error_to=sys.stderr, **kwargs):
         print("[nltk_data] Error loading stopwords: no network", file=print_error_to)
@@ -107,7 +106,7 @@ def test_failed_nltk_download_prints_nothing_of_its_own(monkeypatch, capsys):
 
 
 def test_a_bug_is_one_line_with_status_1_and_debug_shows_it(cli, corpus, monkeypatch):
-    from gfbgcn.text.train import full_batch as train
+    from gfbgcn.text.train import run as train
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("planted bug")

@@ -9,10 +9,10 @@ import torch
 
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
 from gfbgcn.text.predict.saved import save_model
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
-
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 from tests.text.toydata import toy_corpus
 
 

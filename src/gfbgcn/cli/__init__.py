@@ -1,7 +1,8 @@
 """The ``gfbgcn`` command (also ``python -m gfbgcn``): ``gfbgcn <verb> ...``.
 
-Every verb is a pair of functions in its task package, ``<name>_arguments(parser)`` and
-``<name>(args) -> exit status``; this file only wires them together, with one flag grammar
+Every verb is a pair of functions in a module of this package, ``<name>_arguments(parser)``
+and ``<name>(args) -> exit status``, that parse the command line and call the public Python
+API of the task packages; this file only wires them together, with one flag grammar
 (:data:`GRAMMAR`, printed by ``gfbgcn --help``).
 """
 
@@ -14,16 +15,16 @@ from collections.abc import Sequence
 
 # (command path, module, function name, help)
 COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
-    (("data", "stats"), "gfbgcn.cli.text_verbs", "data_stats", "print corpus and text-graph statistics"),
-    (("data", "build"), "gfbgcn.cli.text_verbs", "data_build", "build a corpus's text graph into the "
+    (("data", "stats"), "gfbgcn.cli.data", "data_stats", "print corpus and text-graph statistics"),
+    (("data", "build"), "gfbgcn.cli.data", "data_build", "build a corpus's text graph into the "
      "cache"),
-    (("train",), "gfbgcn.cli.text_verbs", "train", "train a model on a text corpus"),
-    (("predict",), "gfbgcn.text.predict.io", "predict", "classify new documents with a saved model"),
-    (("reproduce", "text"), "gfbgcn.cli.text_verbs", "reproduce_text",
+    (("train",), "gfbgcn.cli.train", "train", "train a model on a text corpus"),
+    (("predict",), "gfbgcn.cli.predict", "predict", "classify new documents with a saved model"),
+    (("reproduce", "text"), "gfbgcn.cli.reproduce_text", "reproduce_text",
      "reproduce the paper's text-classification tables"),
-    (("reproduce", "inductive"), "gfbgcn.cli.text_verbs", "reproduce_inductive",
+    (("reproduce", "inductive"), "gfbgcn.cli.reproduce_text", "reproduce_inductive",
      "inductive (new documents) against transductive accuracy"),
-    (("reproduce", "own-corpora"), "gfbgcn.cli.text_verbs", "reproduce_own_corpora",
+    (("reproduce", "own-corpora"), "gfbgcn.cli.reproduce_text", "reproduce_own_corpora",
      "paper defaults, --auto, TF-IDF + LR, combined and pretrained features on own corpora "
      "and the benchmarks"),
     (("reproduce", "entity"), "gfbgcn.entity.cli", "reproduce_entity",

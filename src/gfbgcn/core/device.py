@@ -21,12 +21,10 @@ from collections.abc import Iterable
 
 import torch
 
+from gfbgcn.core.errors import DeviceError
+
 DEVICE_CHOICES = "auto, cpu, cuda or cuda:N"
 _PATTERN = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
-
-
-class DeviceError(ValueError):
-    """A device that does not exist here was asked for."""
 
 
 def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:

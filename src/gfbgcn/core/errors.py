@@ -1,11 +1,11 @@
-"""How the command line reports a failure: one line on standard error, never a traceback.
+"""Every error a user can cause, and how the command line reports one: one line, never a traceback.
 
-A *user error* (a file that is not there, a malformed corpus row, an option out of range, an
-output directory that cannot be written, ...) exits with status 2 and the message alone.
-``ValueError`` and ``OSError`` (what the readers and checks raise, and what a bad path gives)
-count as bad input, as does a missing data resource (a bare ``LookupError``, as NLTK raises).
-Anything else is a bug: it exits with status 1, still in one line, and asks for ``--debug``
-(or ``GFBGCN_DEBUG=1``), which lets the exception propagate with its traceback.
+A *user error* is bad input the user can fix: a file that is not there, a malformed corpus row,
+an option out of range, an output that cannot be written, a model directory that does not load.
+Each is a :class:`UserError` (or an ``OSError``, which bad paths give): the command prints
+``error: <message>`` and exits with status 2. Anything else is a bug: status 1, still in one
+line, asking for ``--debug`` (or ``GFBGCN_DEBUG=1``), which lets the exception propagate with its
+traceback. The task packages raise these classes; this module imports none of them.
 """
 
 from __future__ import annotations
@@ -26,20 +26,46 @@ class UserError(ValueError):
     """Bad input that the user can fix; the message says what and where, in one line."""
 
 
+class OptionError(UserError):
+    """An option out of its range, or options that cannot be used together."""
+
+
+class CorpusFormatError(UserError):
+    """A corpus file that cannot be read as a corpus (names the file, line and problem)."""
+
+
+class DatasetNotFoundError(UserError, FileNotFoundError):
+    """A benchmark's files are neither under the data root nor downloadable."""
+
+
+class InputError(UserError):
+    """Documents to classify that cannot be read (``predict``)."""
+
+
+class ModelLoadError(UserError):
+    """A saved model directory that is missing, incomplete, tampered with or malformed."""
+
+
+class TokenizerError(UserError):
+    """An unknown tokenizer name or option."""
+
+
+class StopWordsError(UserError, LookupError):
+    """An unknown stop-word language, an unreadable stop-word file or missing NLTK data."""
+
+
+class DeviceError(UserError):
+    """A device that torch cannot use here (``--device cuda`` without CUDA, say)."""
+
+
+class MissingExtraError(UserError):
+    """A feature whose optional dependencies are not installed; names the pip extra."""
+
+
 def debug_requested(flag: bool = False) -> bool:
     """``--debug`` was given or ``GFBGCN_DEBUG`` is set to a true value."""
     env = os.environ.get("GFBGCN_DEBUG", "").strip().lower()
     return flag or env not in ("", "0", "false", "no", "off")
-
-
-def _user_error_types() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean bad input (imported lazily: the CLI starts fast)."""
-    from gfbgcn.text.corpus.benchmarks import CorpusFormatError, DatasetNotFoundError
-    from gfbgcn.text.predict.io import InputError
-    from gfbgcn.text.predict.saved import ModelLoadError
-
-    return (UserError, CorpusFormatError, DatasetNotFoundError, InputError, ModelLoadError,
-            OSError, ValueError)
 
 
 def one_line(message: str) -> str:
@@ -58,13 +84,11 @@ def describe(err: BaseException) -> str:
 
 
 def exit_status(err: BaseException) -> int:
-    try:
-        user = _user_error_types()
-    except Exception:  # noqa: BLE001 - the report must not fail on an import error
-        user = (UserError, OSError, ValueError)
-    # a bare LookupError is a missing resource (NLTK data); KeyError/IndexError are bugs
-    missing_resource = type(err) is LookupError or type(err).__name__ == "StopWordsNotFoundError"
-    return USER_ERROR if isinstance(err, user) or missing_resource else INTERNAL_ERROR
+    """2 for bad input (a :class:`UserError`, a bad path, a missing data resource), else 1."""
+    # ValueError: what NumPy/pandas readers raise on malformed input; a bare LookupError is
+    # a missing data resource (NLTK's); KeyError and IndexError stay bugs.
+    user = isinstance(err, (UserError, OSError, ValueError)) or type(err) is LookupError
+    return USER_ERROR if user else INTERNAL_ERROR
 
 
 def report(err: BaseException) -> int:

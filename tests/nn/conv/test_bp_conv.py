@@ -10,7 +10,7 @@ from gfbgcn.nn import BPConv
 from gfbgcn.nn.conv.bp_conv import vec_upper
 
 from . import helpers
-from .helpers import D, OUT
+from .helpers import OUT, D
 
 
 def factory(**kwargs) -> BPConv:

@@ -11,7 +11,7 @@ from torch import Tensor
 from gfbgcn.nn import CBPConv
 
 from . import helpers
-from .helpers import D, OUT
+from .helpers import OUT, D
 
 
 def factory(**kwargs) -> CBPConv:

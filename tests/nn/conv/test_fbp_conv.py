@@ -10,7 +10,7 @@ from gfbgcn.nn import FBPConv
 from gfbgcn.nn.conv.fbp_conv import fbp_vectorize
 
 from . import helpers
-from .helpers import D, OUT
+from .helpers import OUT, D
 
 
 def factory(**kwargs) -> FBPConv:

@@ -14,7 +14,7 @@ from gfbgcn.nn import GCNNormConv, GFBConv, SecondOrderConv
 from gfbgcn.nn.sparse import fused_sparse_ok
 
 from . import helpers
-from .helpers import D, N, OUT
+from .helpers import OUT, D, N
 
 
 class ScaledLinear(SecondOrderConv):

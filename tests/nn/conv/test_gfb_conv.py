@@ -11,7 +11,7 @@ from torch_geometric.nn import GCNConv
 from gfbgcn.nn import GFBConv, genvec
 
 from . import helpers
-from .helpers import D, OUT
+from .helpers import OUT, D
 
 SUMMARIZERS = ("max", "mean", "diag", "topk", "upper")
 CONFIGS = [(name, exact) for name in SUMMARIZERS for exact in (True, False)]

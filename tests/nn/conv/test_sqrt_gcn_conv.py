@@ -13,7 +13,7 @@ from gfbgcn.nn import SqrtGCNConv
 from gfbgcn.nn.conv.sqrt_gcn_conv import signed_sqrt
 
 from . import helpers
-from .helpers import D, OUT
+from .helpers import OUT, D
 
 
 def factory(**kwargs) -> SqrtGCNConv:

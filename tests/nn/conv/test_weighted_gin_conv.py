@@ -11,7 +11,7 @@ from torch_geometric.nn.models import MLP
 from gfbgcn.nn import WeightedGINConv
 
 from . import helpers
-from .helpers import D, OUT
+from .helpers import OUT, D
 
 
 def factory(**kwargs) -> WeightedGINConv:

@@ -10,14 +10,20 @@ import pytest
 
 import gfbgcn
 from gfbgcn.cli import main
+from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.text.auto.search import Budget, parse_budget, run_auto
-from gfbgcn.text.predict.baseline import LinearTextModel, fit_baseline
-from gfbgcn.text.predict.combined import CombinedPredictor, choose_weight, mix, write_linear
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.predict.baseline import LinearTextModel, fit_baseline
+from gfbgcn.text.predict.combined import (
+    CombinedPredictor,
+    choose_weight,
+    mix,
+    write_linear,
+)
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.saved import ModelLoadError, load_model, save_trained
+from gfbgcn.text.predict.saved import load_model, save_trained
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
-from gfbgcn.text.train.full_batch import TrainConfig
+from gfbgcn.text.train.config import TrainConfig
 
 POOLS = {"šport": ["gol", "tekma", "ekipa", "napadalec", "liga", "pokal", "trener", "zmaga"],
          "denar": ["banka", "delnice", "trg", "dobiček", "obresti", "inflacija", "davki", "evro"]}
@@ -186,9 +192,9 @@ def test_train_prints_and_records_the_baseline_or_not(tmp_path, capsys):
 
 
 def test_combined_model_saves_loads_and_predicts(tmp_path):
-    from gfbgcn.text.predict.baseline import baseline_for_graph
     from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-    from gfbgcn.text.train.full_batch import train_text
+    from gfbgcn.text.predict.baseline import baseline_for_graph
+    from gfbgcn.text.train.run import train_text
 
     corpus = tiny_corpus()
     tok = UnicodeTokenizer()

@@ -6,11 +6,10 @@ import hashlib
 
 import pytest
 
+from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError
 from gfbgcn.text.corpus import benchmarks as text_data
 from gfbgcn.text.corpus.benchmarks import (
     Corpus,
-    CorpusFormatError,
-    DatasetNotFoundError,
     RemoteFile,
     canonical_name,
     load_benchmark,

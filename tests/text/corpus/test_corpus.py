@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from gfbgcn.text.corpus.corpus import Corpus, CorpusFormatError
+from gfbgcn.core.errors import CorpusFormatError
+from gfbgcn.text.corpus.corpus import Corpus
 
 
 def _corpus() -> Corpus:

@@ -7,7 +7,6 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.corpus.labels import (
     THRESHOLD_GRID,
     choose_threshold,
@@ -15,8 +14,10 @@ from gfbgcn.text.corpus.labels import (
     multilabel_metrics,
     split_labels,
 )
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 
 
 def test_split_and_multi_hot():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gfbgcn.text.corpus.benchmarks import CorpusFormatError
+from gfbgcn.core.errors import CorpusFormatError
 from gfbgcn.text.corpus.table import load_table, stratified_train_mask
 
 

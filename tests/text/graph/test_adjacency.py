@@ -7,10 +7,9 @@ import pytest
 import torch
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
 
-from gfbgcn.text.graph.adjacency import normalized_adjacency_csr
 from gfbgcn.text.corpus.benchmarks import load_benchmark
+from gfbgcn.text.graph.adjacency import normalized_adjacency_csr
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-
 from tests.text.toydata import toy_corpus
 
 

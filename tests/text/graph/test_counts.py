@@ -10,9 +10,19 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from gfbgcn.text.graph.counts import assemble_adjacency, ppmi_matrix, tfidf_matrix, window_counts
-from gfbgcn.text.tokenize.preprocess import preprocess, whitespace_tokenize
-from gfbgcn.text.graph.window_pairs import ppmi_from_upper, symmetrize, upper_window_counts
+from gfbgcn.text.graph.counts import (
+    assemble_adjacency,
+    ppmi_matrix,
+    tfidf_matrix,
+    window_counts,
+)
+from gfbgcn.text.graph.window_pairs import (
+    ppmi_from_upper,
+    symmetrize,
+    upper_window_counts,
+)
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.tokenize.preprocess import preprocess
 
 
 def tokenized(docs: list[str]):

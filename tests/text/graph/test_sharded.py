@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from gfbgcn.text.corpus.benchmarks import Corpus, load_benchmark
+from gfbgcn.text.graph.sharded import count_corpus, shard_bounds
 from gfbgcn.text.graph.text_graph import (
     GraphConfig,
     TextGraph,
@@ -14,10 +15,9 @@ from gfbgcn.text.graph.text_graph import (
     build_graph_from_tokens,
     build_text_graph,
 )
-from gfbgcn.text.tokenize.preprocess import preprocess, textgcn_tokenize
-from gfbgcn.text.graph.sharded import count_corpus, shard_bounds
 from gfbgcn.text.graph.window_pairs import SparseSum
-
+from gfbgcn.text.tokenize.clean import textgcn_tokenize
+from gfbgcn.text.tokenize.preprocess import preprocess
 from tests.text.toydata import toy_corpus
 
 

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import pytest
 import torch
 
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, normalized_adjacency
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
+from gfbgcn.text.graph.text_graph import (
+    GraphConfig,
+    build_text_graph,
+    normalized_adjacency,
+)
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
 
 
 def test_pmi_hand_computed():

@@ -9,16 +9,19 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, normalized_adjacency
+from gfbgcn.text.graph.text_graph import (
+    GraphConfig,
+    build_text_graph,
+    normalized_adjacency,
+)
 from gfbgcn.text.predict.inductive import (
     InductiveTextGCN,
     NoKnownWordsWarning,
     node_degrees,
     predict_texts,
 )
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from gfbgcn.text.train.models import SECOND_LAYERS, build_text_model
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
-
 from tests.text.toydata import toy_corpus
 
 
@@ -140,7 +143,8 @@ def test_predict_texts_and_the_snapshot_of_the_second_layer(toy):
 def test_inductive_on_real_r8_subset_beats_majority(data_dir):
     """Graph from 240 R8 training documents only; 60 unseen test documents predicted."""
     from gfbgcn.text.corpus.benchmarks import load_benchmark
-    from gfbgcn.text.train.full_batch import TrainConfig, train_text
+    from gfbgcn.text.train.config import TrainConfig
+    from gfbgcn.text.train.run import train_text
 
     corpus = load_benchmark("r8", data_dir)
     rng = np.random.default_rng(0)

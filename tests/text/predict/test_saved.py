@@ -9,18 +9,17 @@ import numpy as np
 import pytest
 
 import gfbgcn
+from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.core.io import sha256_file
 from gfbgcn.text.predict import saved
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import (
-    ModelLoadError,
     VersionMismatchWarning,
     load_model,
     read_config,
     save_model,
     save_trained,
 )
-
 from tests.text.toydata import NEW_DOCS, toy_corpus
 
 

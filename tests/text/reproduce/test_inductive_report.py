@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from gfbgcn.core.harness import Layout
 from gfbgcn.core.runinfo import provenance
-from gfbgcn.text.reproduce.inductive_report import inductive_markdown, render_inductive_report
+from gfbgcn.text.reproduce.inductive_report import (
+    inductive_markdown,
+    render_inductive_report,
+)
 
 
 def _record(dataset, model, seed, trans, zero, mean):

@@ -8,7 +8,13 @@ import torch
 
 from gfbgcn.core.store import RunStore
 from gfbgcn.text.reproduce import text_grid as experiment
-from gfbgcn.text.reproduce.text_grid import VARIANTS, InductiveSpec, RunSpec, grid, inductive_grid
+from gfbgcn.text.reproduce.text_grid import (
+    VARIANTS,
+    InductiveSpec,
+    RunSpec,
+    grid,
+    inductive_grid,
+)
 
 
 def test_grid_variants_apply_where_they_make_sense():

@@ -7,7 +7,12 @@ import pytest
 
 from gfbgcn.core.harness import Layout
 from gfbgcn.core.paper import paper_table
-from gfbgcn.text.reproduce.text_report import collect, main_variant, paired_gains, render_text_report
+from gfbgcn.text.reproduce.text_report import (
+    collect,
+    main_variant,
+    paired_gains,
+    render_text_report,
+)
 
 
 def test_main_variant_is_chosen_on_validation_over_shared_seeds():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gfbgcn.text.tokenize.batch import textgcn_token_ids
 from gfbgcn.text.corpus.benchmarks import load_benchmark
-from gfbgcn.text.tokenize.preprocess import textgcn_tokenize
+from gfbgcn.text.tokenize.batch import textgcn_token_ids
+from gfbgcn.text.tokenize.clean import textgcn_tokenize
 
 TRICKY = [
     "",

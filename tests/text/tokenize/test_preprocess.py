@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from gfbgcn.text.tokenize.preprocess import (
+from gfbgcn.text.tokenize.clean import (
     clean_str,
-    preprocess,
     textgcn_tokenize,
     tokenizer_key,
     whitespace_tokenize,
 )
+from gfbgcn.text.tokenize.preprocess import preprocess
 
 
 def test_clean_str_as_text_gcn():

@@ -16,14 +16,18 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
-from gfbgcn.text.train import features as feats
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, normalized_adjacency
+from gfbgcn.text.graph.text_graph import (
+    GraphConfig,
+    build_text_graph,
+    normalized_adjacency,
+)
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.train.models import build_text_model, make_second_layer
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
 from gfbgcn.text.predict.saved import load_model, read_config, save_trained
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
-
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.train import features as feats
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.models import build_text_model, make_second_layer
+from gfbgcn.text.train.run import train_text
 from tests.text.auto.test_own_corpus import tiny_corpus, write_csv
 from tests.text.toydata import NEW_DOCS, toy_corpus
 
@@ -162,8 +166,8 @@ def test_save_load_predict_with_wordllama_features(featured, tmp_path, capsys):
 
 
 def test_auto_adds_the_best_graph_model_with_features_and_records_column_e():
-    from gfbgcn.text.auto.search import Budget, run_auto
     from gfbgcn.text.auto.experiment import features_column
+    from gfbgcn.text.auto.search import Budget, run_auto
     from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 
     base = TrainConfig(seed=0, epochs=8, hidden=8, patience=3)

@@ -10,7 +10,9 @@ import pytest
 
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
-from gfbgcn.text.train.full_batch import TrainConfig, history_csv, train_text, write_run
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
+from gfbgcn.text.train.run_files import history_csv, write_run
 
 
 @pytest.fixture(scope="module")

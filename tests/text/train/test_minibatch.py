@@ -12,13 +12,17 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.nn.sparse import csr_rows
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, normalized_adjacency
+from gfbgcn.text.graph.text_graph import (
+    GraphConfig,
+    build_text_graph,
+    normalized_adjacency,
+)
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.minibatch import _BatchForward, epoch_batches, exact_doc_logits
 from gfbgcn.text.train.models import build_text_model
-from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
+from gfbgcn.text.train.run import train_text
 from gfbgcn.text.train.sampler import SubgraphSampler, hashed_uniform
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
-
 from tests.text.toydata import toy_corpus
 
 

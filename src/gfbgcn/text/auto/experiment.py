@@ -34,7 +34,7 @@ from gfbgcn.core.store import RunStore
 from gfbgcn.text.auto.search import AutoResult, Candidate, chosen_summary, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus, load_benchmark
 from gfbgcn.text.tokenize.registry import make_tokenizer
-from gfbgcn.text.train.full_batch import TrainConfig
+from gfbgcn.text.train.config import TrainConfig
 
 EXTRA_CORPORA = ("slo-opinion", "election-tweets-2016")
 OWN_DATASETS = (*EXTRA_CORPORA, "r8", "r52", "ohsumed", "20ng")

@@ -17,11 +17,12 @@ from typing import Any
 from gfbgcn.core.harness import Layout, run_pending
 from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.store import RunStore
+from gfbgcn.text.auto.experiment import OwnSpec, load_own_dataset
 from gfbgcn.text.auto.search import GraphSetting
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-from gfbgcn.text.auto.experiment import OwnSpec, load_own_dataset
 from gfbgcn.text.tokenize.registry import make_tokenizer
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 
 #: The records of this module live in ``raw/<FEATURES_TASK>/`` (its own invocation log too).
 FEATURES_TASK = "own-corpora-features"
@@ -96,7 +97,7 @@ def run_features_grid(datasets: list[str], seeds: range, searches: RunStore, sto
 def run_features_only(args, searches: Layout, report, run_datasets) -> None:
     """``reproduce own-corpora --features-only``: :func:`run_features_grid` per data set,
     logged in ``raw/own-corpora-features/invocations.json``, then the own-corpora report
-    (``run_datasets``: the verb's shared loop, :func:`gfbgcn.cli.text_verbs._run_datasets`)."""
+    (``run_datasets``: the verb's shared loop, :func:`gfbgcn.cli.reproduce_text._run_datasets`)."""
     features = Layout(searches.out, FEATURES_TASK)
 
     def run(dataset: str) -> None:

@@ -41,12 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
-from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.tokenize.preprocess import Tokenizer
-from gfbgcn.text.train.full_batch import TrainConfig, TrainResult, train_text
+from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.predict.combined import choose_weight, mix
+from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.run import train_text
 
 REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
 TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes

@@ -18,16 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
+from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError
 from gfbgcn.core.io import atomic_write_bytes, sha256_file
 from gfbgcn.core.paths import data_root
-from gfbgcn.text.corpus.corpus import Corpus, CorpusFormatError
+from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.table import load_table
 
 __all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "load_benchmark", "load_corpus"]
-
-
-class DatasetNotFoundError(FileNotFoundError):
-    """A benchmark file is missing and could not be downloaded."""
 
 
 # ---------------------------------------------------------------------------------------------

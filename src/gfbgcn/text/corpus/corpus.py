@@ -12,9 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-class CorpusFormatError(ValueError):
-    """A corpus file is malformed; the message names the file and line."""
+from gfbgcn.core.errors import CorpusFormatError
 
 
 @dataclass

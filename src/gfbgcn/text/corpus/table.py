@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gfbgcn.text.corpus.corpus import Corpus, CorpusFormatError
+from gfbgcn.core.errors import CorpusFormatError
+from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.records import Table, read_table, table_format
 
 

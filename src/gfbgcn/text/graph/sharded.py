@@ -32,16 +32,15 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from gfbgcn.text.tokenize.batch import textgcn_token_ids
 from gfbgcn.text.graph.counts import doc_word_counts
+from gfbgcn.text.graph.window_pairs import SparseSum, upper_window_counts
+from gfbgcn.text.tokenize.batch import textgcn_token_ids
+from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize
 from gfbgcn.text.tokenize.preprocess import (
     TokenizedCorpus,
-    Tokenizer,
     preprocess,
     select_vocabulary,
-    textgcn_tokenize,
 )
-from gfbgcn.text.graph.window_pairs import SparseSum, upper_window_counts
 
 __all__ = ["CorpusCounts", "available_cores", "count_corpus", "shard_bounds"]
 

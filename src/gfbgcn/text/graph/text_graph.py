@@ -37,6 +37,7 @@ from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir
+from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.adjacency import normalized_adjacency_csr
 from gfbgcn.text.graph.counts import (
     ppmi_matrix,
@@ -44,16 +45,11 @@ from gfbgcn.text.graph.counts import (
     tfidf_matrix,
     window_counts,
 )
-from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_writer import savez_converted
-from gfbgcn.text.tokenize.preprocess import (
-    TokenizedCorpus,
-    Tokenizer,
-    textgcn_tokenize,
-    tokenizer_key,
-)
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
+from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize, tokenizer_key
+from gfbgcn.text.tokenize.preprocess import TokenizedCorpus
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +191,7 @@ def corpus_digest(corpus: Corpus) -> str:
 
 
 def graph_cache_key(corpus: Corpus, config: GraphConfig, tokenizer: str) -> str:
-    from gfbgcn.text.tokenize.registry import stop_words_digest
+    from gfbgcn.text.tokenize.stop_words import stop_words_digest
 
     fields = {
         "format": GRAPH_FORMAT_VERSION,

@@ -26,7 +26,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from gfbgcn.core.metrics import classification_metrics
-from gfbgcn.text.tokenize.preprocess import Tokenizer, preprocess
+from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.tokenize.preprocess import preprocess
 
 #: Inverse regularisation strengths tried on the validation split.
 C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
@@ -72,7 +73,7 @@ class LinearTextModel:
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
         if self.tokenizer is None:
-            from gfbgcn.text.predict.inductive import resolve_tokenizer
+            from gfbgcn.text.tokenize.registry import resolve_tokenizer
 
             self.tokenizer = resolve_tokenizer(self.tokenizer_name)
         tc = preprocess(list(texts), self.tokenizer, vocab=self.vocab, vocab_index=self._index,

@@ -47,50 +47,23 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
-from gfbgcn.text.train.features import WordFeatures
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.tokenize.preprocess import (
-    TokenizedCorpus,
+from gfbgcn.text.tokenize.clean import (
     Tokenizer,
-    preprocess,
     textgcn_tokenize,
-    tokenizer_key,
-    whitespace_tokenize,
 )
+from gfbgcn.text.tokenize.preprocess import TokenizedCorpus, preprocess
+from gfbgcn.text.tokenize.registry import resolve_tokenizer
+from gfbgcn.text.train.features import WordFeatures
 
 log = logging.getLogger(__name__)
 
-# Built-in tokenizers, reloadable by name from a saved model (custom ones must be passed in).
-BUILTIN_TOKENIZERS: dict[str, Tokenizer] = {
-    tokenizer_key(textgcn_tokenize) or "textgcn": textgcn_tokenize,
-    tokenizer_key(whitespace_tokenize) or "whitespace": whitespace_tokenize,
-    "textgcn": textgcn_tokenize,
-    "whitespace": whitespace_tokenize,
-}
 
 SELF_EMBEDDINGS = ("zero", "mean")
 
 
 class NoKnownWordsWarning(UserWarning):
     """Some documents contain no word of the model's vocabulary."""
-
-
-def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenizer:
-    """The tokenizer a model was trained with: ``tokenizer`` if given, else a built-in by name."""
-    if tokenizer is not None:
-        return tokenizer
-    if name in BUILTIN_TOKENIZERS:
-        return BUILTIN_TOKENIZERS[name]
-    from gfbgcn.text.tokenize.registry import tokenizer_from_name
-
-    builtin = tokenizer_from_name(name)  # unicode tokenizers: options are in the name
-    if builtin is not None:
-        return builtin
-    raise ValueError(
-        f"the model was trained with the custom tokenizer {name!r}; only the built-in "
-        f"tokenizers ({', '.join(sorted(set(BUILTIN_TOKENIZERS) - {'textgcn', 'whitespace'}))}) "
-        "are reloadable by name: pass the same callable as tokenizer=..."
-    )
 
 
 def node_degrees(graph: TextGraph) -> np.ndarray:

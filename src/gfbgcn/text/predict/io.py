@@ -11,22 +11,14 @@ their separator and their ``probabilities``).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import sys
 import warnings
 from pathlib import Path
 
-from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.io import atomic_write_text
-from gfbgcn.core.validate import encoding_name, int_in
-
+from gfbgcn.core.errors import InputError
 from gfbgcn.text.corpus.records import lines_of, read_table, table_format
-
-
-class InputError(ValueError):
-    pass
 
 
 def _decode(raw: bytes, encoding: str, source: str) -> str:
@@ -109,56 +101,3 @@ def predictions_csv(pred, top_k: int = 1, label_sep: str = "|") -> str:
 # gfbgcn predict (the verb; wired by gfbgcn.cli)
 
 
-def predict_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", metavar="MODEL_DIR", help="directory written by "
-                        "gfbgcn train ... --save")
-    parser.add_argument("--text", action="append", default=[], help="a document to classify "
-                        "(repeatable)")
-    parser.add_argument("--input", default=None, metavar="FILE", help="documents: .csv/.tsv/"
-                        ".jsonl (column --text-col), other files or '-' (stdin): one per line")
-    parser.add_argument("--text-col", default="text", help="text column of --input (text)")
-    parser.add_argument("--encoding", type=encoding_name, default="utf-8",
-                        help="encoding of --input (utf-8)")
-    parser.add_argument("--output", default=None, metavar="FILE", help="write the predictions "
-                        "CSV here (atomically) instead of printing it")
-    parser.add_argument("--top-k", type=int_in(1), default=1, help="also give the k most probable "
-                        "labels (single-label models; 1)")
-    parser.add_argument("--batch-size", type=int_in(1), default=1024, help="documents per batch (1024)")
-    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
-                        help="a new document's own layer-1 embedding (default: as saved, zero)")
-    add_device_argument(parser)
-
-
-def predict(args: argparse.Namespace) -> int:
-    """Classify new documents with a model saved by ``train --save``."""
-    from gfbgcn.text.predict.saved import ModelLoadError, load_model, read_config
-
-    device = device_from_args(args)
-    if not args.text and args.input is None:
-        print("error: give --text and/or --input", file=sys.stderr)
-        return 2
-    try:
-        model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
-        sep = read_config(args.model_dir)["labels"].get("separator") or "|"
-    except ModelLoadError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    docs = list(args.text)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            if args.input is not None:
-                docs += read_documents(args.input, args.text_col, args.encoding)
-        except InputError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        pred = model.predict(docs, batch_size=args.batch_size)
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    out = predictions_csv(pred, args.top_k, sep)
-    if args.output:
-        atomic_write_text(args.output, out)
-        print(f"wrote {len(docs)} prediction(s) to {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out)
-    return 0

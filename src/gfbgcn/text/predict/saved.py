@@ -31,15 +31,16 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from gfbgcn.core.atomic import atomic_directory
+from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.core.io import (
     atomic_write,
     atomic_write_json,
@@ -48,9 +49,10 @@ from gfbgcn.core.io import (
     sha256_file,
 )
 from gfbgcn.core.runinfo import package_versions
+from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.features import WordFeatures
-from gfbgcn.text.predict.inductive import InductiveTextGCN, resolve_tokenizer
-from gfbgcn.text.tokenize.preprocess import Tokenizer
 
 if TYPE_CHECKING:
     from gfbgcn.text.predict.combined import CombinedPredictor
@@ -61,10 +63,6 @@ VOCAB = "vocab.json"
 CONFIG = "config.json"
 # A different major version of these packages is incompatible; any other difference warns.
 _CHECKED_PACKAGES = ("gfbgcn", "torch", "torch_geometric")
-
-
-class ModelLoadError(RuntimeError):
-    """A saved model directory is missing, incomplete, corrupt or incompatible."""
 
 
 class VersionMismatchWarning(UserWarning):
@@ -288,10 +286,10 @@ def load_model(
     model saved on any device loads on any other.  A combined model (graph + TF-IDF/LR, see
     :mod:`gfbgcn.text.predict.combined`) keeps its linear part on the CPU.
     """
-    from gfbgcn.core.device import resolve_device
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
+    from gfbgcn.core.device import resolve_device
     from gfbgcn.text.train.models import make_second_layer
 
     target = resolve_device(device)  # an absent GPU fails before the files are read
@@ -372,7 +370,7 @@ def graph_config_dict(graph) -> dict[str, Any]:
 def save_trained(path: str | Path, result, graph, corpus, label_names=None,
                  label_sep: str = "|", extra: dict[str, Any] | None = None,
                  extra_writer: Callable[[Path], dict[str, Any]] | None = None) -> Path:
-    """Save a :class:`~gfbgcn.text.train.full_batch.TrainResult` of a two-layer model for prediction.
+    """Save a :class:`~gfbgcn.text.train.config.TrainResult` of a two-layer model for prediction.
 
     ``label_names``: the individual labels of a multi-label run (``None`` for single-label);
     ``label_sep`` joins them in the corpus's label field.

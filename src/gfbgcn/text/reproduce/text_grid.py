@@ -27,7 +27,8 @@ from gfbgcn.nn.sparse import to_device
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph, normalized_adjacency
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 
 DATASET_ORDER = ("20ng", "r8", "r52", "ohsumed")
 DATASET_LABEL = {"20ng": "20NG", "r8": "R8", "r52": "R52", "ohsumed": "Ohsumed"}

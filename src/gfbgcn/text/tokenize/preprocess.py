@@ -12,111 +12,14 @@ Any callable ``str -> list[str]`` may replace the tokenizer (e.g. a Chinese word
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-Tokenizer = Callable[[str], list[str]]
-
-_CLEAN_STR_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), repl)
-    for pattern, repl in (
-        (r"[^A-Za-z0-9(),!?\'\`]", " "),
-        (r"\'s", " 's"),
-        (r"\'ve", " 've"),
-        (r"n\'t", " n't"),
-        (r"\'re", " 're"),
-        (r"\'d", " 'd"),
-        (r"\'ll", " 'll"),
-        (r",", " , "),
-        (r"!", " ! "),
-        (r"\(", r" \\( "),
-        (r"\)", r" \\) "),
-        (r"\?", r" \\? "),
-    )
-)
-
-
-def clean_str(text: str) -> str:
-    """Kim (2014) / Text GCN string cleaning; returns space-separated lower-case tokens."""
-    for pattern, repl in _CLEAN_STR_RULES:
-        text = pattern.sub(repl, text)
-    return " ".join(text.split()).lower()
-
-
-def textgcn_tokenize(text: str) -> list[str]:
-    """The default tokenizer: ``clean_str`` then whitespace split."""
-    return clean_str(text).split()
-
-
-def whitespace_tokenize(text: str) -> list[str]:
-    """Split on whitespace only (for pre-tokenized text)."""
-    return text.split()
-
-
-# The built-in tokenizers' identities predate the sub-packages; graph cache keys and saved
-# models record them, so they stay fixed wherever the functions live.
-textgcn_tokenize.cache_key = "gfbgcn.text.preprocess.textgcn_tokenize"  # type: ignore[attr-defined]
-whitespace_tokenize.cache_key = "gfbgcn.text.preprocess.whitespace_tokenize"  # type: ignore[attr-defined]
-
-
-def tokenizer_key(tokenizer: Tokenizer) -> str | None:
-    """A stable identity for cache keys, or None when the callable has none (e.g. a lambda).
-
-    A tokenizer may define ``cache_key`` (a string) to name itself and its settings.
-    """
-    key = getattr(tokenizer, "cache_key", None)
-    if isinstance(key, str):
-        return key
-    qualname = getattr(tokenizer, "__qualname__", "")
-    module = getattr(tokenizer, "__module__", "")
-    if not qualname or "<lambda>" in qualname or "<locals>" in qualname:
-        return None
-    return f"{module}.{qualname}"
-
-
-class StopWordsNotFoundError(LookupError):
-    pass
-
-
-@lru_cache(maxsize=8)
-def nltk_stop_words(language: str = "english") -> frozenset[str]:
-    """NLTK's stop-word list read through NLTK's own corpus reader (``$NLTK_DATA``)."""
-    from nltk.corpus import stopwords
-
-    try:
-        return frozenset(stopwords.words(language))
-    except LookupError:
-        pass
-    if download_stop_words_quietly():  # one attempt to fetch it where the network allows
-        return frozenset(stopwords.words(language))
-    raise StopWordsNotFoundError(
-        "NLTK's stop-word corpus was not found and could not be downloaded. Expected "
-        "corpora/stopwords.zip (or corpora/stopwords/) under one of the NLTK_DATA directories; "
-        "set NLTK_DATA to a folder holding it (python -m nltk.downloader stopwords)."
-    )
-
-
-def download_stop_words_quietly() -> bool:
-    """Try NLTK's downloader once; True when the stop-word corpus arrived.
-
-    NLTK prints its own multi-line "[nltk_data] Error loading ..." even when quiet, to the
-    stream it is given (by default the stderr of import time, which redirecting ``sys.stderr``
-    does not catch); the caller's one-line error says what to do, so the chatter is dropped.
-    """
-    import io
-
-    try:
-        import nltk
-
-        return bool(nltk.download("stopwords", quiet=True, raise_on_error=False,
-                                  print_error_to=io.StringIO()))
-    except Exception:  # noqa: BLE001 - offline machines raise many kinds of errors here
-        return False
+from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize
+from gfbgcn.text.tokenize.stop_words import load_stop_words
 
 
 @dataclass(frozen=True)
@@ -129,7 +32,6 @@ class PreprocessConfig:
 
     def describe(self) -> dict[str, object]:
         return {"min_freq": self.min_freq, "stop_words": self.stop_words, "tokenizer": self.tokenizer}
-
 
 @dataclass
 class TokenizedCorpus:
@@ -159,13 +61,11 @@ class TokenizedCorpus:
     def empty_docs(self) -> np.ndarray:
         return np.flatnonzero(self.doc_lengths == 0)
 
-
 def _flatten(docs: Sequence[list[str]]) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
     flat = np.empty(int(lengths.sum()), dtype=object)
     flat[:] = list(itertools.chain.from_iterable(docs))
     return flat, lengths
-
 
 def select_vocabulary(
     words: np.ndarray,
@@ -182,7 +82,6 @@ def select_vocabulary(
     keep_word = counts >= min_freq
     if stop_words is not None:
         if isinstance(stop_words, str):  # an NLTK language or a one-word-a-line file
-            from gfbgcn.text.tokenize.registry import load_stop_words
 
             stop = load_stop_words(stop_words)
         else:
@@ -192,7 +91,6 @@ def select_vocabulary(
     # frequency-descending order, ties alphabetical: deterministic and cache friendly
     order = np.lexsort((words[kept].astype(str), -counts[kept]))
     return kept[order]
-
 
 def preprocess(
     texts: Iterable[str],

@@ -21,15 +21,18 @@ and reload the tokenizer by name.  The name is also the tokenizer's graph-cache 
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
-from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 
 import regex
 
-from gfbgcn.text.tokenize.preprocess import Tokenizer, textgcn_tokenize, tokenizer_key, whitespace_tokenize
+from gfbgcn.core.errors import TokenizerError
+from gfbgcn.text.tokenize.clean import (
+    Tokenizer,
+    textgcn_tokenize,
+    tokenizer_key,
+    whitespace_tokenize,
+)
 
 TOKENIZERS = ("textgcn", "unicode", "whitespace")
 CJK_SPLITS = ("chars", "bigrams")
@@ -43,14 +46,6 @@ _TOKEN = regex.compile(
     rf"|(?P<word>[\w--[{_UNSPACED}]]+(?:['’][\w--[{_UNSPACED}]]+)*)"
 )
 _DIGITS = regex.compile(r"\p{N}+")
-
-
-class TokenizerError(ValueError):
-    """An unknown tokenizer name or option (the message is one line)."""
-
-
-class StopWordsError(ValueError):
-    """An unknown stop-word language or an unreadable stop-word file (one-line message)."""
 
 
 class UnicodeTokenizer:
@@ -124,63 +119,28 @@ def default_tokenizer_name(dataset: str) -> str:
 # Stop words
 
 
-@lru_cache(maxsize=1)
-def nltk_languages() -> tuple[str, ...]:
-    """The languages of NLTK's stop-word corpus (empty when the corpus is not installed)."""
-    try:
-        from nltk.corpus import stopwords
-
-        return tuple(sorted(stopwords.fileids()))
-    except LookupError:
-        return ()
+# Built-in tokenizers, reloadable by name from a saved model (custom ones must be passed in).
+BUILTIN_TOKENIZERS: dict[str, Tokenizer] = {
+    tokenizer_key(textgcn_tokenize) or "textgcn": textgcn_tokenize,
+    tokenizer_key(whitespace_tokenize) or "whitespace": whitespace_tokenize,
+    "textgcn": textgcn_tokenize,
+    "whitespace": whitespace_tokenize,
+}
 
 
-def parse_stop_words(spec: str) -> str | None:
-    """The ``--stop-words`` value as a graph setting: ``None`` for ``none``, else the NLTK
-    language or the path; checked now so that a bad value fails before any long work."""
-    if spec.lower() == "none":
-        return None
-    load_stop_words(spec)
-    return spec
+def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenizer:
+    """The tokenizer a model was trained with: ``tokenizer`` if given, else a built-in by name."""
+    if tokenizer is not None:
+        return tokenizer
+    if name in BUILTIN_TOKENIZERS:
+        return BUILTIN_TOKENIZERS[name]
+    from gfbgcn.text.tokenize.registry import tokenizer_from_name
 
-
-def _is_file_spec(spec: str) -> bool:
-    """A path rather than a language: NLTK's language names win, then anything path-like."""
-    if spec.lower() in nltk_languages():
-        return False
-    return "/" in spec or "\\" in spec or Path(spec).suffix != "" or Path(spec).exists()
-
-
-@lru_cache(maxsize=16)
-def load_stop_words(spec: str) -> frozenset[str]:
-    """An NLTK language's stop words, or a file's (one word a line, ``#`` starts a comment,
-    UTF-8); both as written and casefolded, so that casefolding tokenizers match them."""
-    from gfbgcn.text.tokenize.preprocess import StopWordsNotFoundError, nltk_stop_words
-
-    if _is_file_spec(spec):
-        try:
-            text = Path(spec).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as err:
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            raise StopWordsError(f"{spec}: cannot read the stop-word file ({reason})") from None
-        words: Iterable[str] = (line.split("#", 1)[0].strip() for line in text.splitlines())
-    else:
-        languages = nltk_languages()
-        if languages and spec.lower() not in languages:
-            raise StopWordsError(
-                f"unknown stop-word language {spec!r}: give none, a file (one word a line) or "
-                f"one of NLTK's languages: {', '.join(languages)}")
-        try:
-            words = nltk_stop_words(spec.lower())
-        except StopWordsNotFoundError as err:
-            raise StopWordsError(str(err).replace("\n", " ")) from None
-    kept = {w for w in words if w}
-    return frozenset(kept | {w.casefold() for w in kept})
-
-
-def stop_words_digest(spec: str | None) -> str | None:
-    """sha256 of a stop-word *file*'s words (graph cache keys follow its content, not its
-    path); None for an NLTK language or no stop words."""
-    if spec is None or not _is_file_spec(spec):
-        return None
-    return hashlib.sha256("\n".join(sorted(load_stop_words(spec))).encode()).hexdigest()[:16]
+    builtin = tokenizer_from_name(name)  # unicode tokenizers: options are in the name
+    if builtin is not None:
+        return builtin
+    raise ValueError(
+        f"the model was trained with the custom tokenizer {name!r}; only the built-in "
+        f"tokenizers ({', '.join(sorted(set(BUILTIN_TOKENIZERS) - {'textgcn', 'whitespace'}))}) "
+        "are reloadable by name: pass the same callable as tokenizer=..."
+    )

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import MissingExtraError, UserError
 
 if TYPE_CHECKING:
     import torch
@@ -47,10 +47,6 @@ FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
 INSTALL_HINT = "pip install 'gfbgcn[embeddings]'"
-
-
-class MissingExtraError(UserError):
-    """An optional dependency (an ``extra`` of gfbgcn) is not installed."""
 
 
 def wordllama_available() -> bool:
@@ -161,7 +157,7 @@ def node_features(graph: TextGraph, kind: str) -> torch.Tensor | None:
 
 
 def check_features_fit(config: Any) -> None:
-    """Refuse a :class:`~gfbgcn.text.train.full_batch.TrainConfig` whose ``features`` cannot be used:
+    """Refuse a :class:`~gfbgcn.text.train.config.TrainConfig` whose ``features`` cannot be used:
     unknown, extra missing, a whole model (sgc, gin) or mini-batch training."""
     require_features(config.features)
     if config.features == "onehot":

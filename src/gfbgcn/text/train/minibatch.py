@@ -8,7 +8,7 @@ batch.  After every epoch the validation documents are evaluated on their exact 
 over one fixed layer-1 sample (the same draws every epoch; an exact pass would cost a
 full-graph product per epoch), and early stopping watches that validation loss as in
 full-batch training, keeping the best weights.  The test metrics and the probabilities are
-exact (layer 1 for all nodes in row chunks, no gradients), and the result is an ordinary :class:`~gfbgcn.text.train.full_batch.TrainResult`
+exact (layer 1 for all nodes in row chunks, no gradients), and the result is an ordinary :class:`~gfbgcn.text.train.config.TrainResult`
 (so ``--save`` and ``gfbgcn predict`` work unchanged).
 
 Data parallel: with ``world > 1`` (see :mod:`gfbgcn.text.train.distributed`) every process takes the
@@ -161,15 +161,15 @@ def fit_minibatch(model: TwoLayerTextGCN, optimizer: torch.optim.Optimizer, adj:
 
 def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
                     adj: Tensor | None = None):
-    """:func:`gfbgcn.text.train.full_batch.train_text` with ``config.batch_size`` documents per step;
+    """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step;
     data-parallel when a process group is initialised (:mod:`gfbgcn.text.train.distributed`)."""
-    from gfbgcn.text.train.distributed import rank_and_world
     from gfbgcn.text.train.checks import check_converged
-    from gfbgcn.text.train.full_batch import _prepare, fitted_result
+    from gfbgcn.text.train.distributed import rank_and_world
+    from gfbgcn.text.train.setup import fitted_result, prepare_run
 
     rank, world = rank_and_world()
 
-    setup = _prepare(graph, config, adj, None, torch.device("cpu"))  # CPU only, see train_text
+    setup = prepare_run(graph, config, adj, None, torch.device("cpu"))  # CPU only, see train_text
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):
         raise ValueError(f"--batch-size supports the two-layer models, not {config.model}")

@@ -1,0 +1,120 @@
+"""Options shared by several verbs: the corpus (`--dataset`, its columns) and tokenization."""
+
+from __future__ import annotations
+
+import argparse
+
+from gfbgcn.core import harness
+from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
+from gfbgcn.core.validate import encoding_name, int_in
+from gfbgcn.text.corpus.benchmarks import load_corpus
+from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.tokenize.registry import (
+    CJK_SPLITS,
+    default_tokenizer_name,
+    make_tokenizer,
+)
+from gfbgcn.text.tokenize.stop_words import parse_stop_words
+
+
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--dataset`` and the options that read a corpus and build its graph."""
+    parser.add_argument("--dataset", required=True, metavar="NAME|FILE",
+                        help="20ng, r8, r52, ohsumed, or a CSV/TSV/JSONL corpus file")
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="data root (default: $GFBGCN_DATA, then the user cache dir)")
+    parser.add_argument("--text-col", default="text", help="text column of a corpus file")
+    parser.add_argument("--label-col", default="label", help="label column of a corpus file")
+    parser.add_argument("--split-col", default="split", help="train/test column of a corpus "
+                        "file (absent: stratified 10%% test split drawn with --split-seed)")
+    parser.add_argument("--split-seed", type=int_in(0), default=0,
+                        help="seed of that split (0; >= 0)")
+    parser.add_argument("--skip-bad-rows", action="store_true",
+                        help="skip malformed rows of a corpus file (reported) instead of failing")
+    parser.add_argument("--encoding", type=encoding_name, default="utf-8",
+                        help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
+                        "mark is recognised)")
+    parser.add_argument("--window", type=int_in(1), default=20,
+                        help="PMI sliding window (20; >= 1)")
+    parser.add_argument("--min-freq", type=int_in(1), default=5,
+                        help="drop words seen fewer times (5; >= 1)")
+    parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",
+                        help="W(i,j) as windows containing both words (paper) or position pairs "
+                        "(reference code)")
+    parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
+    add_tokenizer_arguments(parser)
+    parser.add_argument("--workers", type=harness.positive_int, default=None, metavar="N",
+                        help="processes building the graph (default: every available core; "
+                        "the graph does not depend on it)")
+
+
+def corpus_from_args(args: argparse.Namespace) -> Corpus:
+    return load_corpus(
+        args.dataset,
+        args.data_dir,
+        text_col=args.text_col,
+        label_col=args.label_col,
+        split_col=args.split_col,
+        seed=args.split_seed,
+        skip_bad_rows=args.skip_bad_rows,
+        encoding=args.encoding,
+    )
+
+
+def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
+    tokenizer, stop_words = tokenization_from_args(args)  # bad values fail before reading
+    corpus = corpus_from_args(args)
+    config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
+                         cooccurrence=args.cooccurrence)
+    return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache,
+                                    workers=args.workers)
+
+
+def add_tokenizer_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tokenizer", default=None, metavar="NAME",
+                        help="textgcn (the paper's ASCII cleaning; default for the four "
+                        "benchmarks), unicode (words of any script, casefolded; default for a "
+                        "corpus file) or whitespace")
+    parser.add_argument("--stop-words", default="english", metavar="LANG|FILE|none",
+                        help="stop words removed from the graph: an NLTK language (english), "
+                        "a file with one word a line, or none")
+    parser.add_argument("--no-numbers", action="store_true",
+                        help="unicode tokenizer: drop tokens made of digits only")
+    parser.add_argument("--cjk-split", choices=CJK_SPLITS, default="chars",
+                        help="unicode tokenizer: split Chinese/Japanese/Thai runs into single "
+                        "characters or character bigrams (chars)")
+
+
+def tokenization_from_args(args: argparse.Namespace) -> tuple[Tokenizer, str | None]:
+    """``(tokenizer, stop-word setting)`` of the command line; a bad value exits with one line."""
+    name = args.tokenizer or default_tokenizer_name(args.dataset)
+    try:
+        if name != "unicode" and (args.no_numbers or args.cjk_split != "chars"):
+            raise TokenizerError("--no-numbers and --cjk-split apply to --tokenizer unicode only")
+        tokenizer = make_tokenizer(name, numbers=not args.no_numbers, cjk=args.cjk_split)
+        stop_words = parse_stop_words(args.stop_words)
+    except (TokenizerError, StopWordsError) as err:
+        raise OptionError(str(err)) from None
+    return tokenizer, stop_words
+
+
+def train_config_from_args(args: argparse.Namespace):
+    from gfbgcn.text.train.config import TrainConfig
+
+    options: dict = {}
+    if args.model.startswith("gfb-"):
+        options["exact"] = not args.fast_genvec
+        if args.fixed_lambda is not None:
+            options["lambda_init"] = args.fixed_lambda
+    elif args.fast_genvec or args.fixed_lambda is not None:
+        raise SystemExit("--fast-genvec and --fixed-lambda apply to gfb-* models only")
+    if args.batch_size and (args.model in ("sgc", "gin") or getattr(args, "multi_label", False)):
+        raise SystemExit("--batch-size supports single-label two-layer models only")
+    return TrainConfig(
+        model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
+        weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
+        val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
+        batch_size=args.batch_size, fanout=args.fanout, features=args.features,
+    )

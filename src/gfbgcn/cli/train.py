@@ -1,0 +1,142 @@
+"""`gfbgcn train`: train a model on a benchmark or a user's corpus file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gfbgcn.cli.options import (
+    add_corpus_arguments,
+    graph_from_args,
+    train_config_from_args,
+)
+from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
+from gfbgcn.core import harness
+from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.runinfo import set_threads, thread_count
+from gfbgcn.core.validate import float_in, int_in
+from gfbgcn.text.auto.own_corpus import is_own_file
+from gfbgcn.text.train.models import MODELS
+
+
+def train_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+    parser.add_argument("--model", default="gfb-max", choices=MODELS, help="model (gfb-max)")
+    parser.add_argument("--features", default="onehot", choices=("onehot", "wordllama"),
+                        help="node input: onehot identity (the paper), or wordllama: identity "
+                        "plus 256-d pretrained word vectors, documents the TF-IDF-weighted mean "
+                        "of their words' (needs pip install 'gfbgcn[embeddings]')")
+    parser.add_argument("--seed", type=int_in(0), default=0, help="seed of weights, dropout "
+                        "and the validation split (0; >= 0)")
+    parser.add_argument("--epochs", type=int_in(1), default=200,
+                        help="maximum epochs (200; >= 1)")
+    parser.add_argument("--patience", type=int_in(1), default=10,
+                        help="early-stopping patience (10; >= 1)")
+    parser.add_argument("--hidden", type=int_in(1), default=200, help="hidden size (200; >= 1)")
+    parser.add_argument("--lr", type=float_in(0, low_open=True), default=0.02,
+                        help="Adam learning rate (0.02; > 0)")
+    parser.add_argument("--dropout", type=float_in(0, 1, high_open=True), default=0.5,
+                        help="dropout rate (0.5; in [0, 1))")
+    parser.add_argument("--weight-decay", type=float_in(0), default=0.0,
+                        help="weight decay (0; >= 0)")
+    parser.add_argument("--val-ratio", type=float_in(0, 1, low_open=True, high_open=True),
+                        default=0.1, help="share of training documents used for validation "
+                        "(0.1; in (0, 1))")
+    parser.add_argument("--fast-genvec", action="store_true",
+                        help="GFB: the paper's fast GenVec form instead of the exact one")
+    parser.add_argument("--fixed-lambda", type=float_in(), default=None, metavar="VALUE",
+                        help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
+    parser.add_argument("--out", default=None, metavar="DIR", help="write config.json, "
+                        "history.csv and metrics.json to this directory")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--threads", type=thread_count, default=None,
+                        help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--save", default=None, metavar="MODEL_DIR",
+                        help="save the trained model for `gfbgcn predict` / gfbgcn.load "
+                        "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
+    parser.add_argument("--multi-label", action="store_true",
+                        help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
+                        "micro/macro F1, threshold chosen on the validation split")
+    parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+    add_device_argument(parser)
+    add_own_corpus_arguments(parser)
+    parser.add_argument("--batch-size", type=int_in(0), default=0, metavar="N",
+                        help="mini-batch training: N training documents per step on sampled "
+                        "subgraphs (two-layer models; 0: full batch, the default); runs under "
+                        "torchrun with one shard of each batch per process")
+    parser.add_argument("--fanout", type=harness.positive_int, default=32, metavar="K",
+                        help="mini-batch: sampled layer-1 neighbours per node (32)")
+
+
+def _print_result(result, multi_label: bool) -> None:
+    config, t = result.config, result.test
+    stopped = (f"model {config.model}, seed {config.seed}: stopped after {result.epochs_run} "
+               f"epochs (best validation loss {result.val['loss']:.4f} at epoch "
+               f"{result.best_epoch})")
+    if multi_label:
+        print(f"{stopped}; threshold {result.threshold:.2f} (chosen on validation)")
+        print(f"test micro F1 {t['micro_f1']:.4f} | macro F1 {t['macro_f1']:.4f} | "
+              f"subset accuracy {t['subset_accuracy']:.4f}")
+        return
+    lam = "" if result.lam is None else f", lambda {result.lam:.4f}"
+    print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch on {result.device}, "
+          f"peak RSS {result.peak_rss_mib:.0f} MiB")
+    print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
+          f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
+
+
+def train(args: argparse.Namespace) -> int:
+    """Train one model on a corpus, report test metrics, optionally save it."""
+    from gfbgcn.core.atomic import check_outputs
+    from gfbgcn.text.train.checks import check_has_test, check_has_words
+    from gfbgcn.text.train.run import train_text
+    from gfbgcn.text.train.run_files import write_run
+
+    if getattr(args, "batch_size", 0) and args.device == "auto":
+        args.device = "cpu"  # mini-batch training runs on the CPU (see text/train/full_batch.py)
+    device = device_from_args(args)  # an absent GPU fails here, before any work
+    set_threads(args.threads)
+    if args.auto:
+        from gfbgcn.cli.train_auto import train_auto
+
+        return train_auto(args)
+    config = train_config_from_args(args)
+    if args.save and config.model in ("sgc", "gin"):
+        raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
+    from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
+
+    check_outputs(args.out, args.save)  # before any work: a trained result is never lost
+    # under torchrun (mini-batch only): one process group, rank 0 builds the graph first
+    rank, _ = init_from_env() if config.batch_size else (0, 1)
+    corpus, graph = rank_zero_first(lambda: graph_from_args(args))
+    check_has_test(graph.is_train)
+    check_has_words(graph.num_words, args.min_freq)
+    if rank == 0:  # under torchrun, one process speaks
+        for note in graph.notes:
+            print(f"note: {note}", file=sys.stderr)
+        how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
+        print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
+              f"{len(graph.label_names)} classes (graph {how})")
+    targets = label_names = None
+    if args.multi_label:
+        from gfbgcn.text.corpus.labels import multi_hot, split_labels
+
+        targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
+        print(f"multi-label: {len(label_names)} labels, "
+              f"{targets.sum(1).mean():.2f} labels per document on average")
+    result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets,
+                        device=device)
+    if rank != 0:  # every rank holds the same model; rank 0 reports and writes
+        return 0
+    _print_result(result, args.multi_label)
+    extra = None
+    if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
+        extra = baseline_beside(corpus, graph, result)
+    if args.out:
+        print(f"wrote {write_run(args.out, result, graph, label_names, extra)}")
+    if args.save:
+        from gfbgcn.text.predict.saved import save_trained
+
+        path = save_trained(args.save, result, graph, corpus, label_names, args.label_sep)
+        print(f"saved model to {path}")
+    return 0

@@ -1,0 +1,80 @@
+"""The settings of a training run and what it returns."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from gfbgcn.core.runinfo import machine_info, package_versions
+from gfbgcn.text.train.checks import check_train_settings
+from gfbgcn.text.train.features import check_features_fit
+from gfbgcn.text.train.models import MODELS
+
+
+@dataclass
+class TrainConfig:
+    model: str = "gfb-max"
+    seed: int = 0
+    hidden: int = 200
+    dropout: float = 0.5
+    lr: float = 0.02
+    weight_decay: float = 0.0
+    epochs: int = 200
+    patience: int = 10
+    val_ratio: float = 0.1
+    train_lambda: bool = True  # False freezes GFB's lambda at lambda_init (ablation)
+    monitor: str = "loss"  # early stopping on validation "loss" (paper, Parameters) or "accuracy"
+    layer_options: dict[str, Any] = field(default_factory=dict)
+    batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/train/minibatch.py)
+    fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
+    features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 0 or self.fanout < 1:
+            raise ValueError(f"batch_size must be >= 0 and fanout >= 1, got {self.batch_size}, "
+                             f"{self.fanout}")
+        if self.monitor not in ("loss", "accuracy"):
+            raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
+        if self.model not in MODELS:
+            raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
+        check_train_settings(self)
+        check_features_fit(self)
+
+
+@dataclass
+class TrainResult:
+    config: TrainConfig
+    test: dict[str, Any]
+    val: dict[str, Any]
+    best_epoch: int
+    epochs_run: int
+    seconds_per_epoch: float
+    train_seconds: float
+    peak_rss_mib: float
+    history: list[dict[str, float]]
+    model: torch.nn.Module
+    probabilities: np.ndarray  # [num_docs, C] softmax (multi-label: sigmoid) outputs
+    threshold: float | None = None  # multi-label: decision threshold chosen on validation
+    lam: float | None = None  # GFB models: lambda of the kept (best-validation) weights
+    device: str = "cpu"  # where it trained, as device_name() writes it
+
+    def record(self) -> dict[str, Any]:
+        """JSON-serialisable summary (no weights)."""
+        return {
+            "config": asdict(self.config),
+            "test": self.test,
+            "val": self.val,
+            "best_epoch": self.best_epoch,
+            "epochs_run": self.epochs_run,
+            "seconds_per_epoch": self.seconds_per_epoch,
+            "train_seconds": self.train_seconds,
+            "peak_rss_mib": self.peak_rss_mib,
+            **({"threshold": self.threshold} if self.threshold is not None else {}),
+            **({"lambda": self.lam} if self.lam is not None else {}),
+            "device": self.device,
+            "versions": package_versions(),
+            "machine": machine_info(),
+        }

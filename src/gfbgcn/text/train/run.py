@@ -1,0 +1,43 @@
+"""``train_text``: one training run on a text graph, full batch or mini-batch."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gfbgcn.core.device import resolve_device
+from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.full_batch import train_full_batch
+from gfbgcn.text.train.minibatch import train_minibatch
+
+
+def train_text(
+    graph: TextGraph,
+    config: TrainConfig,
+    *,
+    progress: bool = True,
+    adj: torch.Tensor | None = None,
+    multilabel_targets: np.ndarray | None = None,
+    device: str | torch.device | None = None,
+) -> TrainResult:
+    """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
+
+    ``device``: ``auto`` (default: the first CUDA GPU if torch sees one, else the CPU),
+    ``cpu``, ``cuda`` or ``cuda:N`` (see :mod:`gfbgcn.core.device`); the returned model stays
+    there.  ``adj`` (the normalised adjacency) may be passed in to share it between runs
+    (passing it already on ``device`` saves a copy per run).
+    ``multilabel_targets`` (``[num_docs, L]`` 0/1, see :mod:`gfbgcn.text.corpus.labels`) switches
+    to multi-label training: BCE-with-logits, sigmoid outputs, micro/macro F1 and subset
+    accuracy at a threshold chosen on the validation documents.
+    """
+    device = resolve_device(device)
+    if config.batch_size:
+        if multilabel_targets is not None:
+            raise ValueError("mini-batch training (batch_size > 0) is single-label only")
+        if device.type != "cpu":  # its sampler and DDP set-up are written and tested for the CPU
+            raise ValueError(f"mini-batch training (--batch-size) runs on the CPU in this "
+                             f"version, not on {device}; use --device cpu")
+        return train_minibatch(graph, config, progress=progress, adj=adj)
+    return train_full_batch(graph, config, progress=progress, adj=adj,
+                            multilabel_targets=multilabel_targets, device=device)

@@ -1,0 +1,101 @@
+"""One training run's set-up (model, optimiser, Â, targets, splits on the device) and its result."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from gfbgcn.core.runinfo import peak_rss_mib, seed_everything
+from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
+from gfbgcn.nn.sparse import csr_rows, to_device
+from gfbgcn.text.graph.text_graph import TextGraph, normalized_adjacency
+from gfbgcn.text.train.checks import check_split
+from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.features import node_features
+from gfbgcn.text.train.models import build_text_model
+
+
+@dataclass
+class RunSetup:
+    """Everything one training run works on (built by :func:`prepare_run`)."""
+
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    adj: torch.Tensor
+    targets: torch.Tensor  # [num_nodes] class ids, or [num_docs, L] 0/1 (multi-label)
+    multi: bool
+    num_classes: int
+    train_idx: torch.Tensor
+    val_idx: torch.Tensor
+    test_idx: torch.Tensor
+    row_adj: tuple[torch.Tensor, torch.Tensor] | None  # rows of Â for train / val documents
+    device: torch.device
+
+
+def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
+             multilabel_targets: np.ndarray | None, device: torch.device) -> RunSetup:
+    """Model, optimiser, ``Â``, targets and document indices, all on ``device``.
+
+    The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
+    on every device."""
+    seed_everything(config.seed)
+    data = graph.to_data(config.val_ratio, config.seed)
+    if adj is None:
+        adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
+    adj = to_device(adj, device)  # no copy when the caller shares one already there
+    multi = multilabel_targets is not None
+    targets = data.y
+    if multi:
+        targets = torch.as_tensor(np.asarray(multilabel_targets), dtype=torch.float32)
+        if targets.shape[0] != graph.num_docs:
+            raise ValueError(f"multilabel_targets has {targets.shape[0]} rows, "
+                             f"graph {graph.num_docs} documents")
+    num_classes = targets.shape[1] if multi else len(graph.label_names)
+    targets = targets.to(device)
+    model = build_text_model(config.model, data.num_nodes, num_classes, config.hidden,
+                             config.dropout, features=node_features(graph, config.features),
+                             **dict(config.layer_options)).to(device)
+    if not config.train_lambda:
+        for p in lambda_parameters(model):
+            p.requires_grad_(False)
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad],
+                                 lr=config.lr, weight_decay=config.weight_decay)
+    train_idx = data.train_mask.nonzero().view(-1)
+    val_idx = data.val_mask.nonzero().view(-1)
+    check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
+                config.val_ratio, multi)
+    train_idx, val_idx = train_idx.to(device), val_idx.to(device)
+    row_adj = None
+    if isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
+        row_adj = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
+    return RunSetup(model, optimizer, adj, targets, multi, num_classes, train_idx, val_idx,
+                  data.test_mask.nonzero().view(-1).to(device), row_adj, device)
+
+
+def fitted_result(config: TrainConfig, history: list[dict[str, float]], best_epoch: int,
+                  train_seconds: float, test: dict[str, Any], val: dict[str, Any],
+                  model: torch.nn.Module, probabilities: np.ndarray,
+                  threshold: float | None = None, device: str = "cpu") -> TrainResult:
+    """The :class:`TrainResult` of a finished fit (full batch or mini-batch alike)."""
+    val["loss"] = history[best_epoch - 1]["val_loss"]
+    return TrainResult(
+        config=config, test=test, val=val, best_epoch=best_epoch, epochs_run=len(history),
+        seconds_per_epoch=statistics.median(h["seconds"] for h in history),
+        train_seconds=train_seconds, peak_rss_mib=peak_rss_mib(), history=history, model=model,
+        probabilities=probabilities, threshold=threshold, lam=lambda_value(model),
+        device=device,
+    )
+
+
+def lambda_parameters(model: torch.nn.Module) -> list[torch.nn.Parameter]:
+    return [p for name, p in model.named_parameters() if name.endswith("lam")]
+
+
+def lambda_value(model: torch.nn.Module) -> float | None:
+    """The trade-off lambda of a text model's GFB layer (``None`` for the other models)."""
+    lams = lambda_parameters(model)
+    return float(lams[0].detach()) if len(lams) == 1 else None

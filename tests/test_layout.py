@@ -1,0 +1,165 @@
+"""The package's structure: no import cycle, dependencies run one way, modules and functions
+stay small enough to read (issue 24). Read from the source with ``ast``; nothing is imported."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+#: Packages nothing else may depend on from below: ``core`` and ``nn`` serve the task packages.
+FOUNDATIONS = ("gfbgcn.core", "gfbgcn.nn", "gfbgcn.paper")
+#: The command line sits on top: no library module imports it.
+TOP = "gfbgcn.cli"
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for path in SRC.rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        mods[".".join(parts)] = path
+    return mods
+
+
+def _imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The gfbgcn modules ``module`` imports, at any depth of its code."""
+    found = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if m in known and m != module}
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = _modules()
+    return {m: _imports(m, p, known) for m, p in known.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_foundations_import_no_task_package() -> None:
+    upward = [(m, t) for m, targets in import_graph().items() for t in targets
+              if any(_in(m, f) for f in FOUNDATIONS)
+              and not any(_in(t, f) for f in FOUNDATIONS) and t != "gfbgcn"]
+    assert upward == []
+
+
+def test_only_the_command_line_imports_the_command_line() -> None:
+    callers = [(m, t) for m, targets in import_graph().items() for t in targets
+               if _in(t, TOP) and not _in(m, TOP) and m != "gfbgcn.__main__"]
+    assert callers == []
+
+
+def test_text_subpackages_depend_one_way() -> None:
+    """corpus < tokenize < graph < train < predict < auto < reproduce: never back."""
+    order = ["corpus", "tokenize", "graph", "train", "predict", "auto", "reproduce"]
+    rank = {f"gfbgcn.text.{name}": i for i, name in enumerate(order)}
+
+    def rank_of(module: str) -> int | None:
+        return next((r for p, r in rank.items() if _in(module, p)), None)
+
+    back = [(m, t) for m, targets in import_graph().items() for t in targets
+            if rank_of(m) is not None and rank_of(t) is not None and rank_of(t) > rank_of(m)]
+    assert back == []
+
+
+def _sizes() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    long_modules, long_functions = [], []
+    for module, path in _modules().items():
+        source = path.read_text(encoding="utf-8")
+        lines = source.count("\n")
+        if lines > MAX_MODULE_LINES:
+            long_modules.append((module, lines))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long_functions.append((f"{module}.{node.name}", length))
+    return long_modules, long_functions
+
+
+def test_modules_are_short() -> None:
+    assert _sizes()[0] == []
+
+
+def test_functions_are_short() -> None:
+    assert _sizes()[1] == []
+
+
+@pytest.mark.parametrize("package", sorted({".".join(m.split(".")[:3]) for m in _modules()
+                                             if m.count(".") >= 2}))
+def test_packages_stay_browsable(package: str) -> None:
+    """Past ~15 modules a package gets sub-packages."""
+    children = defaultdict(int)
+    for module in _modules():
+        if module.startswith(package + ".") and module.count(".") == package.count(".") + 1:
+            children[package] += 1
+    assert children[package] <= 16
