@@ -78,7 +78,7 @@ def test_run_interrupted_while_writing_keeps_the_previous_run(cli, corpus, tmp_p
 
 def test_resave_interrupted_keeps_the_previous_model_loadable(cli, corpus, tmp_path,
                                                               monkeypatch):
-    import safetensors.torch
+    from gfbgcn.text.predict import saved
 
     model = tmp_path / "model"
     assert cli("train", "--dataset", corpus, *FAST, "--save", model).status == 0
@@ -87,7 +87,7 @@ def test_resave_interrupted_keeps_the_previous_model_loadable(cli, corpus, tmp_p
     def killed(tensors, filename, *args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(safetensors.torch, "save_file", killed)
+    monkeypatch.setattr(saved, "save_file", killed)
     assert cli("train", "--dataset", corpus, *FAST, "--save", model, "--seed", "3"
                   ).status == 130
     assert _snapshot(model) == before

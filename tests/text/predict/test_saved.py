@@ -10,16 +10,11 @@ import pytest
 
 import gfbgcn
 from gfbgcn.core.errors import ModelLoadError
-from gfbgcn.core.io import sha256_file
-from gfbgcn.text.predict import saved
+from gfbgcn.core.io import json_digest, sha256_file
+from gfbgcn.text.predict import model_schema
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.saved import (
-    VersionMismatchWarning,
-    load_model,
-    read_config,
-    save_model,
-    save_trained,
-)
+from gfbgcn.text.predict.model_files import VersionMismatchWarning
+from gfbgcn.text.predict.saved import load_model, read_config, save_model, save_trained
 from tests.text.toydata import NEW_DOCS, toy_corpus
 
 
@@ -45,7 +40,8 @@ def _rewrite_config(path, *changes):
         for key in keys[:-1]:
             node = node[key]
         node[keys[-1]] = value
-    cfg.pop("config_sha256", None)  # these tests plant other faults than an edit
+    # these tests plant other faults than an edit: re-sign the configuration
+    cfg["config_sha256"] = json_digest({k: v for k, v in cfg.items() if k != "config_sha256"})
     (path / "config.json").write_text(json.dumps(cfg))
 
 
@@ -56,8 +52,8 @@ def test_corrupt_weights(model_dir):
     (path / "model.safetensors").write_bytes(bytes(data))
     with pytest.raises(ModelLoadError, match="model.safetensors: checksum mismatch"):
         load_model(path)
-    (path / "model.safetensors").write_bytes(b"\x00garbage")  # and without a checksum to help
-    _rewrite_config(path, ("sha256", "model.safetensors", None))
+    (path / "model.safetensors").write_bytes(b"\x00garbage")  # and with a matching checksum
+    _rewrite_config(path, ("sha256", "model.safetensors", sha256_file(path / "model.safetensors")))
     with pytest.raises(ModelLoadError, match="corrupt weights file"):
         load_model(path)
 
@@ -80,7 +76,7 @@ def test_version_checks(model_dir):
     _rewrite_config(path, ("format_version", 99))
     with pytest.raises(ModelLoadError, match="format version 99"):
         load_model(path)
-    _rewrite_config(path, ("format_version", saved.FORMAT_VERSION), ("versions", "gfbgcn", "9.0.0"))
+    _rewrite_config(path, ("format_version", model_schema.FORMAT_VERSION), ("versions", "gfbgcn", "9.0.0"))
     with pytest.raises(ModelLoadError, match="gfbgcn 9.0.0, incompatible"):
         load_model(path)
     _rewrite_config(path, ("versions", "gfbgcn", gfbgcn.__version__),

@@ -30,16 +30,17 @@ must be loaded with ``load_model(path, tokenizer=the_same_callable)``.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
+from safetensors.torch import save_file
 
 from gfbgcn.core.atomic import atomic_directory
+from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.core.io import (
     atomic_write,
@@ -49,24 +50,29 @@ from gfbgcn.core.io import (
     sha256_file,
 )
 from gfbgcn.core.runinfo import package_versions
+from gfbgcn.text.corpus.labels import multi_hot, split_labels
+from gfbgcn.text.graph.text_graph import corpus_digest
+from gfbgcn.text.predict.combined import CombinedPredictor, load_combined
 from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.predict.model_files import (
+    check_tensors,
+    check_versions,
+    checked_file,
+    read_checked_config,
+    read_tensors,
+    read_vocabulary,
+)
+from gfbgcn.text.predict.model_schema import (
+    CONFIG,
+    FORMAT,
+    FORMAT_VERSION,
+    VOCAB,
+    WEIGHTS,
+)
 from gfbgcn.text.tokenize.clean import Tokenizer
-from gfbgcn.text.tokenize.registry import resolve_tokenizer
+from gfbgcn.text.tokenize.registry import resolve_tokenizer, tokenizer_from_name
 from gfbgcn.text.train.features import WordFeatures
-
-if TYPE_CHECKING:
-    from gfbgcn.text.predict.combined import CombinedPredictor
-
-FORMAT_VERSION = 1
-WEIGHTS = "model.safetensors"
-VOCAB = "vocab.json"
-CONFIG = "config.json"
-# A different major version of these packages is incompatible; any other difference warns.
-_CHECKED_PACKAGES = ("gfbgcn", "torch", "torch_geometric")
-
-
-class VersionMismatchWarning(UserWarning):
-    """The model was saved with different (compatible) package versions."""
+from gfbgcn.text.train.models import make_second_layer
 
 
 def save_model(
@@ -108,8 +114,6 @@ def _write_files(out: Path, predictor: InductiveTextGCN, settings: dict[str, Any
     """Weights, vocabulary and ``config.json`` of a model directory, written into ``out`` (a
     staging directory); ``settings``: the entries of ``config.json`` the caller gives as they
     are (``graph``, ``train``, ``training_data``, ``metrics`` and any ``extra``)."""
-    from safetensors.torch import save_file
-
     tensors = {
         "w1_words": predictor.w1_words,
         "h_words": predictor.h_words,
@@ -127,7 +131,7 @@ def _write_files(out: Path, predictor: InductiveTextGCN, settings: dict[str, Any
     atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
     atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
     config = {
-        "format": "gfbgcn-text-model",
+        "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "model": {
             "name": predictor.model_name,
@@ -159,117 +163,7 @@ def _write_files(out: Path, predictor: InductiveTextGCN, settings: dict[str, Any
 
 
 def _reloadable(name: str) -> bool:
-    from gfbgcn.text.tokenize.registry import tokenizer_from_name
-
     return tokenizer_from_name(name) is not None
-
-
-def _major(version: str) -> str:
-    return version.split(".")[0]
-
-
-def check_versions(saved: dict[str, str], path: Path) -> None:
-    """Fail on a different major version of gfbgcn/torch/torch_geometric; warn on others."""
-    current = package_versions()
-    differ = []
-    for name, then in sorted(saved.items()):
-        now = current.get(name)
-        if now is None or then == now or "not installed" in (then, now):
-            continue
-        if name in _CHECKED_PACKAGES and _major(then) != _major(now):
-            raise ModelLoadError(
-                f"{path}: saved with {name} {then}, incompatible with the installed {now} "
-                "(different major version); install a matching version or retrain"
-            )
-        differ.append(f"{name} {then} -> {now}")
-    if differ:
-        warnings.warn(
-            f"{path}: saved with other package versions ({', '.join(differ)}); outputs may "
-            "differ slightly",
-            VersionMismatchWarning,
-            stacklevel=3,
-        )
-
-
-def _read_config(path: Path) -> dict[str, Any]:
-    if not path.is_dir():
-        raise ModelLoadError(f"{path}: no such model directory")
-    cfg_path = path / CONFIG
-    if not cfg_path.is_file():
-        raise ModelLoadError(
-            f"{path}: {CONFIG} is missing; the directory is not a saved gfbgcn model or its "
-            "save was interrupted (save again with gfbgcn train ... --save)"
-        )
-    try:
-        config = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelLoadError(f"{cfg_path}: unreadable ({err})") from err
-    if not isinstance(config, dict) or config.get("format") != "gfbgcn-text-model":
-        raise ModelLoadError(f"{cfg_path}: not a gfbgcn text model configuration")
-    version = config.get("format_version")
-    if version != FORMAT_VERSION:
-        raise ModelLoadError(
-            f"{path}: model format version {version!r}, this gfbgcn reads version "
-            f"{FORMAT_VERSION}; use the gfbgcn version that saved it, or retrain"
-        )
-    missing = [k for k in ("model", "labels", "tokenizer", "shapes", "sha256", "versions")
-               if k not in config]
-    if missing:
-        raise ModelLoadError(f"{cfg_path}: incomplete configuration, missing {missing}")
-    check_config_digest(config, cfg_path)
-    return config
-
-
-def check_config_digest(config: dict[str, Any], cfg_path: Path) -> None:
-    """``config_sha256`` (written by this version on) must match the other fields: an edited
-    label name or setting is refused.  Older saves without it load unchecked."""
-    expected = config.get("config_sha256")
-    if expected is None:
-        return
-    rest = {k: v for k, v in config.items() if k != "config_sha256"}
-    if json_digest(rest) != expected:
-        raise ModelLoadError(f"{cfg_path}: checksum mismatch, the configuration was modified "
-                             "after saving (save the model again with gfbgcn train ... --save)")
-
-
-def _check_file(path: Path, name: str, config: dict[str, Any]) -> Path:
-    file = path / name
-    if not file.is_file():
-        raise ModelLoadError(f"{path}: {name} is missing (incomplete model directory)")
-    expected = config["sha256"].get(name)
-    if expected is not None and sha256_file(file) != expected:
-        raise ModelLoadError(
-            f"{file}: checksum mismatch, the file is corrupt or was modified after saving"
-        )
-    return file
-
-
-def _check_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any], v: int,
-                   weights: Path, path: Path) -> None:
-    """Every tensor present, with the shape the configuration and the vocabulary imply."""
-    required = ("w1_words", "h_words", "deg_words", "w1_doc_mean", "idf", "prior")
-    missing = [k for k in required if k not in tensors]
-    if missing:
-        raise ModelLoadError(f"{weights}: tensors missing: {missing}")
-    for name, shape in config["shapes"].items():
-        if name not in tensors:
-            raise ModelLoadError(f"{weights}: tensor {name!r} missing")
-        if list(tensors[name].shape) != list(shape):
-            raise ModelLoadError(
-                f"{weights}: tensor {name!r} has shape {list(tensors[name].shape)}, "
-                f"the configuration says {shape}"
-            )
-    m, labels = config["model"], config["labels"]
-    hidden, c = int(m["hidden"]), int(m["num_classes"])
-    if len(labels["names"]) != c:
-        raise ModelLoadError(f"{path}: {len(labels['names'])} label names for {c} classes")
-    for name, shape in (("w1_words", [v, hidden]), ("h_words", [v, hidden]), ("deg_words", [v]),
-                        ("idf", [v]), ("prior", [c]), ("w1_doc_mean", [hidden])):
-        if list(tensors[name].shape) != shape:
-            raise ModelLoadError(
-                f"{path}: {name} has shape {list(tensors[name].shape)}, expected {shape} "
-                f"(vocabulary of {v} words, hidden {hidden}, {c} classes)"
-            )
 
 
 def load_model(
@@ -286,79 +180,71 @@ def load_model(
     model saved on any device loads on any other.  A combined model (graph + TF-IDF/LR, see
     :mod:`gfbgcn.text.predict.combined`) keeps its linear part on the CPU.
     """
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
-
-    from gfbgcn.core.device import resolve_device
-    from gfbgcn.text.train.models import make_second_layer
-
     target = resolve_device(device)  # an absent GPU fails before the files are read
     path = Path(path)
-    config = _read_config(path)
+    config = read_checked_config(path)
     check_versions(config["versions"], path)
-    weights = _check_file(path, WEIGHTS, config)
-    vocab_file = _check_file(path, VOCAB, config)
-    try:
-        tensors = load_file(str(weights), device="cpu")
-    except (SafetensorError, OSError, ValueError) as err:
-        raise ModelLoadError(f"{weights}: corrupt weights file ({err})") from err
-    try:
-        vocab = json.loads(vocab_file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelLoadError(f"{vocab_file}: unreadable vocabulary ({err})") from err
-    if not isinstance(vocab, list) or not all(isinstance(w, str) for w in vocab):
-        raise ModelLoadError(f"{vocab_file}: the vocabulary must be a JSON list of strings")
+    weights = checked_file(path, WEIGHTS, config)
+    vocab = read_vocabulary(checked_file(path, VOCAB, config))
+    tensors = read_tensors(weights)
+    check_tensors(tensors, config, len(vocab), weights, path)
+    predictor = _predictor(path, config, tensors, vocab, tokenizer, self_embedding).to(target)
+    if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.predict.combined
+        return load_combined(path, config["combined"], predictor, ModelLoadError)
+    return predictor
 
-    _check_tensors(tensors, config, len(vocab), weights, path)
-    m, labels = config["model"], config["labels"]
-    hidden, c = int(m["hidden"]), int(m["num_classes"])
+
+def _second_layer(path: Path, model: dict[str, Any],
+                  tensors: dict[str, torch.Tensor]) -> torch.nn.Module:
+    """The saved second layer, rebuilt from its name and options and its state dict."""
+    hidden, c = int(model["hidden"]), int(model["num_classes"])
     try:
-        conv2 = make_second_layer(m["name"], hidden, c, **m.get("layer_options", {}))
-    except ValueError as err:
-        raise ModelLoadError(f"{path}: {err}") from err
+        conv2 = make_second_layer(model["name"], hidden, c, **model["layer_options"])
+    except (ValueError, TypeError) as err:
+        raise ModelLoadError(f"{path}: model: {err}") from err
     state = {k[len("conv2."):]: t for k, t in tensors.items() if k.startswith("conv2.")}
     try:
         conv2.load_state_dict(state, strict=True)
     except RuntimeError as err:
-        raise ModelLoadError(f"{weights}: second-layer weights do not fit {m['name']}: {err}") \
-            from err
+        raise ModelLoadError(f"{path / WEIGHTS}: second-layer weights do not fit "
+                             f"{model['name']}: {err}") from err
+    return conv2
+
+
+def _predictor(path: Path, config: dict[str, Any], tensors: dict[str, torch.Tensor],
+               vocab: list[str], tokenizer: Tokenizer | None,
+               self_embedding: str | None) -> InductiveTextGCN:
+    """The inductive predictor of a checked model directory, on the CPU."""
+    m, labels = config["model"], config["labels"]
     try:
         tok = resolve_tokenizer(config["tokenizer"]["name"], tokenizer)
+        features = WordFeatures.from_saved(tensors, config["features"], len(vocab),
+                                           int(m["hidden"]))
     except ValueError as err:
         raise ModelLoadError(f"{path}: {err}") from err
-    ind = config.get("inductive", {})
-    try:  # saved before features existed: one-hot
-        features = WordFeatures.from_saved(tensors, config.get("features"), len(vocab), hidden)
-    except ValueError as err:
-        raise ModelLoadError(f"{weights}: {err}") from err
-    predictor = InductiveTextGCN(
+    return InductiveTextGCN(
         vocab=vocab,
         idf=tensors["idf"].numpy().astype(np.float64),
         deg_words=tensors["deg_words"],
         w1_words=tensors["w1_words"],
         h_words=tensors["h_words"],
         w1_doc_mean=tensors["w1_doc_mean"],
-        conv2=conv2,
+        conv2=_second_layer(path, m, tensors),
         label_names=list(labels["names"]),
         prior=tensors["prior"].numpy().astype(np.float64),
         model_name=m["name"],
         tokenizer_name=config["tokenizer"]["name"],
         tokenizer=tok,
-        multi_label=bool(labels.get("multi_label")),
+        multi_label=labels["multi_label"],
         threshold=float(labels.get("threshold") or 0.5),
-        self_embedding=self_embedding or ind.get("self_embedding", "zero"),
+        self_embedding=self_embedding or config["inductive"]["self_embedding"],
         features=features,
-    ).to(target)
-    if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.predict.combined
-        from gfbgcn.text.predict.combined import load_combined
-
-        return load_combined(path, config["combined"], predictor, ModelLoadError)
-    return predictor
+    )
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
     """The validated ``config.json`` of a model directory."""
-    return _read_config(Path(path))
+    return read_checked_config(Path(path))
 
 
 def graph_config_dict(graph) -> dict[str, Any]:
@@ -375,12 +261,8 @@ def save_trained(path: str | Path, result, graph, corpus, label_names=None,
     ``label_names``: the individual labels of a multi-label run (``None`` for single-label);
     ``label_sep`` joins them in the corpus's label field.
     """
-    from gfbgcn.text.graph.text_graph import corpus_digest
-
     prior = None
     if label_names is not None:  # multi-label: per-label frequency over the training documents
-        from gfbgcn.text.corpus.labels import multi_hot, split_labels
-
         y, _ = multi_hot(split_labels(corpus.labels, label_sep), label_names)
         prior = y[graph.is_train].mean(0).astype(np.float64)
     predictor = InductiveTextGCN.from_trained(
