@@ -27,8 +27,9 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         help="data root (default: $GFBGCN_DATA, then the user cache dir)")
     parser.add_argument("--text-col", default="text", help="text column of a corpus file")
     parser.add_argument("--label-col", default="label", help="label column of a corpus file")
-    parser.add_argument("--split-col", default="split", help="train/test column of a corpus "
-                        "file (absent: stratified 10%% test split drawn with --split-seed)")
+    parser.add_argument("--split-col", default=None, help="train/test column of a corpus "
+                        "file; a named column must exist (default: 'split' where the file has "
+                        "it, else a stratified 10%% test split drawn with --split-seed)")
     parser.add_argument("--split-seed", type=int_in(0), default=0,
                         help="seed of that split (0; >= 0)")
     parser.add_argument("--skip-bad-rows", action="store_true",

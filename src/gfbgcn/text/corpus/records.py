@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gfbgcn.core.errors import CorpusFormatError
+
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -173,7 +175,7 @@ def _delimited(path: str, fmt: str, lines: list[str], bad: dict[int, str]) -> Ta
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             continue  # blank line
         if not table.columns:
-            table.columns = [c.strip() for c in fields]
+            table.columns = _header(path, first, fields)
             continue
         if len(fields) != len(table.columns):
             table.rows.append(Row(first, error=f"expected {len(table.columns)} columns "
@@ -187,6 +189,26 @@ def _delimited(path: str, fmt: str, lines: list[str], bad: dict[int, str]) -> Ta
     return table
 
 
+def _header(path: str, line: int, fields: list[str]) -> list[str]:
+    """The column names of a header row; a name given twice is refused (which one holds the
+    text would be a guess)."""
+    columns = [c.strip() for c in fields]
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise CorpusFormatError(f"{path}:{line}: column name(s) {', '.join(map(repr, repeated))} "
+                                "appear more than once in the header")
+    return columns
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: a key given twice in one object is an error, not "last one wins"."""
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"key(s) {', '.join(map(repr, repeated))} appear more than once")
+    return dict(pairs)
+
+
 def _jsonl(path: str, lines: list[str], bad: dict[int, str]) -> Table:
     table = Table(path, "jsonl", [], [])
     for number, line in enumerate(lines, 1):
@@ -196,9 +218,12 @@ def _jsonl(path: str, lines: list[str], bad: dict[int, str]) -> Table:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as err:
             table.rows.append(Row(number, error=f"invalid JSON: {err.msg}"))
+            continue
+        except ValueError as err:
+            table.rows.append(Row(number, error=f"invalid JSON object: {err}"))
             continue
         if not isinstance(obj, dict):
             table.rows.append(Row(number, error="a JSON object per line is expected"))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from gfbgcn.core.errors import CorpusFormatError
 from gfbgcn.text.corpus.corpus import Corpus
-from gfbgcn.text.corpus.records import Table, read_table, table_format
+from gfbgcn.text.corpus.records import Row, Table, read_table, table_format
 
 
 def _split_flag(value: str, path: Path, lineno: int) -> bool:
@@ -21,12 +24,29 @@ def _split_flag(value: str, path: Path, lineno: int) -> bool:
     raise CorpusFormatError(f"{path}:{lineno}: split must be 'train' or 'test', got {value!r}")
 
 
-def _check_columns(table: Table, wanted: dict[str, str]) -> None:
-    """Fail on a header without the text or label column, naming the columns found."""
+class LeakageWarning(UserWarning):
+    """Some test documents also occur, with the same text, among the training documents."""
+
+
+#: The split column used when present and none is named.
+DEFAULT_SPLIT_COL = "split"
+
+
+def _present(table: Table) -> set[str]:
     if table.fmt == "jsonl":
-        present = set().union(*(r.values for r in table.rows if r.values is not None))
-    else:
-        present = set(table.columns)
+        return set().union(*(r.values for r in table.rows if r.values is not None))
+    return set(table.columns)
+
+
+def _check_columns(table: Table, wanted: dict[str, str]) -> None:
+    """Fail on a header without a named column (naming the columns found), or on one column
+    named for two roles (the labels would be read as the texts)."""
+    roles = {}
+    for option, col in wanted.items():
+        if col in roles:
+            raise CorpusFormatError(f"{roles[col]} and {option} both name column {col!r}")
+        roles[col] = option
+    present = _present(table)
     missing = [f"{col!r} ({option})" for option, col in wanted.items() if col not in present]
     if missing and (present or table.fmt != "jsonl"):
         found = ", ".join(repr(c) for c in table.columns) or "none"
@@ -35,38 +55,83 @@ def _check_columns(table: Table, wanted: dict[str, str]) -> None:
                                 f"found: {found}")
 
 
-def _has_split(table: Table, split_col: str | None) -> bool:
-    """The split column counts when any readable row has a value in it (not just the first)."""
-    if not split_col:
-        return False
-    return any(r.values is not None and str(r.values.get(split_col) or "").strip()
-               for r in table.rows)
+def _split_column(table: Table, split_col: str | None) -> str | None:
+    """The split column in use: the one named (it must exist), else ``split`` when any row
+    fills it."""
+    if split_col is not None:
+        return split_col
+    filled = any(r.values is not None and str(r.values.get(DEFAULT_SPLIT_COL) or "").strip()
+                 for r in table.rows)
+    return DEFAULT_SPLIT_COL if filled else None
 
 
-def load_table(
-    path: str | Path,
-    text_col: str = "text",
-    label_col: str = "label",
-    split_col: str | None = "split",
-    *,
-    test_size: float = 0.1,
-    seed: int = 0,
-    skip_bad_rows: bool = False,
-    encoding: str = "utf-8",
-    name: str | None = None,
-) -> Corpus:
-    """Load a user's corpus from CSV, TSV or JSONL (by extension).
+def _text_problem(value: Any, column: str) -> str | None:
+    if not isinstance(value, str):
+        return (f"missing text (column {column!r})" if value is None
+                else f"text (column {column!r}) must be a string, got JSON {_json_kind(value)}")
+    return None if value.strip() else f"missing text (column {column!r})"
 
-    Columns ``text_col`` and ``label_col`` are required; ``split_col`` (values train/test) is
-    optional; it is used when any row fills it (then every row must).  Without it, a
-    stratified ``test_size`` share of documents becomes the test set,
-    drawn with ``seed`` (recorded in the corpus notes).  A bad row (missing text or label, wrong
-    column count, undecodable bytes, bad split value) raises :class:`CorpusFormatError` naming
-    the file and line, unless ``skip_bad_rows`` is set, in which case the number skipped is
-    recorded in the notes.  How the file is read (encodings, quoting, TSV, long fields):
-    :mod:`gfbgcn.text.corpus.records`.
-    """
-    path = Path(path)
+
+def _label_problem(value: Any, column: str) -> str | None:
+    """Labels are strings or integers (``0``/``1`` labels are common in JSONL)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return f"missing label (column {column!r})"
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    return f"label (column {column!r}) must be a string or an integer, got JSON {_json_kind(value)}"
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # NaN, Infinity
+    kinds = {bool: "true/false", int: "number", float: "number", list: "list", dict: "object"}
+    return next((name for kind, name in kinds.items() if isinstance(value, kind)), "value")
+
+
+def _read_row(row: Row, cols: tuple[str, str, str | None], path: Path) -> tuple[str, str, bool | None]:
+    """``(text, label, is_train or None)`` of a record; :class:`CorpusFormatError` naming the
+    line otherwise."""
+    text_col, label_col, split_col = cols
+    error = row.error
+    if error is None and row.values is not None:
+        error = (_text_problem(row.values.get(text_col), text_col)
+                 or _label_problem(row.values.get(label_col), label_col))
+    if error is not None or row.values is None:
+        raise CorpusFormatError(f"{path}:{row.line}: {error}")
+    split = None
+    if split_col is not None:
+        value = str(row.values.get(split_col) or "")
+        if not value.strip():
+            raise CorpusFormatError(f"{path}:{row.line}: missing split value (column "
+                                    f"{split_col!r})")
+        split = _split_flag(value, path, row.line)
+    return row.values[text_col], str(row.values[label_col]).strip(), split
+
+
+def _read_rows(table: Table, cols: tuple[str, str, str | None], path: Path,
+               skip_bad_rows: bool) -> tuple[list[str], list[str], list[bool], list[str]]:
+    """Texts, labels and split flags of the usable rows, and the messages of skipped ones."""
+    texts: list[str] = []
+    labels: list[str] = []
+    splits: list[bool] = []
+    skipped: list[str] = []
+    for row in table.rows:
+        try:
+            text, label, split = _read_row(row, cols, path)
+        except CorpusFormatError as err:
+            if not skip_bad_rows:
+                raise CorpusFormatError(f"{err} (use --skip-bad-rows to skip such rows)") \
+                    from None
+            skipped.append(str(err))
+            continue
+        texts.append(text)
+        labels.append(label)
+        if split is not None:
+            splits.append(split)
+    return texts, labels, splits, skipped
+
+
+def _open_table(path: Path, encoding: str) -> Table:
     if path.is_dir():
         raise CorpusFormatError(f"{path}: is a directory, not a corpus file")
     if not path.is_file():
@@ -76,46 +141,60 @@ def load_table(
     if fmt is None:
         raise CorpusFormatError(f"{path}: unsupported extension {path.suffix.lower()!r} (csv, "
                                 "tsv, jsonl)")
-    table = read_table(path, fmt, encoding)
-    _check_columns(table, {"--text-col": text_col, "--label-col": label_col})
-    has_split = _has_split(table, split_col)
-    texts: list[str] = []
-    labels: list[str] = []
-    splits: list[bool] = []
-    skipped: list[str] = []
-    for row in table.rows:
-        lineno, error = row.line, row.error
-        if error is None and row.values is not None:
-            text, label = row.values.get(text_col), row.values.get(label_col)
-            if text is None or (isinstance(text, str) and not text.strip()):
-                error = f"missing text (column {text_col!r})"
-            elif label is None or (isinstance(label, str) and not label.strip()):
-                error = f"missing label (column {label_col!r})"
-        if error is None and has_split:
-            split_value = str(row.values.get(split_col) or "")  # type: ignore[union-attr]
-            try:
-                if not split_value.strip():
-                    raise CorpusFormatError(f"{path}:{lineno}: missing split value (column "
-                                            f"{split_col!r} is filled on other rows)")
-                splits.append(_split_flag(split_value, path, lineno))
-            except CorpusFormatError as err:
-                error = str(err).split(": ", 1)[1]
-        if error is not None:
-            message = f"{path}:{lineno}: {error}"
-            if not skip_bad_rows:
-                raise CorpusFormatError(message + " (use --skip-bad-rows to skip such rows)")
-            skipped.append(message)
-            continue
-        assert row.values is not None
-        texts.append(str(row.values[text_col]))
-        labels.append(str(row.values[label_col]).strip())
+    return read_table(path, fmt, encoding)
+
+
+def warn_on_leakage(texts: Sequence[str], is_train: np.ndarray, path: Path) -> None:
+    """Warn when test documents repeat training documents word for word (the test accuracy
+    would then measure memory, not generalisation)."""
+    train_texts = {t.strip() for t, tr in zip(texts, is_train) if tr}
+    leaked = sum(1 for t, tr in zip(texts, is_train) if not tr and t.strip() in train_texts)
+    if leaked:
+        warnings.warn(f"{path}: {leaked} test document(s) also occur in the training set with "
+                      "the same text; their test accuracy is not a measure of generalisation",
+                      LeakageWarning, stacklevel=3)
+
+
+def load_table(
+    path: str | Path,
+    text_col: str = "text",
+    label_col: str = "label",
+    split_col: str | None = None,
+    *,
+    test_size: float = 0.1,
+    seed: int = 0,
+    skip_bad_rows: bool = False,
+    encoding: str = "utf-8",
+    name: str | None = None,
+) -> Corpus:
+    """Load a user's corpus from CSV, TSV or JSONL (by extension).
+
+    Columns ``text_col`` and ``label_col`` are required and distinct. ``split_col`` (values
+    train/test), when named, must exist and be filled on every row; when not named, a column
+    ``split`` is used if any row fills it. Without a split column, a stratified ``test_size``
+    share of documents becomes the test set, drawn with ``seed`` (recorded in the corpus
+    notes). Texts are strings; labels strings or integers. A bad row (missing text or label,
+    wrong column count, undecodable bytes, bad split value, a JSON list as text) raises
+    :class:`CorpusFormatError` naming the file and line, unless ``skip_bad_rows`` is set, in
+    which case the number skipped is recorded in the notes. How the file is read (encodings,
+    quoting, TSV, long fields): :mod:`gfbgcn.text.corpus.records`.
+    """
+    path = Path(path)
+    table = _open_table(path, encoding)
+    wanted = {"--text-col": text_col, "--label-col": label_col}
+    if split_col is not None:
+        wanted["--split-col"] = split_col
+    _check_columns(table, wanted)
+    cols = (text_col, label_col, _split_column(table, split_col))
+    texts, labels, splits, skipped = _read_rows(table, cols, path, skip_bad_rows)
     if not texts:
         raise CorpusFormatError(f"{path}: no usable rows (corpus is empty)")
     notes: list[str] = [f"{path}: {suspect}" for suspect in table.suspects]
     if skipped:
         notes.append(f"skipped {len(skipped)} bad row(s); first: {skipped[0]}")
-    if has_split:
+    if cols[2] is not None:
         is_train = np.array(splits, dtype=bool)
+        warn_on_leakage(texts, is_train, path)
     else:
         is_train = stratified_train_mask(labels, test_size, seed)
         notes.append(
