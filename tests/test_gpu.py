@@ -26,11 +26,8 @@ from gfbgcn.graphcls.batching import GraphBatcher
 from gfbgcn.graphcls.train import TrainConfig as GraphTrainConfig
 from gfbgcn.graphcls.train import make_splits, train_one
 from gfbgcn.nn.sparse import is_marked_symmetric, to_device
-from gfbgcn.text.graph.text_graph import (
-    GraphConfig,
-    build_text_graph,
-    normalized_adjacency,
-)
+from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model, save_model
 from gfbgcn.text.tokenize.clean import whitespace_tokenize

@@ -33,3 +33,9 @@ def classification_metrics(
         "macro_f1": float(f),
         "confusion_matrix": cm.tolist(),
     }
+
+
+def mean_log_loss(y: np.ndarray, probs: np.ndarray) -> float:
+    """Mean negative log-probability of the true classes ``y`` ``[n]`` under ``probs``
+    ``[n, C]`` (clipped at 1e-12, so a zero probability costs about 27.6, not infinity)."""
+    return float(-np.mean(np.log(np.clip(probs[np.arange(len(y)), y], 1e-12, None))))

@@ -9,11 +9,8 @@ import pytest
 import torch
 
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph.text_graph import (
-    GraphConfig,
-    build_text_graph,
-    normalized_adjacency,
-)
+from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 
 

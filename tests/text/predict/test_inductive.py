@@ -9,15 +9,11 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from gfbgcn.text.graph.text_graph import (
-    GraphConfig,
-    build_text_graph,
-    normalized_adjacency,
-)
+from gfbgcn.text.graph.adjacency import node_degrees, normalized_adjacency
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict.inductive import (
     InductiveTextGCN,
     NoKnownWordsWarning,
-    node_degrees,
     predict_texts,
 )
 from gfbgcn.text.tokenize.clean import whitespace_tokenize

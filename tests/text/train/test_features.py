@@ -16,11 +16,8 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
-from gfbgcn.text.graph.text_graph import (
-    GraphConfig,
-    build_text_graph,
-    normalized_adjacency,
-)
+from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model, read_config, save_trained
 from gfbgcn.text.tokenize.clean import whitespace_tokenize

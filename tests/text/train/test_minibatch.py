@@ -12,11 +12,8 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.nn.sparse import csr_rows
-from gfbgcn.text.graph.text_graph import (
-    GraphConfig,
-    build_text_graph,
-    normalized_adjacency,
-)
+from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.minibatch import _BatchForward, epoch_batches, exact_doc_logits

@@ -12,7 +12,7 @@ import torch
 from gfbgcn.nn import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
 from gfbgcn.nn.models import TextGIN, TextSGC, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows
-from gfbgcn.text.graph.text_graph import normalized_adjacency
+from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.train.models import (
     MODELS,
     SECOND_LAYERS,

@@ -13,10 +13,14 @@ entries.  ``tests/text/test_adjacency.py`` checks the result equal, bit for bit,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 import torch
 from torch import Tensor
+
+from gfbgcn.text.graph.text_graph import TextGraph
 
 __all__ = ["normalized_adjacency_csr"]
 
@@ -51,3 +55,34 @@ def normalized_adjacency_csr(edge_index: Tensor, edge_weight: Tensor, num_nodes:
     values = torch.from_numpy(adj.data)
     del adj
     return torch.sparse_csr_tensor(crow, col, values, (num_nodes, num_nodes))
+
+
+def normalized_adjacency(
+    edge_index: torch.Tensor, edge_weight: torch.Tensor, num_nodes: int
+) -> torch.Tensor:
+    """``D^-1/2 (A + I) D^-1/2`` as a torch sparse CSR matrix.
+
+    The text graph is symmetric, so the result is marked symmetric for
+    :func:`gfbgcn.nn.sparse.spmm` (its backward reuses the matrix instead of a transpose).
+    Without self-loops in ``edge_index`` (text graphs have none) it is built in bounded memory
+    (:mod:`gfbgcn.text.graph.adjacency`, equal bit for bit); otherwise through PyG's ``gcn_norm``.
+    """
+    from torch_geometric.nn.conv.gcn_conv import gcn_norm
+
+    from gfbgcn.nn.sparse import mark_symmetric
+
+    with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
+        warnings.simplefilter("ignore", UserWarning)
+        if not bool((edge_index[0] == edge_index[1]).any()):
+            return mark_symmetric(normalized_adjacency_csr(edge_index, edge_weight, num_nodes))
+        ei, ew = gcn_norm(edge_index, edge_weight, num_nodes, add_self_loops=True)
+        coo = torch.sparse_coo_tensor(ei, ew, (num_nodes, num_nodes)).coalesce()
+        return mark_symmetric(coo.to_sparse_csr())
+
+
+def node_degrees(graph: TextGraph) -> np.ndarray:
+    """``deg_i = 1 + sum_j A_ij`` of every node of the training graph (self-loop included)."""
+    deg = np.bincount(
+        graph.edge_index[0], weights=graph.edge_weight.astype(np.float64), minlength=graph.num_nodes
+    )
+    return 1.0 + deg

@@ -38,7 +38,6 @@ from torch_geometric.data import Data
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph.adjacency import normalized_adjacency_csr
 from gfbgcn.text.graph.counts import (
     ppmi_matrix,
     tfidf_from_counts,
@@ -151,29 +150,6 @@ class TextGraph:
             val_mask=masks["val"],
             test_mask=masks["test"],
         )
-
-
-def normalized_adjacency(
-    edge_index: torch.Tensor, edge_weight: torch.Tensor, num_nodes: int
-) -> torch.Tensor:
-    """``D^-1/2 (A + I) D^-1/2`` as a torch sparse CSR matrix.
-
-    The text graph is symmetric, so the result is marked symmetric for
-    :func:`gfbgcn.nn.sparse.spmm` (its backward reuses the matrix instead of a transpose).
-    Without self-loops in ``edge_index`` (text graphs have none) it is built in bounded memory
-    (:mod:`gfbgcn.text.graph.adjacency`, equal bit for bit); otherwise through PyG's ``gcn_norm``.
-    """
-    from torch_geometric.nn.conv.gcn_conv import gcn_norm
-
-    from gfbgcn.nn.sparse import mark_symmetric
-
-    with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
-        warnings.simplefilter("ignore", UserWarning)
-        if not bool((edge_index[0] == edge_index[1]).any()):
-            return mark_symmetric(normalized_adjacency_csr(edge_index, edge_weight, num_nodes))
-        ei, ew = gcn_norm(edge_index, edge_weight, num_nodes, add_self_loops=True)
-        coo = torch.sparse_coo_tensor(ei, ew, (num_nodes, num_nodes)).coalesce()
-        return mark_symmetric(coo.to_sparse_csr())
 
 
 # ---------------------------------------------------------------------------------------------

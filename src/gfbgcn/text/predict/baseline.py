@@ -24,19 +24,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.special import softmax
 
-from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.metrics import classification_metrics, mean_log_loss
+from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.preprocess import preprocess
 
 #: Inverse regularisation strengths tried on the validation split.
 C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
-
-
-def _counts(tc) -> sp.csr_matrix:
-    from gfbgcn.text.predict.inductive import count_matrix
-
-    return count_matrix(tc)
 
 
 def tfidf_features(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
@@ -47,12 +43,6 @@ def tfidf_features(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
     norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
     scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
     return sp.diags(scale) @ x
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 @dataclass
@@ -78,13 +68,13 @@ class LinearTextModel:
             self.tokenizer = resolve_tokenizer(self.tokenizer_name)
         tc = preprocess(list(texts), self.tokenizer, vocab=self.vocab, vocab_index=self._index,
                         stop_words=None)
-        return tfidf_features(_counts(tc), self.idf)
+        return tfidf_features(doc_word_counts(tc), self.idf)
 
     def predict_proba(self, texts: Sequence[str] | str) -> np.ndarray:
         if isinstance(texts, str):
             texts = [texts]
         x = self.features(texts)
-        return _softmax(np.asarray(x @ self.coef.T) + self.intercept[None, :])
+        return softmax(np.asarray(x @ self.coef.T) + self.intercept[None, :], axis=1)
 
     def to_tensors(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """``(arrays, JSON metadata)`` for safetensors + JSON (no pickle)."""
@@ -111,10 +101,6 @@ class BaselineResult:
     probabilities: np.ndarray  # [num_docs, C] for every document of the corpus
     val_by_C: dict[float, float]
     seconds: float
-
-
-def _log_loss(y: np.ndarray, probs: np.ndarray) -> float:
-    return float(-np.mean(np.log(np.clip(probs[np.arange(len(y)), y], 1e-12, None))))
 
 
 def _fit_one(x: sp.csr_matrix, y: np.ndarray, num_classes: int, C: float, seed: int
@@ -149,7 +135,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     labels = np.asarray(labels)
     train_tc = preprocess([texts[i] for i in train_idx], tokenizer, min_freq=1, stop_words=None)
     vocab = train_tc.vocab
-    df = np.bincount(_counts(train_tc).indices, minlength=len(vocab))
+    df = np.bincount(doc_word_counts(train_tc).indices, minlength=len(vocab))
     idf = np.log((1.0 + len(train_idx)) / (1.0 + df)) + 1.0
     model = LinearTextModel(vocab, idf, np.zeros((num_classes, len(vocab))),
                             np.zeros(num_classes), list(label_names), tokenizer_name, 1.0,
@@ -160,15 +146,15 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     val_by_C: dict[float, float] = {}
     for C in C_GRID:
         coef, intercept = _fit_one(x_all[train_idx], y_train, num_classes, C, seed)
-        probs = _softmax(np.asarray(x_all[val_idx] @ coef.T) + intercept)
+        probs = softmax(np.asarray(x_all[val_idx] @ coef.T) + intercept, axis=1)
         acc = float((probs.argmax(1) == y_val).mean()) if len(val_idx) else 0.0
         val_by_C[C] = acc
-        score = (acc, -_log_loss(y_val, probs) if len(val_idx) else 0.0)
+        score = (acc, -mean_log_loss(y_val, probs) if len(val_idx) else 0.0)
         if best is None or score > best[0]:
             best = (score, C, coef, intercept)
     assert best is not None
     _, model.C, model.coef, model.intercept = best
-    probs = _softmax(np.asarray(x_all @ model.coef.T) + model.intercept)
+    probs = softmax(np.asarray(x_all @ model.coef.T) + model.intercept, axis=1)
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,

@@ -25,16 +25,13 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.io import atomic_write, atomic_write_text, sha256_file
+from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.predict.baseline import LinearTextModel
 from gfbgcn.text.predict.inductive import InductiveTextGCN, Predictions
 
 WEIGHT_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))
 LINEAR_WEIGHTS = "linear.safetensors"
 LINEAR_META = "linear.json"
-
-
-def _log_loss(y: np.ndarray, probs: np.ndarray) -> float:
-    return float(-np.mean(np.log(np.clip(probs[np.arange(len(y)), y], 1e-12, None))))
 
 
 def mix(p_graph: np.ndarray, p_linear: np.ndarray, weight: float) -> np.ndarray:
@@ -48,7 +45,7 @@ def choose_weight(p_graph: np.ndarray, p_linear: np.ndarray, y: np.ndarray
     y = np.asarray(y)
     if len(y) == 0:
         return 0.5, 0.0
-    losses = [_log_loss(y, mix(p_graph, p_linear, float(w))) for w in WEIGHT_GRID]
+    losses = [mean_log_loss(y, mix(p_graph, p_linear, float(w))) for w in WEIGHT_GRID]
     weight = float(WEIGHT_GRID[int(np.argmin(losses))])  # argmin: the first, smallest w, on ties
     accuracy = float((mix(p_graph, p_linear, weight).argmax(1) == y).mean())
     return weight, accuracy

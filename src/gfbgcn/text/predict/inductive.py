@@ -47,6 +47,8 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
+from gfbgcn.text.graph.adjacency import node_degrees
+from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.tokenize.clean import (
     Tokenizer,
@@ -64,25 +66,6 @@ SELF_EMBEDDINGS = ("zero", "mean")
 
 class NoKnownWordsWarning(UserWarning):
     """Some documents contain no word of the model's vocabulary."""
-
-
-def node_degrees(graph: TextGraph) -> np.ndarray:
-    """``deg_i = 1 + sum_j A_ij`` of every node of the training graph (self-loop included)."""
-    deg = np.bincount(
-        graph.edge_index[0], weights=graph.edge_weight.astype(np.float64), minlength=graph.num_nodes
-    )
-    return 1.0 + deg
-
-
-def count_matrix(tc: TokenizedCorpus) -> sp.csr_matrix:
-    """Raw term counts ``[D, V]`` (the TF of :func:`gfbgcn.text.graph.text_graph.tfidf_matrix`)."""
-    doc_of_token = np.repeat(np.arange(tc.num_docs, dtype=np.int64), tc.doc_lengths)
-    counts = sp.csr_matrix(
-        (np.ones(len(tc.tokens), dtype=np.float64), (doc_of_token, tc.tokens.astype(np.int64))),
-        shape=(tc.num_docs, len(tc.vocab)),
-    )
-    counts.sum_duplicates()
-    return counts
 
 
 def node_transform(conv: nn.Module, h: Tensor) -> Tensor:
@@ -216,7 +199,7 @@ class InductiveTextGCN:
         rebuilt when the model is loaded).
         """
         from gfbgcn.nn.models import TwoLayerTextGCN
-        from gfbgcn.text.graph.text_graph import normalized_adjacency
+        from gfbgcn.text.graph.adjacency import normalized_adjacency
 
         if not isinstance(model, TwoLayerTextGCN):
             raise NotImplementedError(
@@ -283,7 +266,7 @@ class InductiveTextGCN:
 
     def doc_word_weights(self, texts: Sequence[str]) -> sp.csr_matrix:
         """``a_dw = tf(d, w) * idf_w`` ``[B, V]`` with the training IDF (zeros dropped)."""
-        a = count_matrix(self.tokenize(texts)).multiply(self.idf[None, :]).tocsr()
+        a = doc_word_counts(self.tokenize(texts)).multiply(self.idf[None, :]).tocsr()
         a.eliminate_zeros()  # words with idf 0 (in every training document) have no edge
         return a
 

@@ -25,7 +25,8 @@ from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.store import RunStore
 from gfbgcn.nn.sparse import to_device
 from gfbgcn.text.corpus.benchmarks import load_benchmark
-from gfbgcn.text.graph.text_graph import build_text_graph, normalized_adjacency
+from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.run import train_text

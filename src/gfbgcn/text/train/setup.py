@@ -12,7 +12,8 @@ import torch
 from gfbgcn.core.runinfo import peak_rss_mib, seed_everything
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
-from gfbgcn.text.graph.text_graph import TextGraph, normalized_adjacency
+from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features import node_features
