@@ -47,7 +47,9 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
-from gfbgcn.text.graph.adjacency import node_degrees
+from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
+from gfbgcn.nn.sparse import to_device
+from gfbgcn.text.graph.adjacency import node_degrees, normalized_adjacency
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.tokenize.clean import (
@@ -198,34 +200,14 @@ class InductiveTextGCN:
         ``model_name`` is its name in :data:`gfbgcn.text.train.models.MODELS` (how the second layer is
         rebuilt when the model is loaded).
         """
-        from gfbgcn.nn.models import TwoLayerTextGCN
-        from gfbgcn.text.graph.adjacency import normalized_adjacency
-
         if not isinstance(model, TwoLayerTextGCN):
             raise NotImplementedError(
                 f"inductive prediction is implemented for the two-layer models (gcn, gfb-*, "
                 f"fbp, cbp, bp, sqrt), not for {type(model).__name__} (sgc, gin)"
             )
-        from gfbgcn.nn.sparse import to_device
-
         device = model.w1.device
-        if adj is None:
-            adj = normalized_adjacency(
-                torch.from_numpy(graph.edge_index), torch.from_numpy(graph.edge_weight),
-                graph.num_nodes,
-            )
-        adj = to_device(adj, device)
-        was_training = model.training
-        model.eval()
-        with torch.no_grad():
-            h = model.hidden(adj)
-        model.train(was_training)
+        h = _hidden_outputs(model, graph, adj)
         d = graph.num_docs
-        deg = node_degrees(graph)
-        if prior is None:
-            train_labels = graph.labels[graph.is_train]
-            prior = np.bincount(train_labels, minlength=len(graph.label_names)).astype(np.float64)
-            prior = prior / max(prior.sum(), 1.0)
         train_docs = torch.from_numpy(np.flatnonzero(graph.is_train)).to(device)
         w1 = model.w1.detach()  # the free rows (documents: their self rows)
         with torch.no_grad():  # word rows of X W: W1 plus, with features, F W2
@@ -233,13 +215,13 @@ class InductiveTextGCN:
         return cls(
             vocab=list(graph.vocab),
             idf=np.asarray(graph.idf, dtype=np.float64),
-            deg_words=torch.from_numpy(deg[d:]).to(device=device, dtype=w1.dtype),
+            deg_words=torch.from_numpy(node_degrees(graph)[d:]).to(device=device, dtype=w1.dtype),
             w1_words=w_words.clone(),
             h_words=h[d:].clone(),
             w1_doc_mean=(w1[train_docs].mean(0) if len(train_docs) else w1.new_zeros(w1.shape[1])),
             conv2=copy.deepcopy(model.conv2),  # a snapshot: later training does not leak in
             label_names=list(graph.label_names),
-            prior=np.asarray(prior, dtype=np.float64),
+            prior=_training_prior(graph) if prior is None else np.asarray(prior, np.float64),
             model_name=model_name,
             tokenizer_name=graph.tokenizer,
             tokenizer=resolve_tokenizer(graph.tokenizer, tokenizer),
@@ -372,6 +354,27 @@ class InductiveTextGCN:
             multi_label=self.multi_label,
             threshold=self.threshold if self.multi_label else None,
         )
+
+
+def _hidden_outputs(model: TwoLayerTextGCN, graph: TextGraph, adj: Tensor | None) -> Tensor:
+    """Layer-1 outputs ``[N, hidden]`` of every node of the training graph, in eval mode."""
+    if adj is None:
+        adj = normalized_adjacency(torch.from_numpy(graph.edge_index),
+                                   torch.from_numpy(graph.edge_weight), graph.num_nodes)
+    adj = to_device(adj, model.w1.device)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        h = model.hidden(adj)
+    model.train(was_training)
+    return h
+
+
+def _training_prior(graph: TextGraph) -> np.ndarray:
+    """Label frequencies ``[C]`` of the training documents (the answer for a document with no
+    known word)."""
+    counts = np.bincount(graph.labels[graph.is_train], minlength=len(graph.label_names))
+    return counts.astype(np.float64) / max(float(counts.sum()), 1.0)
 
 
 def predict_texts(
