@@ -19,13 +19,14 @@ import argparse
 from collections import Counter
 
 import torch
-
 from _report import command_line, machine_line, median_seconds, update_section
-from gfbgcn.text.train import features
+
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
-from gfbgcn.text.tokenize.preprocess import textgcn_tokenize
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
+from gfbgcn.text.tokenize.clean import textgcn_tokenize
+from gfbgcn.text.train import features
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 
 
 def frequent_words(count: int) -> list[str]:

@@ -113,9 +113,6 @@ def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
     from gfbgcn.text.auto.experiment import OWN_DATASETS
 
     harness.add_arguments(parser, datasets=OWN_DATASETS, models=("auto",), seeds=5, epochs=200)
-    parser.add_argument("--features-only", action="store_true",
-                        help="only column (e): train the pretrained-features candidate of "
-                        "searches already recorded (into raw/own-corpora-features/)")
 
 
 def reproduce_own_corpora(args: argparse.Namespace) -> int:
@@ -133,10 +130,5 @@ def reproduce_own_corpora(args: argparse.Namespace) -> int:
         run_own_grid([dataset], range(args.seeds), layout.store(), args.data_dir, args.epochs,
                      threads=args.threads, on_saved=report)
 
-    if args.features_only:  # column (e) for recorded searches (text/auto/features_column.py)
-        from gfbgcn.text.auto.features_column import run_features_only
-
-        run_features_only(args, layout, report, _run_datasets)
-        return 0
     _run_datasets(args, layout, run, report)
     return 0

@@ -89,7 +89,7 @@ def device_from_args(args: argparse.Namespace) -> torch.device:
 
 def device_label(names: Iterable[str]) -> str:
     """Short label of the devices named in run records, for table headers: ``CPU``,
-    ``NVIDIA H100 80GB HBM3`` or ``CPU + NVIDIA ...`` (records from before ``--device``: CPU)."""
+    ``NVIDIA H100 80GB HBM3`` or ``CPU + NVIDIA ...``."""
     labels = []
     for name in names:
         label = "CPU" if name == "cpu" else name

@@ -97,7 +97,7 @@ def _run_dataset(data: EntityData, args: argparse.Namespace, layout: harness.Lay
 
 def _devices(layout: harness.Layout) -> list[str]:
     """The devices that made the records (before ``--device`` existed: the CPU)."""
-    return sorted({r.get("device", "cpu") for r in layout.store().records()}) or ["-"]
+    return sorted({r["device"] for r in layout.store().records()}) or ["-"]
 
 
 def reproduce_entity(args: argparse.Namespace) -> int:

@@ -140,7 +140,7 @@ def render(records: Iterable[dict[str, Any]], layout: Layout) -> str:
     by_dm = _by_dataset_model(recs)
     extra = sorted({d for d, _ in by_dm} - set(DATASETS))  # users' own TU data sets
     datasets = list(DATASETS) + extra
-    made_on = sorted({r.get("device", "cpu") for r in recs})
+    made_on = sorted({r["device"] for r in recs})
     lines = [
         "# Graph classification (supplement, Table \"Results for the problem of graph "
         "classification\")",

@@ -205,32 +205,23 @@ def test_missing_extra_fails_in_one_line_and_auto_skips(monkeypatch, tmp_path, c
     assert len(skipped) == 1 and "pip install 'gfbgcn[embeddings]'" in skipped[0]
 
 
-def test_report_renders_column_e_from_the_features_records():
-    from gfbgcn.text.auto.features_column import best_graph_candidate
-    from gfbgcn.text.auto.report import merge_features, own_markdown
+def test_report_renders_column_e_from_the_records():
+    from gfbgcn.text.auto.report import own_markdown
 
-    def cand(model, val, acc, predictor="graph"):
-        return {"stop_words": "none", "min_freq": 1, "window": 20, "model": model,
-                "predictor": predictor, "val_accuracy": val, "test": {"accuracy": acc,
-                                                                      "macro_f1": acc}}
-
-    candidates = [cand("gfb-max", "0.5000", 0.5), cand("gfb-max", "0.9000", 0.6, "graph+linear"),
-                  cand("gcn", "0.7000", 0.7), cand("gfb-diag", "0.7000", 0.8)]
-    assert best_graph_candidate({"candidates": candidates})["model"] == "gcn"  # first of a tie
     m = {"accuracy": 0.5, "macro_f1": 0.4}
     records = [{"dataset": "slo-opinion", "seed": s, "defaults": m, "auto": m, "baseline": m,
                 "combined": {**m, "weight": 0.5, "graph_part": m, "graph_part_model": "gcn"},
                 "auto_choice": {"model": "gcn", "fast_genvec": False, "predictor": "graph",
                                 "weight": None, "stop_words": None, "min_freq": 1,
                                 "window": 20}, "wall_seconds": 1.0} for s in (0, 1)]
-    extra = [{"dataset": "slo-opinion", "seed": s, "features": {
-        "accuracy": 0.6 + 0.1 * s, "macro_f1": 0.5, "model": "gcn (stop=none min_freq=1 "
-        "window=20)", "onehot": {"accuracy": 0.5, "macro_f1": 0.4}}} for s in (0, 1)]
-    text = own_markdown(merge_features(records, extra))
+    features = [{"accuracy": 0.6 + 0.1 * s, "macro_f1": 0.5, "model": "gcn (stop=none "
+                 "min_freq=1 window=20)", "onehot": {"accuracy": 0.5, "macro_f1": 0.4}}
+                for s in (0, 1)]
+    text = own_markdown([{**r, "features": f} for r, f in zip(records, features)])
     assert "(e) pretrained features acc" in text
     assert "| slo-opinion | 2 | 65.00 ± 7.07 | 50.00 ± 0.00 | 15.00 ± 7.07 |" in text
     assert "| 2/2 |" in text
-    one = own_markdown(merge_features(records, extra[:1]))
+    one = own_markdown([{**records[0], "features": features[0]}, records[1]])
     assert "60.00 (n=1)" in one  # (e) for one seed of two
     assert "(e) Pretrained" not in own_markdown(records)  # no (e) records: no section
 

@@ -14,9 +14,9 @@ window 20), so one search yields every column of the report:
   baseline's test accuracy) for the issue's target;
 * (e) pretrained features: the search's stage-3 candidate (its best graph-only candidate of
   stages 1-2 trained again with ``--features wordllama``), beside that one-hot twin
-  (``features``; ``None`` when the ``embeddings`` extra is not installed).  For searches
-  recorded before stage 3 existed, :mod:`gfbgcn.text.auto.features_column` trains the same candidate
-  from the record (``reproduce own-corpora --features-only``).
+  (``features``; ``None`` when the ``embeddings`` extra is not installed).  Searches recorded
+  before stage 3 existed had this column trained afterwards from their records; those runs'
+  provenance is the record's ``features_run``.
 
 Records go through the shared harness (:mod:`gfbgcn.core.harness`): one JSON file per finished
 run under ``<out>/raw/own-corpora/``, so an interrupted grid resumes.

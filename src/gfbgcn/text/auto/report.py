@@ -15,7 +15,7 @@ COLUMNS = (("defaults", "(a) paper defaults"), ("auto", "(b) --auto"),
            ("baseline", "(c) TF-IDF + LR"), ("combined", "(d) combined"))
 
 
-#: with (e), which older search records lack (filled from raw/own-corpora-features/)
+#: with (e), the pretrained-features candidate (absent where the embeddings extra was not installed)
 ALL_COLUMNS = (*COLUMNS, ("features", "(e) pretrained features"))
 
 
@@ -68,9 +68,7 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
              "pretrained features", "",
              "Written by `gfbgcn reproduce own-corpora` from the records in "
              "`raw/own-corpora/` (one `--auto` search per data set and seed; see "
-             "`gfbgcn.text.auto.experiment` for what each column is; (e) of searches recorded "
-             "before `--auto` tried pretrained features: `raw/own-corpora-features/`, written "
-             "by `--features-only`). Test accuracy and macro F1 in %, mean ± sample std over "
+             "`gfbgcn.text.auto.experiment` for what each column is). Test accuracy and macro F1 in %, mean ± sample std over "
              "the seeds in column n.", "",
              "| data set | n | " + " | ".join(f"{t} acc" for _, t in ALL_COLUMNS) + " | "
              + " | ".join(f"{t} F1" for _, t in ALL_COLUMNS) + " | --auto wall s |",
@@ -138,24 +136,7 @@ def features_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -
     return lines if shown else []
 
 
-def merge_features(records: list[dict[str, Any]], features: list[dict[str, Any]]
-                   ) -> list[dict[str, Any]]:
-    """Search records with column (e) filled from ``raw/own-corpora-features/`` where the
-    search itself did not record it (searches older than ``--auto``'s stage 3)."""
-    extra = {(f["dataset"], f["seed"]): f["features"] for f in features}
-    return [r if r.get("features") or (r["dataset"], r["seed"]) not in extra
-            else {**r, "features": extra[(r["dataset"], r["seed"])]} for r in records]
-
-
 def render_own_report(layout: Layout) -> None:
-    from gfbgcn.text.auto.features_column import FEATURES_TASK
-
-    features = Layout(layout.out, FEATURES_TASK)
-    records = merge_features(list(layout.store().records()), list(features.store().records()))
-    commands = invocations_markdown(layout)
-    more = invocations_markdown(features)
-    if more:  # the (e)-only commands, with their own log
-        more[0] = f"## Commands that produced the (e) records (`raw/{FEATURES_TASK}/`)"
-        commands += more
-    text = own_markdown(records, layout.read_notes(), commands)
+    records = list(layout.store().records())
+    text = own_markdown(records, layout.read_notes(), invocations_markdown(layout))
     atomic_write_text(layout.report, text)

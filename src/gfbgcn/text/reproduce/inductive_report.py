@@ -81,7 +81,7 @@ def inductive_markdown(records: list[dict[str, Any]], notes: str = "") -> str:
         "",
         f"Machine: {m['cpu_count']} CPU cores (shared), torch {v['torch']} with "
         f"{m['torch_threads']} thread(s); records made on: "
-        f"{', '.join(sorted({r.get('device', 'cpu') for r in records}))}.",
+        f"{', '.join(sorted({r['device'] for r in records}))}.",
         "",
         "Produced by (one command per dataset; stored runs are skipped, so each resumes):",
         "",

@@ -86,9 +86,8 @@ def paired_gains(cells: Cells, dataset: str, model: str, baseline: str = "gcn") 
 
 
 def devices(cells: Cells) -> list[str]:
-    """The devices that produced the records (records from before ``--device`` existed were
-    all made on the CPU: the code had no other path then)."""
-    return sorted({r.get("device", "cpu") for recs in cells.values() for r in recs})
+    """The devices that produced the records."""
+    return sorted({r["device"] for recs in cells.values() for r in recs})
 
 
 def _label(paper: dict[str, Any], model: str) -> str:
@@ -234,7 +233,7 @@ def _add_times(add: Add, cells: Cells, datasets: list[str], models: list[str],
         for d in datasets:
             recs = main_cell(cells, d, m)
             ref = paper["seconds_per_epoch_gpu"].get(m, {}).get(d)
-            on = f" ({device_label(sorted({r.get('device', 'cpu') for r in recs}))})"
+            on = f" ({device_label(sorted({r['device'] for r in recs}))})"
             row.append(f"{statistics.median(r['seconds_per_epoch'] for r in recs):.3f}"
                        + (on if mixed else "") if recs else "–")
             row.append(f"{ref:g}" if ref else "–")
