@@ -1,8 +1,8 @@
 """Sparse x dense products with a fast backward for torch sparse CSR matrices.
 
 ``torch.sparse.mm(A_csr, X)`` differentiates through ``A.t() @ grad``, and for a CSR ``A`` torch
-re-materialises that transpose on every backward call: measured here, forward + backward cost 50
-times the forward alone.  :func:`spmm` keeps one CSR transpose per matrix (computed once,
+re-materialises that transpose on every backward call (the cost is in ``docs/layers.md``,
+"Measurements behind design choices").  :func:`spmm` keeps one CSR transpose per matrix (computed once,
 vectorised) and reuses it; a matrix marked symmetric (:func:`mark_symmetric`, e.g. the
 normalised Text GCN adjacency) is its own transpose, so the backward is one more forward.
 """

@@ -44,12 +44,9 @@ class GFBConv(GFBMixin, SecondOrderConv):
             ``h'`` (for ``h'_i < 0`` the MaxVec row maximum is ``h'_i min(h')`` or the diagonal
             ``h'_i^2 + eps``); ``False`` uses the paper's fast form ``h' * max(h')`` etc. (section
             "Implementation details"), equal to the exact one only where ``h' >= 0`` and
-            ``eps = 0``.  The default (exact) is chosen on validation results: GFB-MaxVec on R8
-            (seeds 0-1) reached validation accuracy 0.9708 +- 0.0026 exact vs 0.9644 +- 0.0065
-            with the fast form.  The better form depends on the data: on Ohsumed the fast form
-            validates better for MaxVec (0.7004 vs 0.6508, seeds 0-2) and TopKVec, so
-            ``gfbgcn reproduce text`` picks the form per corpus on its validation split
-            (``docs/results/text.md``, variants table).
+            ``eps = 0``.  Which form validates better depends on the data (``docs/layers.md``,
+            "Exact vs. fast GenVec"), so ``gfbgcn reproduce text`` picks the form per corpus
+            on its validation split.
         eps: ``epsilon`` of ``M``.  Default ``1e-3``: the usual small ridge of second-order
             pooling; it only shifts DiagVec/MeanVec by a constant and floors the MaxVec/TopKVec
             diagonal at ``eps``, is well above float32 resolution for O(1) features, and stays

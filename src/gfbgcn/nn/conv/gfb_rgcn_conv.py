@@ -24,8 +24,8 @@ because GenVec is not linear: ``RGCNConv`` aggregates ``h_j`` first and multipli
 afterwards, which is the same thing only when ``lambda = 0``.  It is also much faster on
 featureless graphs with many relations: ``RGCNConv``'s loop selects ``W_r[x]`` once per
 relation, and every such select allocates a zero gradient of the whole ``[R, N, k]`` weight in
-the backward pass (O(R^2 N k) per step; on AIFB, 90 relations, we measured about 15 s per
-backward pass with ``RGCNConv`` against well under 1 s per epoch with ``FastRGCNConv``).
+the backward pass (O(R^2 N k) per step; the measured cost is in ``docs/layers.md``,
+"Measurements behind design choices").
 """
 
 from __future__ import annotations

@@ -31,10 +31,10 @@ class GraphClassifier(nn.Module):
 
     The adjacency is built once per forward as a torch sparse CSR matrix (row = target) and
     shared by all layers: with ``adjacency="gcn"`` the normalised ``D^-1/2 (A + I) D^-1/2``
-    (Eq. ``gcn_omega``; the convolutions must be built with ``normalize=False``; 1.6x faster
-    training on PROTEINS than PyG's per-layer normalisation and scatter), with ``"binary"`` the
-    0/1 ``A`` whose row means are the neighbourhood mean (as fast as PyG's ``edge_index`` scatter
-    on PROTEINS, 2-3x faster on COLLAB's dense ego-networks).
+    (Eq. ``gcn_omega``; the convolutions must be built with ``normalize=False``: normalised once,
+    not per layer), with ``"binary"`` the 0/1 ``A`` whose row means are the neighbourhood mean
+    (timings against PyG's per-layer scatter: ``docs/layers.md``, "Measurements behind design
+    choices").
 
     Args:
         convs: the convolutions, ``[N, F] -> [N, H]`` then ``[N, H] -> [N, H]``.

@@ -7,7 +7,8 @@ log-loss (ties: the smaller ``w``).  Log-loss rather than accuracy because accur
 function of ``w``: on a small validation split (slo-opinion has 123 documents, one document is
 0.8 points) many weights tie or nearly tie on accuracy and the chosen one is close to arbitrary,
 while the log-loss, a proper scoring rule, is smooth in ``w`` and has one minimum (it is convex
-in ``w``).  ``docs/results/own-corpora_notes.md`` gives the measured difference.  Both parts classify new text inductively, so the
+in ``w``; ``docs/results/own-corpora_notes.md`` compares the rules).  Both parts classify new
+text inductively, so the
 combination is saved and loaded like a graph model: the model directory of
 :mod:`gfbgcn.text.predict.saved` plus ``linear.safetensors`` (IDF, coefficients, intercept) and
 ``linear.json`` (vocabulary, labels, tokenizer, C); ``config.json`` gets a ``combined`` entry
