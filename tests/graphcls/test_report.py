@@ -23,7 +23,7 @@ def _record(dataset, model, fold, hidden, layers, val_acc, test_acc, lam=()):
     return {"key": {"dataset": dataset, "model": model, "fold": fold, "hidden": hidden,
                     "layers": layers},
             "val_acc": val_acc, "val_loss": 1 - val_acc, "test_acc": test_acc,
-            "num_folds": 10, "best_epoch": 4, "seconds": 2.0, "lambda": list(lam),
+            "num_folds": 10, "best_epoch": 4, "seconds": 2.0, "lambda": list(lam), "device": "cpu",
             "train_config": {"epochs": 2, "patience": 20, "batch_size": 64, "lr": 0.01},
             "data": {"source": f"tu/{dataset}/raw", "num_graphs": 5, "num_nodes": 9,
                      "num_directed_edges": 12, "features": "one-hot (3)"}}

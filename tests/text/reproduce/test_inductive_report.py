@@ -14,7 +14,7 @@ def _record(dataset, model, seed, trans, zero, mean):
     return {"dataset": dataset, "model": model, "seed": seed, "transductive_accuracy": trans,
             "inductive_zero_accuracy": zero, "inductive_mean_accuracy": mean,
             "transductive_best_epoch": 20 + seed, "inductive_best_epoch": 18,
-            "test_docs_without_known_word": 3, **provenance()}
+            "test_docs_without_known_word": 3, "device": "cpu", **provenance()}
 
 
 RECORDS = [_record("r8", "gcn", 1, 0.97, 0.95, 0.96), _record("r8", "gcn", 0, 0.95, 0.93, 0.94),

@@ -54,7 +54,7 @@ def _record(model, seed, test_acc, val_acc=0.5, variant="default", dataset="r8",
     return {"test": {"accuracy": test_acc, "macro_precision": 0.5, "macro_recall": 0.4,
                      "macro_f1": 0.45},
             "val": {"accuracy": val_acc, "loss": 0.3}, "seconds_per_epoch": 0.25,
-            "epochs_run": epochs}, {"dataset": dataset, "model": model, "variant": variant,
+            "epochs_run": epochs, "device": "cpu"}, {"dataset": dataset, "model": model, "variant": variant,
                                     "seed": seed}
 
 
@@ -125,8 +125,8 @@ def test_empty_store_renders_an_empty_report(tmp_path):
 
 
 def test_time_columns_name_the_device(layout):
-    """Records from before ``--device`` count as CPU; once a GPU record joins, every time cell
-    names the device(s) of its own records."""
+    """CPU records give CPU columns; once a GPU record joins, every time cell names the
+    device(s) of its own records."""
     render_text_report(layout, "gfbgcn reproduce text")
     text = layout.report.read_text(encoding="utf-8")
     assert "| R8 s/epoch ours (CPU) | paper (GTX1080) | epochs |" in text

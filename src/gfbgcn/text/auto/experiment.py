@@ -33,6 +33,7 @@ from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.store import RunStore
 from gfbgcn.text.auto.search import AutoResult, Candidate, chosen_summary, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus, load_benchmark
+from gfbgcn.text.corpus.table import load_table
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.train.config import TrainConfig
 
@@ -53,8 +54,6 @@ def load_own_dataset(name: str, data_dir: str | None) -> Corpus:
     """An extra corpus (``<data>/text-extra/<name>.csv``, columns text,label,split) or a
     benchmark."""
     if name in EXTRA_CORPORA:
-        from gfbgcn.text.corpus.table import load_table
-
         return load_table(data_root(data_dir) / "text-extra" / f"{name}.csv")
     return load_benchmark(name, data_dir)
 
@@ -92,6 +91,7 @@ def own_run(spec: OwnSpec, corpus: Corpus, epochs: int) -> dict[str, Any]:
         "features": features_column(auto.candidates),
         "candidates": [{**c.row(), "test": c.test} for c in auto.candidates],
         "wall_seconds": auto.seconds,
+        "device": auto.result.device,
         **provenance(),
     }
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.corpus.benchmarks import canonical_name
 from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.predict.combined import mix
 
 
 def is_own_file(dataset: str) -> bool:
     """A user's corpus file rather than one of the benchmark names."""
-    from gfbgcn.text.corpus.benchmarks import canonical_name
-
     try:
         canonical_name(dataset)
     except ValueError:
@@ -33,9 +34,6 @@ def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
 
 def _combined_metrics(auto) -> dict:
     """``test``/``val`` metrics of a chosen combination (the combined predictor's)."""
-    from gfbgcn.core.metrics import classification_metrics
-    from gfbgcn.text.predict.combined import mix
-
     g = auto.graph
     data = g.to_data(auto.result.config.val_ratio, auto.result.config.seed)
     d = g.num_docs

@@ -41,11 +41,13 @@ from typing import Any
 
 import numpy as np
 
+from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.train import features as word_features
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.run import train_text
 
@@ -166,8 +168,6 @@ def _best(candidates: Sequence[Candidate]) -> Candidate:
 
 def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
                   ) -> dict[str, float]:
-    from gfbgcn.core.metrics import classification_metrics
-
     m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
     return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
 
@@ -269,13 +269,11 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
 
 def _try_features(search: _Search) -> None:
     """Stage 3: the best graph-only candidate again with WordLlama features, if installed."""
-    from gfbgcn.text.train.features import INSTALL_HINT, wordllama_available
-
     if not search.candidates:
         return
-    if not wordllama_available():
+    if not word_features.wordllama_available():
         search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
-                   f"is not installed ({INSTALL_HINT})")
+                   f"is not installed ({word_features.INSTALL_HINT})")
         return
     best = _best([c for c in search.candidates if c.predictor == "graph"])
     search.train(best.setting, best.model, best.fast, "wordllama")

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 import torch
 from torch import Tensor
 
+from gfbgcn.nn.sparse import mark_symmetric
 from gfbgcn.text.graph.text_graph import TextGraph
 
 __all__ = ["normalized_adjacency_csr"]
@@ -68,8 +69,6 @@ def normalized_adjacency(
     (:mod:`gfbgcn.text.graph.adjacency`, equal bit for bit); otherwise through PyG's ``gcn_norm``.
     """
     from torch_geometric.nn.conv.gcn_conv import gcn_norm
-
-    from gfbgcn.nn.sparse import mark_symmetric
 
     with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
         warnings.simplefilter("ignore", UserWarning)

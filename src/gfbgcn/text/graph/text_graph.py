@@ -49,6 +49,7 @@ from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
 from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize, tokenizer_key
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus
+from gfbgcn.text.tokenize.stop_words import stop_words_digest
 
 log = logging.getLogger(__name__)
 
@@ -167,8 +168,6 @@ def corpus_digest(corpus: Corpus) -> str:
 
 
 def graph_cache_key(corpus: Corpus, config: GraphConfig, tokenizer: str) -> str:
-    from gfbgcn.text.tokenize.stop_words import stop_words_digest
-
     fields = {
         "format": GRAPH_FORMAT_VERSION,
         "corpus": corpus_digest(corpus),

@@ -30,6 +30,7 @@ from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.preprocess import preprocess
+from gfbgcn.text.tokenize.registry import resolve_tokenizer
 
 #: Inverse regularisation strengths tried on the validation split.
 C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
@@ -63,8 +64,6 @@ class LinearTextModel:
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
         if self.tokenizer is None:
-            from gfbgcn.text.tokenize.registry import resolve_tokenizer
-
             self.tokenizer = resolve_tokenizer(self.tokenizer_name)
         tc = preprocess(list(texts), self.tokenizer, vocab=self.vocab, vocab_index=self._index,
                         stop_words=None)

@@ -27,6 +27,7 @@ from pathlib import Path
 import regex
 
 from gfbgcn.core.errors import TokenizerError
+from gfbgcn.text.corpus.benchmarks import canonical_name
 from gfbgcn.text.tokenize.clean import (
     Tokenizer,
     textgcn_tokenize,
@@ -106,8 +107,6 @@ def tokenizer_from_name(name: str) -> Tokenizer | None:
 def default_tokenizer_name(dataset: str) -> str:
     """``textgcn`` for the paper's benchmarks (their statistics must match the paper),
     ``unicode`` for a user's file."""
-    from gfbgcn.text.corpus.benchmarks import canonical_name
-
     try:
         canonical_name(dataset)
     except ValueError:
@@ -134,8 +133,6 @@ def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenize
         return tokenizer
     if name in BUILTIN_TOKENIZERS:
         return BUILTIN_TOKENIZERS[name]
-    from gfbgcn.text.tokenize.registry import tokenizer_from_name
-
     builtin = tokenizer_from_name(name)  # unicode tokenizers: options are in the name
     if builtin is not None:
         return builtin

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import UserError
+from gfbgcn.core.validate import range_text
 
 
 class ClassWithoutTrainingWarning(UserWarning):
@@ -37,8 +38,6 @@ _RANGES: tuple[tuple[str, float | None, float | None, bool, bool], ...] = (
 
 def check_train_settings(config: Any) -> None:
     """Refuse settings that cannot train: ``epochs 0``, ``hidden 0``, ``val_ratio 1``, ..."""
-    from gfbgcn.core.validate import range_text
-
     for name, low, high, low_open, high_open in _RANGES:
         value = getattr(config, name)
         bad = not math.isfinite(value) or (low is not None and (

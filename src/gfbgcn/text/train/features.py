@@ -37,11 +37,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from gfbgcn.core.errors import MissingExtraError, UserError
+from gfbgcn.nn.models import FeatureTextGCN
+from gfbgcn.text.graph.text_graph import TextGraph
 
 if TYPE_CHECKING:
     import torch
-
-    from gfbgcn.text.graph.text_graph import TextGraph
 
 FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
 WORDLLAMA_CONFIG = "l2_supercat"
@@ -185,8 +185,6 @@ class WordFeatures:
     def from_model(cls, model: Any, num_docs: int) -> WordFeatures | None:
         """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` (None for others;
         wordllama is the only pretrained kind of this version)."""
-        from gfbgcn.nn.models import FeatureTextGCN
-
         if not isinstance(model, FeatureTextGCN):
             return None
         return cls(model.features[num_docs:].detach().clone(), model.w2.detach().clone(),

@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from gfbgcn.core.device import device_name
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import (
     check_converged,
@@ -129,8 +130,6 @@ def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float
     docs = slice(0, num_docs)
     vi, ti = s.val_idx.cpu().numpy(), s.test_idx.cpu().numpy()
     if s.multi:
-        from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
-
         probs = torch.sigmoid(logits[docs]).cpu().numpy()
         y_np = s.targets.cpu().numpy()
         threshold, _ = choose_threshold(y_np[vi], probs[vi]) if len(vi) else (0.5, 0.0)
