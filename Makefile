@@ -1,6 +1,10 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    install into .venv, then train GFB-GCN (MaxVec) on R8 and print test accuracy
-#   make test   install into .venv (with the test and embeddings extras), then run the tests
+#   make test   install into .venv (with the test and optional extras), then run the tests
+# and one more check of the package as users get it (CI runs it after `make test`):
+#   make wheel-check   build the wheel, install it into a fresh environment, train from there
+# pip takes the exact versions of constraints.txt (torch, torch-geometric); the package itself
+# only asks for ranges (pyproject.toml).
 PYTHON ?= python3
 # Use the project's shared benchmark data when it lies beside the checkout (CI does this too).
 ifneq ($(wildcard ../shared/data),)
@@ -9,13 +13,14 @@ export NLTK_DATA ?= $(abspath ../shared/data/nltk_data)
 endif
 VENV ?= .venv
 BIN := $(VENV)/bin
+PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,embeddings]"
+	$(PIP_INSTALL) -e ".[test,embeddings,entity,figures]"
 	touch $@
 
-.PHONY: install run test
+.PHONY: install run test wheel-check
 install: $(BIN)/.installed
 
 run: $(BIN)/.installed
@@ -23,3 +28,6 @@ run: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q
+
+wheel-check:
+	PYTHON=$(PYTHON) .ci/wheel-check

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gfbgcn.core.extras import require
 from gfbgcn.core.io import atomic_write
 from gfbgcn.nn.genvec import genvec
 
@@ -58,9 +59,12 @@ def pooling_surfaces(n: int = 101) -> tuple[np.ndarray, np.ndarray, dict[str, np
 
 
 def render_pooling_figure(path: str | Path = DEFAULT_OUT / FILE_NAME, n: int = 41) -> Path:
-    """Render the 2x2 surface figure to ``path`` (PNG, Agg backend); returns the path."""
-    import matplotlib
+    """Render the 2x2 surface figure to ``path`` (PNG, Agg backend); returns the path.
 
+    Raises:
+        MissingExtraError: matplotlib (the ``figures`` extra) is not installed.
+    """
+    matplotlib = require("matplotlib", "figures", "gfbgcn figures pooling")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -1,6 +1,7 @@
 """The small core every task shares.
 
 - :mod:`.paths`: the data root and the cache directory;
+- :mod:`.extras`: optional dependencies (gfbgcn's extras), imported or named in one line;
 - :mod:`.io`: atomic writes and hashing;
 - :mod:`.runinfo`: seeds, threads, versions and machine provenance;
 - :mod:`.early_stopping`, :mod:`.metrics`: training and evaluation helpers;

@@ -27,6 +27,7 @@ from torch import Tensor
 from torch_geometric.datasets import Entities
 from torch_geometric.utils import k_hop_subgraph
 
+from gfbgcn.core.extras import require
 from gfbgcn.core.paths import cache_dir, data_root
 
 #: Every data set PyG's ``Entities`` knows (its own list); names are case-insensitive.
@@ -203,8 +204,11 @@ def load_entities(
 
     Raises:
         EntityDataUnavailable: see :func:`entities_root`; also wraps a failed download.
+        MissingExtraError: rdflib (the ``entity`` extra), which PyG's ``Entities`` reads the
+            RDF files with, is not installed.
     """
     name = canonical_name(name)
+    require("rdflib", "entity", "gfbgcn reproduce entity")  # before any download or work
     root = entities_root(
         name, data_dir, allow_download=allow_download, probe_timeout=probe_timeout
     )

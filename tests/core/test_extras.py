@@ -1,0 +1,83 @@
+"""Optional dependencies: a missing extra is one line that names the ``pip install`` to run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gfbgcn.cli import main
+from gfbgcn.core import errors
+from gfbgcn.core.extras import MissingExtraError, install_hint, require
+
+
+def _block(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    """Make ``import name`` fail as if the package were not installed."""
+    for name in names:
+        for loaded in [m for m in sys.modules if m.startswith(name + ".")]:
+            monkeypatch.delitem(sys.modules, loaded)
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_require_returns_the_module() -> None:
+    assert require("json", "x", "y") is json
+    assert require("importlib.util", "x", "y") is sys.modules["importlib.util"]
+
+
+def test_missing_module_is_a_one_line_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    _block(monkeypatch, "rdflib")
+    with pytest.raises(MissingExtraError) as caught:
+        require("rdflib", "entity", "gfbgcn reproduce entity")
+    message = str(caught.value)
+    assert message == "gfbgcn reproduce entity needs rdflib: pip install 'gfbgcn[entity]'"
+    assert "\n" not in message
+    assert isinstance(caught.value, errors.UserError)
+    assert errors.exit_status(caught.value) == errors.USER_ERROR
+    assert errors.describe(caught.value) == message
+
+
+def test_missing_parent_package_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    _block(monkeypatch, "matplotlib")
+    with pytest.raises(MissingExtraError, match=r"^p needs matplotlib: pip install "
+                                                r"'gfbgcn\[figures\]'$"):
+        require("matplotlib.pyplot", "figures", "p")
+
+
+def test_a_broken_dependency_of_an_installed_package_is_not_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "gfbgcn_fake_extra.py").write_text("import gfbgcn_fake_missing_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gfbgcn_fake_extra", raising=False)
+    with pytest.raises(ModuleNotFoundError) as caught:
+        require("gfbgcn_fake_extra", "x", "y")
+    assert not isinstance(caught.value, MissingExtraError)
+    assert caught.value.name == "gfbgcn_fake_missing_dependency"
+
+
+def test_install_hint() -> None:
+    assert install_hint("all") == "pip install 'gfbgcn[all]'"
+
+
+def test_figures_verb_without_matplotlib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _block(monkeypatch, "matplotlib")
+    assert main(["figures", "pooling", "--out", str(tmp_path)]) == errors.USER_ERROR
+    err = capsys.readouterr().err
+    assert err == ("error: gfbgcn figures pooling needs matplotlib: "
+                   "pip install 'gfbgcn[figures]'\n")
+    assert not list(tmp_path.iterdir())
+
+
+def test_entity_verb_without_rdflib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _block(monkeypatch, "rdflib")
+    argv = ["reproduce", "entity", "--data-dir", str(tmp_path), "--datasets", "aifb",
+            "--offline", "--out", str(tmp_path / "results")]
+    assert main(argv) == errors.USER_ERROR
+    err = capsys.readouterr().err
+    assert err == "error: gfbgcn reproduce entity needs rdflib: pip install 'gfbgcn[entity]'\n"
