@@ -16,11 +16,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from gfbgcn.core.errors import UserError
-
-
-class MissingExtraError(UserError):
-    """An optional dependency (an ``extra`` of gfbgcn) is not installed."""
+from gfbgcn.core.errors import MissingExtraError
 
 
 def install_hint(extra: str) -> str:

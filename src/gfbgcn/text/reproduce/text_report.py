@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gfbgcn.core.device import device_label
+from gfbgcn.core.extras import require
 from gfbgcn.core.harness import Layout, invocations_markdown, portable
 from gfbgcn.core.io import atomic_write, atomic_write_text
 from gfbgcn.core.paper import paper_table
@@ -299,8 +300,7 @@ def render_text_report(layout: Layout, command: str) -> None:
 def render_convergence(cells: Cells, datasets: list[str], models: list[str],
                        layout: Layout) -> None:
     """Mean epochs until early stopping, per model and dataset (the paper's Fig. convergence)."""
-    import matplotlib
-
+    matplotlib = require("matplotlib", "figures", "gfbgcn reproduce text")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

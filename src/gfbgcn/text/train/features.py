@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gfbgcn.core.errors import MissingExtraError, UserError
+from gfbgcn.core.extras import install_hint
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
-INSTALL_HINT = "pip install 'gfbgcn[embeddings]'"
+INSTALL_HINT = install_hint("embeddings")
 
 
 def wordllama_available() -> bool:
