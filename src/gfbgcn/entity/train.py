@@ -55,37 +55,10 @@ def train_once(
     seed_everything(seed)
     model = build_entity_net(data.num_nodes, data.num_relations, data.num_classes, config)
     model = model.to(device)
-    edge_index, edge_type = data.edge_index.to(device), data.edge_type.to(device)
-    fit_idx, fit_y = fit_idx.to(device), fit_y.to(device)
-    optimizer = torch.optim.Adam(
-        model.parameters(), lr=config.lr, weight_decay=config.weight_decay, fused=_fused_ok()
-    )
-    losses: list[float] = []
-    epoch_seconds: list[float] = []
-    # computed once: recomputing them each epoch would wait for the device (data-dependent sizes)
-    fit = model.target_edges(edge_index, edge_type, fit_idx, data.num_nodes)
-    for _ in range(config.epochs):
-        start = time.perf_counter()
-        model.train()
-        optimizer.zero_grad()
-        logits = model(edge_index, edge_type, fit)  # [n_fit, C]
-        loss = F.cross_entropy(logits, fit_y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())  # the epoch's one wait for the device (clock included)
-        epoch_seconds.append(time.perf_counter() - start)
-        if not math.isfinite(losses[-1]):
-            break
-    model.eval()
-    metrics = {}
-    with torch.no_grad():
-        for split, (idx, y) in eval_sets.items():
-            idx, y = idx.to(device), y.to(device)
-            logits = model(edge_index, edge_type, idx)  # [n_split, C]
-            pred = logits.argmax(dim=-1)
-            metrics[split] = classification_metrics(y.cpu().numpy(), pred.cpu().numpy(),
-                                                    data.num_classes)
-            metrics[split]["loss"] = float(F.cross_entropy(logits, y))
+    graph = (data.edge_index.to(device), data.edge_type.to(device))
+    losses, epoch_seconds = _fit(model, graph, data.num_nodes, fit_idx.to(device),
+                                 fit_y.to(device), config)
+    metrics = _evaluate(model, graph, eval_sets, data.num_classes, device)
     return {
         "seed": seed,
         "config": config.to_dict(),
@@ -100,3 +73,48 @@ def train_once(
         "torch_threads": torch.get_num_threads(),
         "device": device_name(device),
     }
+
+
+def _fit(model: torch.nn.Module, graph: tuple[Tensor, Tensor], num_nodes: int, fit_idx: Tensor,
+         fit_y: Tensor, config: EntityConfig) -> tuple[list[float], list[float]]:
+    """Full-batch Adam for ``config.epochs`` epochs (stops early on a non-finite loss);
+    ``(training loss, seconds)`` per epoch."""
+    edge_index, edge_type = graph
+    optimizer = torch.optim.Adam(
+        model.parameters(), lr=config.lr, weight_decay=config.weight_decay, fused=_fused_ok()
+    )
+    losses: list[float] = []
+    epoch_seconds: list[float] = []
+    # computed once: recomputing them each epoch would wait for the device (data-dependent sizes)
+    fit = model.target_edges(edge_index, edge_type, fit_idx, num_nodes)
+    for _ in range(config.epochs):
+        start = time.perf_counter()
+        model.train()
+        optimizer.zero_grad()
+        logits = model(edge_index, edge_type, fit)  # [n_fit, C]
+        loss = F.cross_entropy(logits, fit_y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())  # the epoch's one wait for the device (clock included)
+        epoch_seconds.append(time.perf_counter() - start)
+        if not math.isfinite(losses[-1]):
+            break
+    return losses, epoch_seconds
+
+
+def _evaluate(model: torch.nn.Module, graph: tuple[Tensor, Tensor],
+              eval_sets: Mapping[str, tuple[Tensor, Tensor]], num_classes: int,
+              device: torch.device) -> dict[str, dict[str, Any]]:
+    """Metrics and cross-entropy ``loss`` of every evaluation set, in eval mode."""
+    edge_index, edge_type = graph
+    model.eval()
+    metrics = {}
+    with torch.no_grad():
+        for split, (idx, y) in eval_sets.items():
+            idx, y = idx.to(device), y.to(device)
+            logits = model(edge_index, edge_type, idx)  # [n_split, C]
+            pred = logits.argmax(dim=-1)
+            metrics[split] = classification_metrics(y.cpu().numpy(), pred.cpu().numpy(),
+                                                    num_classes)
+            metrics[split]["loss"] = float(F.cross_entropy(logits, y))
+    return metrics

@@ -103,12 +103,8 @@ def _member_name(zf: zipfile.ZipFile, name: str | None) -> str:
     return candidates[0]
 
 
-def parse_s2v_bytes(buf: bytes) -> S2VGraphs:
-    """Parse S2V text (bytes) into :class:`S2VGraphs`.  Raises ``ValueError`` on bad structure.
-
-    Node lines with extra tokens (continuous node attributes, as in some S2V files) are
-    rejected: the datasets read here have none.
-    """
+def _tokens_by_line(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(tokens, first token of each non-empty line, tokens per line)``, all integers."""
     b = np.frombuffer(buf, dtype=np.uint8)
     is_space = (b == ord(" ")) | (b == ord("\t")) | (b == ord("\r")) | (b == ord("\n"))
     # token starts: non-space byte preceded by a space (or at position 0)
@@ -122,12 +118,16 @@ def parse_s2v_bytes(buf: bytes) -> S2VGraphs:
     if tokens.size != tok_start.size:
         raise ValueError("token count mismatch: non-integer tokens in S2V file?")
     # keep only non-empty lines, renumbered 0..L-1
-    line_ids, line_first, line_len = np.unique(tok_line, return_index=True, return_counts=True)
-    del line_ids
+    _, line_first, line_len = np.unique(tok_line, return_index=True, return_counts=True)
+    return tokens, line_first, line_len
+
+
+def _graph_headers(tokens: np.ndarray, line_first: np.ndarray, line_len: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(header line, node count, label)`` of every graph (one Python step per graph)."""
     num_graphs = int(tokens[0])
     if line_len[0] != 1:
         raise ValueError("first line must hold only the number of graphs")
-    # walk the graph headers (one Python step per graph, not per node)
     header_lines = np.empty(num_graphs, dtype=np.int64)
     num_nodes = np.empty(num_graphs, dtype=np.int64)
     labels = np.empty(num_graphs, dtype=np.int64)
@@ -141,38 +141,52 @@ def parse_s2v_bytes(buf: bytes) -> S2VGraphs:
         line += 1 + int(num_nodes[g])
     if line != line_len.size:
         raise ValueError(f"{line_len.size - line} trailing lines after {num_graphs} graphs")
-    is_node_line = np.ones(line_len.size, dtype=bool)
-    is_node_line[0] = False
-    is_node_line[header_lines] = False
-    node_lines = np.flatnonzero(is_node_line)  # one per node, in file order
-    first = line_first[node_lines]
-    tags = tokens[first]
-    degree = tokens[first + 1]
-    if not np.array_equal(degree + 2, line_len[node_lines]):
-        raise ValueError("node lines must be 't m v_1 .. v_m' (extra attributes unsupported)")
-    total_nodes = int(num_nodes.sum())
-    # global id of every node and of its graph
+    return header_lines, num_nodes, labels
+
+
+def _local_edges(src_node: np.ndarray, nbr: np.ndarray, num_nodes: np.ndarray
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(edge_index with node ids local to each graph, edge_ptr [G + 1])``: no self-loops,
+    no duplicates, sorted by (row, col)."""
+    num_graphs, total_nodes = len(num_nodes), int(num_nodes.sum())
     graph_of_node = np.repeat(np.arange(num_graphs), num_nodes)
     node_offset = np.concatenate([[0], np.cumsum(num_nodes)[:-1]])
-    # neighbour tokens: positions first + 2 .. first + 1 + m of every node line
-    src_node = np.repeat(np.arange(total_nodes), degree)
-    starts = np.repeat(first + 2 - np.concatenate([[0], np.cumsum(degree)[:-1]]), degree)
-    nbr = tokens[starts + np.arange(int(degree.sum()))]
     src_graph = graph_of_node[src_node]
     if nbr.size and (nbr.min() < 0 or (nbr >= num_nodes[src_graph]).any()):
         raise ValueError("neighbour index out of range of its graph")
-    row = torch.from_numpy(src_node)
-    col = torch.from_numpy(nbr + node_offset[src_graph])
-    ei = torch.stack([row, col])
+    ei = torch.stack([torch.from_numpy(src_node), torch.from_numpy(nbr + node_offset[src_graph])])
     ei, _ = remove_self_loops(ei)
     ei = coalesce(ei, num_nodes=total_nodes)  # sorted by (row, col), duplicates dropped
     edge_graph = torch.from_numpy(graph_of_node)[ei[0]]
     edge_ptr = torch.zeros(num_graphs + 1, dtype=torch.long)
     edge_ptr[1:] = torch.bincount(edge_graph, minlength=num_graphs).cumsum(0)
     local = ei - torch.from_numpy(node_offset)[edge_graph]
+    return local.contiguous(), edge_ptr
+
+
+def parse_s2v_bytes(buf: bytes) -> S2VGraphs:
+    """Parse S2V text (bytes) into :class:`S2VGraphs`.  Raises ``ValueError`` on bad structure.
+
+    Node lines with extra tokens (continuous node attributes, as in some S2V files) are
+    rejected: the datasets read here have none.
+    """
+    tokens, line_first, line_len = _tokens_by_line(buf)
+    header_lines, num_nodes, labels = _graph_headers(tokens, line_first, line_len)
+    is_node_line = np.ones(line_len.size, dtype=bool)
+    is_node_line[0] = False
+    is_node_line[header_lines] = False
+    first = line_first[np.flatnonzero(is_node_line)]  # one node line per node, in file order
+    tags, degree = tokens[first], tokens[first + 1]
+    if not np.array_equal(degree + 2, line_len[is_node_line]):
+        raise ValueError("node lines must be 't m v_1 .. v_m' (extra attributes unsupported)")
+    # neighbour tokens: positions first + 2 .. first + 1 + m of every node line
+    src_node = np.repeat(np.arange(int(num_nodes.sum())), degree)
+    starts = np.repeat(first + 2 - np.concatenate([[0], np.cumsum(degree)[:-1]]), degree)
+    nbr = tokens[starts + np.arange(int(degree.sum()))]
+    edge_index, edge_ptr = _local_edges(src_node, nbr, num_nodes)
     _, y = np.unique(labels, return_inverse=True)
     return S2VGraphs(
-        edge_index=local.contiguous(),
+        edge_index=edge_index,
         edge_ptr=edge_ptr,
         num_nodes=torch.from_numpy(num_nodes),
         node_tag=torch.from_numpy(tags.copy()),

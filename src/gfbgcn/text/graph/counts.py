@@ -84,60 +84,83 @@ def window_counts(
     Position pairs are summed into a sparse matrix in chunks of about ``chunk_pairs`` entries,
     which bounds peak memory (about 30 bytes per pending pair).
     """
-    vocab_size = len(tc.vocab)
-    lengths = tc.doc_lengths
-    num_windows = int(np.maximum(lengths - window + 1, 1).sum())
-    local, doc_len, prev = _token_layout(tc)
-    last_start = np.maximum(doc_len - window, 0)  # last window start in each token's document
-
-    # W(i): windows in which position p is the first occurrence of its word.
-    lo = np.maximum(np.maximum(local - window + 1, prev + 1), 0)
-    hi = np.minimum(local, last_start)
-    per_pos = np.maximum(hi - lo + 1, 0)
-    word_windows = np.bincount(tc.tokens, weights=per_pos, minlength=vocab_size)
-
-    first_only = cooccurrence == "window"
-    tokens = tc.tokens.astype(np.int64)
-    acc = sp.csr_matrix((vocab_size, vocab_size), dtype=np.float64)
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    pending = 0
-
-    def flush() -> None:
-        nonlocal acc, pending
-        if pending:
-            chunk = sp.coo_matrix(
-                (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                shape=(vocab_size, vocab_size),
-            ).tocsr()  # sums duplicate (i, j) entries
-            acc = acc + chunk
-            rows.clear(), cols.clear(), vals.clear()
-            pending = 0
-
+    num_windows = int(np.maximum(tc.doc_lengths - window + 1, 1).sum())
+    layout = _WindowLayout(tc, window)
+    pairs = _PairChunks(len(tc.vocab), chunk_pairs)
     for d in range(1, window):
-        p = np.flatnonzero(local + d < doc_len)
-        if len(p) == 0:
+        found = layout.pairs_at_distance(d, first_only=cooccurrence == "window")
+        if found is None:
             break
-        q = p + d
-        wp, wq = tokens[p], tokens[q]
-        # window starts s with both p and q inside: q - window + 1 <= s <= min(p, last_start)
-        lo = np.maximum(local[q] - window + 1, 0)
-        if first_only:
-            lo = np.maximum(lo, np.maximum(prev[p], prev[q]) + 1)
-        hi = np.minimum(local[p], last_start[p])
-        count = hi - lo + 1
-        keep = (count > 0) & (wp != wq)
-        rows.append(wp[keep].astype(np.int32))
-        cols.append(wq[keep].astype(np.int32))
-        vals.append(count[keep].astype(np.float32))
-        pending += int(keep.sum())
-        if pending >= chunk_pairs:
-            flush()
-    flush()
+        pairs.add(*found)
+    acc = pairs.total()
     pair_windows = (acc + acc.T).tocsr()
     pair_windows.sum_duplicates()
-    return pair_windows, word_windows, num_windows
+    return pair_windows, layout.word_windows(len(tc.vocab)), num_windows
+
+
+class _WindowLayout:
+    """Every token's position in its document, its document's length, the position of the
+    previous occurrence of its word there, and the last window start of its document."""
+
+    def __init__(self, tc: TokenizedCorpus, window: int) -> None:
+        self.window = window
+        self.tokens = tc.tokens.astype(np.int64)
+        self.local, self.doc_len, self.prev = _token_layout(tc)
+        self.last_start = np.maximum(self.doc_len - window, 0)
+
+    def word_windows(self, vocab_size: int) -> np.ndarray:
+        """``W(i)``: windows in which position ``p`` is the first occurrence of its word."""
+        lo = np.maximum(np.maximum(self.local - self.window + 1, self.prev + 1), 0)
+        hi = np.minimum(self.local, self.last_start)
+        per_pos = np.maximum(hi - lo + 1, 0)
+        return np.bincount(self.tokens, weights=per_pos, minlength=vocab_size)
+
+    def pairs_at_distance(self, d: int, first_only: bool
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``(word p, word q, windows holding both)`` of the position pairs ``q = p + d`` of
+        different words; None once no document is longer than ``d``."""
+        p = np.flatnonzero(self.local + d < self.doc_len)
+        if len(p) == 0:
+            return None
+        q = p + d
+        wp, wq = self.tokens[p], self.tokens[q]
+        # window starts s with both p and q inside: q - window + 1 <= s <= min(p, last_start)
+        lo = np.maximum(self.local[q] - self.window + 1, 0)
+        if first_only:
+            lo = np.maximum(lo, np.maximum(self.prev[p], self.prev[q]) + 1)
+        count = np.minimum(self.local[p], self.last_start[p]) - lo + 1
+        keep = (count > 0) & (wp != wq)
+        return (wp[keep].astype(np.int32), wq[keep].astype(np.int32),
+                count[keep].astype(np.float32))
+
+
+class _PairChunks:
+    """``(row, col, value)`` triples summed into a ``[V, V]`` csr about ``chunk_pairs`` at a
+    time (duplicates add up)."""
+
+    def __init__(self, vocab_size: int, chunk_pairs: int) -> None:
+        self.shape = (vocab_size, vocab_size)
+        self.chunk_pairs = chunk_pairs
+        self.acc = sp.csr_matrix(self.shape, dtype=np.float64)
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.pending = 0
+
+    def add(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> None:
+        self.parts.append((rows, cols, vals))
+        self.pending += len(rows)
+        if self.pending >= self.chunk_pairs:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.pending:
+            rows, cols, vals = (np.concatenate(a) for a in zip(*self.parts))
+            self.acc = self.acc + sp.coo_matrix((vals, (rows, cols)), shape=self.shape).tocsr()
+            self.parts.clear()
+            self.pending = 0
+
+    def total(self) -> sp.csr_matrix:
+        self._flush()
+        return self.acc
 
 
 def ppmi_matrix(
