@@ -107,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, 1 for
     a bug) unless ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback."""
     from gfbgcn.core import errors
+    from gfbgcn.core.streams import closable_stdout
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
@@ -114,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.command_argv = argv  # provenance: reports record the command that made them
     debug = errors.debug_requested(getattr(args, "debug", False))
     try:
-        with errors.one_line_warnings():
+        with errors.one_line_warnings(), closable_stdout():
             return int(args._run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -1,0 +1,141 @@
+"""What an output path may be: the one policy of every verb's ``--out``, ``--save``, ``--output``
+and report.
+
+* An empty path is an error (it is usually an unset shell variable), never "write nothing".
+* ``-`` is standard output.
+* A path that exists and is not a regular file (a character device such as ``/dev/null``, a
+  pipe, a socket), directly or through a symbolic link, is written *through*: opened and
+  written, never replaced, so ``--output /dev/stdout`` or ``--output >(gzip > p.gz)`` work and
+  ``/dev/null`` stays a device.
+* A regular file is replaced atomically (written beside it, then renamed over it); through a
+  symbolic link, the file the link points to is replaced and the link kept.
+* An output never replaces one of the command's inputs (``predict --input c.csv --output
+  c.csv``), and never lands inside a saved model or a training run directory (those are
+  written whole by :mod:`gfbgcn.core.atomic`, and a stray file would corrupt them).
+
+Directories (``--out``, ``--save``) follow :func:`gfbgcn.core.atomic.check_output_dir`; this
+module adds the empty-path and not-a-model rules for a results directory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gfbgcn.core.atomic import directory_kind
+from gfbgcn.core.errors import OptionError
+from gfbgcn.core.io import atomic_write_text
+
+STDOUT = "-"
+_GFBGCN_DIRECTORIES = {"model": "a saved model (--save)", "run": "a training run (--out)"}
+
+
+def nonempty_path(value: str) -> str:
+    """``argparse`` type of every path option: the empty string is refused at parse time."""
+    if not value.strip():
+        raise OptionError("empty path (an unset variable?); give a file or directory name")
+    return value
+
+
+def _is_special(path: Path) -> bool:
+    """A device, pipe or socket (following symbolic links)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _inside_gfbgcn_directory(target: Path) -> str | None:
+    """The kind of gfbgcn directory ``target`` would land in (``model``, ``run``), if any."""
+    for parent in target.parents:
+        kind = directory_kind(parent)
+        if kind in _GFBGCN_DIRECTORIES:
+            return kind
+        if parent == parent.parent:
+            break
+    return None
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """Where one output file goes: standard output, a special file written through, or a
+    regular file replaced atomically (``target``: the link's destination for a link)."""
+
+    option: str
+    given: str
+    target: Path | None  # None: standard output
+    write_through: bool
+
+    def write_text(self, text: str) -> None:
+        if self.target is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        elif self.write_through:
+            with open(self.target, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        else:
+            atomic_write_text(self.target, text)
+
+    @property
+    def name(self) -> str:
+        """How to name it in messages: as the user gave it."""
+        return "standard output" if self.target is None else self.given
+
+
+def output_file(path: str, option: str, *, inputs: Iterable[str | os.PathLike[str]] = ()
+                ) -> OutputFile:
+    """Check an output file path against the policy of this module, before any work.
+
+    Args:
+        path: the path as given (``-``: standard output).
+        option: the option that named it (``--output``), for messages.
+        inputs: the command's input files; the output may be none of them.
+
+    Raises:
+        OptionError: an empty path, a directory, an input, or a path inside a saved model or
+            run directory.
+    """
+    nonempty_path(path)
+    if path == STDOUT:
+        return OutputFile(option, path, None, write_through=False)
+    given = Path(path)
+    target = given.resolve() if given.is_symlink() else given
+    if target.is_dir():
+        raise OptionError(f"{option} {path}: is a directory; give a file name")
+    for source in inputs:
+        if _same_file(target, Path(source)):
+            raise OptionError(f"{option} {path}: is an input of this command ({source}); "
+                              "refusing to replace it")
+    if _is_special(target):
+        return OutputFile(option, path, target, write_through=True)
+    kind = _inside_gfbgcn_directory(target.absolute())
+    if kind is not None:
+        raise OptionError(f"{option} {path}: lies inside {_GFBGCN_DIRECTORIES[kind]}; "
+                          "refusing to write into it (choose a path outside)")
+    return OutputFile(option, path, target, write_through=False)
+
+
+def check_results_directory(path: str, option: str = "--out") -> Path:
+    """A ``reproduce`` results directory: not empty as a path, not a file, not a saved model
+    or training run directory."""
+    nonempty_path(path)
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise OptionError(f"{option} {path}: exists and is not a directory")
+    kind = directory_kind(out)
+    if kind in _GFBGCN_DIRECTORIES:
+        raise OptionError(f"{option} {path}: is {_GFBGCN_DIRECTORIES[kind]}; refusing to write "
+                          "a report into it (choose a results directory)")
+    return out
