@@ -11,6 +11,7 @@ their separator and their ``probabilities``).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import sys
@@ -22,6 +23,10 @@ from gfbgcn.text.corpus.records import lines_of, read_table, table_format
 
 
 def _decode(raw: bytes, encoding: str, source: str) -> str:
+    """Text of a plain input file: a UTF-16 or UTF-8 byte-order mark decides the encoding, as
+    for corpus files (:func:`gfbgcn.text.corpus.records.decode_lines`)."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as err:
@@ -31,17 +36,28 @@ def _decode(raw: bytes, encoding: str, source: str) -> str:
         return raw.decode(encoding, errors="replace")
 
 
+def _read_input(path: Path) -> bytes:
+    """The bytes of an input file, a named pipe or a process substitution (``<(cmd)``, a
+    ``/dev/fd/N`` pipe): anything readable that is not a directory."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a file of documents")
+    if not path.exists():
+        raise InputError(f"input file not found: {path}")
+    try:
+        with open(path, "rb") as fh:  # a pipe has no size: read to its end
+            return fh.read()
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+
+
 def read_documents(source: str, text_col: str = "text", encoding: str = "utf-8") -> list[str]:
     """The documents of ``source`` (a path or ``-``), see the module docstring."""
     if source == "-":
         raw = sys.stdin.buffer.read()
         suffix = ""
     else:
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"input file not found: {path}")
-        raw = path.read_bytes()
-        suffix = path.suffix.lower()
+        raw = _read_input(Path(source))
+        suffix = Path(source).suffix.lower()
     if suffix in (".csv", ".tsv", ".tab", ".jsonl", ".ndjson"):
         return _table_documents(source, raw, table_format(source) or "csv", text_col, encoding)
     text = _decode(raw, encoding, source)
