@@ -210,7 +210,11 @@ def test_combined_model_saves_loads_and_predicts(tmp_path):
     graph_part = InductiveTextGCN.from_trained(result.model, graph, "gcn")
     with pytest.warns(UserWarning, match="no word"):
         expected = 0.3 * graph_part.predict_proba(texts) + 0.7 * base.model.predict_proba(texts)
+    with pytest.warns(UserWarning) as caught:
         got = model.predict(texts)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1, messages  # one warning, the combined model's
+    assert "graph part (0.30 of the mix)" in messages[0] and "linear part answered" in messages[0]
     assert np.allclose(got.probabilities, expected, atol=1e-6)
     assert got.labels[:2] == ["šport", "denar"]
     (path / "linear.json").write_text("{}", encoding="utf-8")

@@ -18,6 +18,7 @@ with the weight and the two files' sha256.  No pickle anywhere.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,11 @@ import numpy as np
 from gfbgcn.core.io import atomic_write, atomic_write_text, sha256_file
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.predict.baseline import LinearTextModel
-from gfbgcn.text.predict.inductive import InductiveTextGCN, Predictions
+from gfbgcn.text.predict.inductive import (
+    InductiveTextGCN,
+    NoKnownWordsWarning,
+    Predictions,
+)
 
 WEIGHT_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))
 LINEAR_WEIGHTS = "linear.safetensors"
@@ -85,12 +90,31 @@ class CombinedPredictor:
         if isinstance(texts, str):
             texts = [texts]
         texts = list(texts)
-        part = self.graph.predict(texts, batch_size)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NoKnownWordsWarning)
+            part = self.graph.predict(texts, batch_size)
+        _warn_graph_part_silent(caught, part.no_known_words, self.weight)
         probs = mix(part.probabilities, self.linear.predict_proba(texts), self.weight)
         names = self.label_names
         labels = [names[j] for j in probs.argmax(axis=1)] if len(probs) else []
         return Predictions(labels=labels, probabilities=probs, label_names=list(names),
                            no_known_words=part.no_known_words)
+
+
+def _warn_graph_part_silent(caught: list[warnings.WarningMessage], empty: np.ndarray,
+                           weight: float) -> None:
+    """Re-issue the graph part's warnings; for documents without a known word, say that its
+    share is only the label frequencies, so the linear part decides them."""
+    for w in caught:
+        if not issubclass(w.category, NoKnownWordsWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if empty.any():
+        first = int(np.flatnonzero(empty)[0])
+        warnings.warn(
+            f"{int(empty.sum())} of {len(empty)} document(s) contain no word of the graph "
+            f"model's vocabulary (e.g. index {first}): the graph part ({weight:.2f} of the "
+            "mix) gives them the training label frequencies, so the linear part answered",
+            NoKnownWordsWarning, stacklevel=3)
 
 
 # ---------------------------------------------------------------------------------------------
