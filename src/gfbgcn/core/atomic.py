@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import UserError, phase
 from gfbgcn.core.io import current_umask
 
 #: The files of each kind of directory gfbgcn writes.
@@ -143,8 +143,9 @@ def atomic_directory(path: str | os.PathLike[str], kind: str,
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.absolute().parent))
     os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; honour the umask
     try:
-        yield tmp
-        _put_in_place(tmp, path)
+        with phase(f"writing {option} {path}"):
+            yield tmp
+            _put_in_place(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

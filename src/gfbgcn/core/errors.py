@@ -11,6 +11,7 @@ traceback. The task packages raise these classes; this module imports none of th
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import warnings
@@ -62,6 +63,68 @@ class MissingExtraError(UserError):
     """A feature whose optional dependencies are not installed; names the pip extra."""
 
 
+#: What the command is doing, innermost last (see :func:`phase`); failures name it.
+_PHASES: list[str] = []
+
+#: Failures of the machine rather than of the program: a full or read-only disk, no permission.
+_RESOURCE_ERRNOS = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
+                    errno.EROFS: "read-only file system", errno.EACCES: "permission denied"}
+
+
+@contextlib.contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Name what the enclosed code does (``"training"``, ``"writing --save m"``), so that an
+    out-of-memory or full-disk failure inside it says where it happened."""
+    _PHASES.append(name)
+    try:
+        yield
+    except BaseException as err:
+        if not hasattr(err, "gfbgcn_phase"):  # the innermost phase, kept for the report
+            err.gfbgcn_phase = name  # type: ignore[attr-defined]
+        raise
+    finally:
+        _PHASES.pop()
+
+
+def phase_of(err: BaseException) -> str | None:
+    """The phase a failure happened in (recorded as it left :func:`phase`), if any."""
+    return getattr(err, "gfbgcn_phase", None) or (_PHASES[-1] if _PHASES else None)
+
+
+def _is_out_of_memory(err: BaseException) -> bool:
+    # torch raises torch.OutOfMemoryError (a RuntimeError) on a device; the host MemoryError
+    return isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError"
+
+
+def _resource_errno(err: BaseException) -> int | None:
+    """The errno of a full or read-only disk anywhere in the exception's chain (libraries such
+    as safetensors wrap the ``OSError``), or None."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, OSError) and err.errno in _RESOURCE_ERRNOS:
+            return err.errno
+        text = str(err)
+        for code, words in _RESOURCE_ERRNOS.items():
+            if os.strerror(code) in text or words in text.lower():
+                return code
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _resource_message(err: BaseException) -> str | None:
+    where = phase_of(err)
+    if _is_out_of_memory(err):
+        return (f"out of memory while {where or 'running'}; need less at once: e.g. "
+                "--batch-size N (mini-batch training), a larger --min-freq or a smaller "
+                "--hidden")
+    code = _resource_errno(err)
+    if code is None:
+        return None
+    filename = getattr(err, "filename", None)
+    return f"{where or filename or 'writing'}: {_RESOURCE_ERRNOS[code]}"
+
+
 def debug_requested(flag: bool = False) -> bool:
     """``--debug`` was given or ``GFBGCN_DEBUG`` is set to a true value."""
     env = os.environ.get("GFBGCN_DEBUG", "").strip().lower()
@@ -76,6 +139,9 @@ def one_line(message: str) -> str:
 
 def describe(err: BaseException) -> str:
     """The text after ``error: `` for ``err``."""
+    resource = _resource_message(err)
+    if resource is not None:
+        return resource
     if isinstance(err, OSError) and err.filename is not None and err.strerror:
         return f"{err.filename}: {err.strerror}"
     if isinstance(err, KeyError):  # str(KeyError('x')) is "'x'": say what it is
@@ -88,7 +154,8 @@ def exit_status(err: BaseException) -> int:
     # ValueError: what NumPy/pandas readers raise on malformed input; a bare LookupError is
     # a missing data resource (NLTK's); KeyError and IndexError stay bugs.
     user = isinstance(err, (UserError, OSError, ValueError)) or type(err) is LookupError
-    return USER_ERROR if user else INTERNAL_ERROR
+    resource = _is_out_of_memory(err) or _resource_errno(err) is not None
+    return USER_ERROR if user or resource else INTERNAL_ERROR
 
 
 def report(err: BaseException) -> int:

@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from gfbgcn.core.device import resolve_device
+from gfbgcn.core.errors import phase
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.full_batch import train_full_batch
@@ -32,12 +33,13 @@ def train_text(
     accuracy at a threshold chosen on the validation documents.
     """
     device = resolve_device(device)
-    if config.batch_size:
-        if multilabel_targets is not None:
-            raise ValueError("mini-batch training (batch_size > 0) is single-label only")
-        if device.type != "cpu":  # its sampler and DDP set-up are written and tested for the CPU
-            raise ValueError(f"mini-batch training (--batch-size) runs on the CPU in this "
-                             f"version, not on {device}; use --device cpu")
-        return train_minibatch(graph, config, progress=progress, adj=adj)
-    return train_full_batch(graph, config, progress=progress, adj=adj,
-                            multilabel_targets=multilabel_targets, device=device)
+    with phase(f"training {config.model}"):
+        if config.batch_size:
+            if multilabel_targets is not None:
+                raise ValueError("mini-batch training (batch_size > 0) is single-label only")
+            if device.type != "cpu":  # its sampler and DDP set-up are written for the CPU
+                raise ValueError(f"mini-batch training (--batch-size) runs on the CPU in this "
+                                 f"version, not on {device}; use --device cpu")
+            return train_minibatch(graph, config, progress=progress, adj=adj)
+        return train_full_batch(graph, config, progress=progress, adj=adj,
+                                multilabel_targets=multilabel_targets, device=device)

@@ -1,0 +1,45 @@
+"""A full disk or exhausted memory is the machine's limit, said in one line (issue 25, E)."""
+
+from __future__ import annotations
+
+import errno
+
+from .conftest import FAST
+
+
+def test_a_full_disk_at_save_names_the_option(cli, corpus, tmp_path, monkeypatch):
+    from gfbgcn.text.predict import saved
+
+    def full(*args, **kwargs):  # as safetensors reports it: its own error around the OSError
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError as err:
+            raise RuntimeError("failed to write tensors") from err
+
+    monkeypatch.setattr(saved, "save_file", full)
+    model = tmp_path / "m"
+    result = cli("train", "--dataset", corpus, *FAST, "--save", model)
+    result.assert_user_error(f"writing --save {model}", "no space left on device")
+    assert "internal error" not in result.err and not model.exists()
+
+
+def test_out_of_memory_names_the_phase_and_what_to_change(cli, corpus, monkeypatch):
+    from gfbgcn.text.train import run
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(run, "train_full_batch", exhausted)  # inside the library's phase
+    result = cli("train", "--dataset", corpus, *FAST)
+    result.assert_user_error("out of memory while training gfb-max", "--batch-size")
+
+
+def test_an_unrelated_runtime_error_is_still_a_bug(cli, corpus, monkeypatch):
+    from gfbgcn.text.train import run
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("shape mismatch")
+
+    monkeypatch.setattr(run, "train_text", broken)
+    result = cli("train", "--dataset", corpus, *FAST)
+    assert result.status == 1 and "internal error (RuntimeError: shape mismatch)" in result.err
