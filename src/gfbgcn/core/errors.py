@@ -105,14 +105,16 @@ def _resource_errno(err: BaseException) -> int | None:
         if isinstance(err, OSError) and err.errno in _RESOURCE_ERRNOS:
             return err.errno
         text = str(err)
-        for code, words in _RESOURCE_ERRNOS.items():
-            if os.strerror(code) in text or words in text.lower():
+        for code in (errno.ENOSPC, errno.EDQUOT):  # what wrapping libraries' messages keep
+            if os.strerror(code) in text:
                 return code
         err = err.__cause__ or err.__context__
     return None
 
 
 def _resource_message(err: BaseException) -> str | None:
+    if isinstance(err, UserError):  # already says what and where
+        return None
     where = phase_of(err)
     if _is_out_of_memory(err):
         return (f"out of memory while {where or 'running'}; need less at once: e.g. "
