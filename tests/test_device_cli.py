@@ -17,7 +17,7 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.core.harness import Invocations, Layout
-from gfbgcn.entity import cli as entity_cli
+from gfbgcn.cli import reproduce_entity as entity_cli
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.reproduce import text_grid as experiment
 from gfbgcn.text.tokenize.clean import whitespace_tokenize

@@ -99,10 +99,10 @@ def test_only_the_selected_verb_module_is_imported(monkeypatch):
 
     monkeypatch.setattr(cli.importlib, "import_module", spy)
     cli.build_parser(["figures", "pooling", "--out", "x"])
-    assert imported == ["gfbgcn.figures"]
+    assert imported == ["gfbgcn.cli.figures"]
     imported.clear()
     cli.build_parser(["reproduce", "graphs"])
-    assert imported == ["gfbgcn.graphcls.cli"]
+    assert imported == ["gfbgcn.cli.reproduce_graphs"]
     imported.clear()
     cli.build_parser(["--help"])
     assert imported == []

@@ -27,11 +27,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("reproduce", "own-corpora"), "gfbgcn.cli.reproduce_text", "reproduce_own_corpora",
      "paper defaults, --auto, TF-IDF + LR, combined and pretrained features on own corpora "
      "and the benchmarks"),
-    (("reproduce", "entity"), "gfbgcn.entity.cli", "reproduce_entity",
+    (("reproduce", "entity"), "gfbgcn.cli.reproduce_entity", "reproduce_entity",
      "reproduce the entity-classification table"),
-    (("reproduce", "graphs"), "gfbgcn.graphcls.cli", "reproduce_graphs",
+    (("reproduce", "graphs"), "gfbgcn.cli.reproduce_graphs", "reproduce_graphs",
      "reproduce the graph-classification table"),
-    (("figures", "pooling"), "gfbgcn.figures", "figures_pooling",
+    (("figures", "pooling"), "gfbgcn.cli.figures", "figures_pooling",
      "render the pooling-operator figure"),
 )
 

@@ -12,7 +12,7 @@ import pytest
 from gfbgcn.cli import build_parser, main
 from gfbgcn.core.harness import Invocations, Layout
 
-from .toydata import write_tu
+from tests.graphcls.toydata import write_tu
 
 
 def _records(raw: Path) -> dict[str, int]:
