@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gfbgcn.core.harness import Layout, run_pending
+import torch
+
+from gfbgcn.core.device import device_name, resolve_device
+from gfbgcn.core.harness import run_pending
 from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.store import RunStore
 from gfbgcn.text.auto.experiment import OwnSpec, load_own_dataset
@@ -45,8 +48,10 @@ def _setting(c: dict[str, Any]) -> GraphSetting:
     return GraphSetting(stop, int(c["min_freq"]), int(c["window"]))
 
 
-def features_run(spec: OwnSpec, corpus, search: dict[str, Any], epochs: int) -> dict[str, Any]:
-    """Train the recorded search's stage-3 candidate; the record of column (e)."""
+def features_run(spec: OwnSpec, corpus, search: dict[str, Any], epochs: int,
+                 device: torch.device | None = None) -> dict[str, Any]:
+    """Train the recorded search's stage-3 candidate on ``device`` (default: auto); the record
+    of column (e)."""
     best = best_graph_candidate(search)
     setting = _setting(best)
     label = f"{best['model']} ({setting.label()})"
@@ -61,7 +66,8 @@ def features_run(spec: OwnSpec, corpus, search: dict[str, Any], epochs: int) -> 
     options = {"exact": fast != "fast"} if model.startswith("gfb-") else {}
     config = TrainConfig(model=model, seed=spec.seed, epochs=epochs, layer_options=options,
                          features="wordllama")
-    result = train_text(graph, config, progress=False)
+    device = resolve_device(device)
+    result = train_text(graph, config, progress=False, device=device)
     return {
         "dataset": spec.dataset, "seed": spec.seed, "tokenizer": search["tokenizer"],
         "features": {"accuracy": result.test["accuracy"], "macro_f1": result.test["macro_f1"],
@@ -69,12 +75,14 @@ def features_run(spec: OwnSpec, corpus, search: dict[str, Any], epochs: int) -> 
                      "model": label, "onehot": {**best["test"],
                                                 "val_accuracy": float(best["val_accuracy"])}},
         "train_seconds": result.train_seconds, "best_epoch": result.best_epoch,
+        "device": device_name(device),
         **provenance(),
     }
 
 
 def run_features_grid(datasets: list[str], seeds: range, searches: RunStore, store: RunStore,
-                      data_dir: str | None, epochs: int, *, threads: int | None = 1,
+                      data_dir: str | None, epochs: int, *, workers: int = 1,
+                      threads: int | None = 1, device: torch.device | None = None,
                       on_saved=None) -> None:
     """Column (e) for every recorded search of ``datasets`` x ``seeds`` that has none yet
     (searches not recorded are skipped: run ``reproduce own-corpora`` first)."""
@@ -88,20 +96,7 @@ def run_features_grid(datasets: list[str], seeds: range, searches: RunStore, sto
             continue
         corpus = load_own_dataset(dataset, data_dir)
         run_pending(specs, store,
-                    lambda spec: features_run(spec, corpus, searches.load(spec.key()), epochs),
-                    workers=1, threads=threads, desc=f"own-corpora (e) {dataset}",
+                    lambda spec: features_run(spec, corpus, searches.load(spec.key()), epochs,
+                                              device),
+                    workers=workers, threads=threads, desc=f"own-corpora (e) {dataset}",
                     on_saved=on_saved)
-
-
-
-def run_features_only(args, searches: Layout, report, run_datasets) -> None:
-    """``reproduce own-corpora --features-only``: :func:`run_features_grid` per data set,
-    logged in ``raw/own-corpora-features/invocations.json``, then the own-corpora report
-    (``run_datasets``: the verb's shared loop, :func:`gfbgcn.cli.reproduce_text._run_datasets`)."""
-    features = Layout(searches.out, FEATURES_TASK)
-
-    def run(dataset: str) -> None:
-        run_features_grid([dataset], range(args.seeds), searches.store(), features.store(),
-                          args.data_dir, args.epochs, threads=args.threads, on_saved=report)
-
-    run_datasets(args, features, run, report, wrote=searches.report)
