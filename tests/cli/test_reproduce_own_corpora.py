@@ -1,0 +1,32 @@
+"""``gfbgcn reproduce own-corpora`` honours the shared flags it shows: ``--workers``,
+``--threads`` and ``--device`` reach the grid (searches and the features-only column)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from gfbgcn.cli import main
+from gfbgcn.text.auto import experiment, features_column
+
+
+@pytest.mark.parametrize("features_only", [False, True])
+def test_workers_threads_and_device_reach_the_grid(features_only, tmp_path: Path,
+                                                   monkeypatch) -> None:
+    seen: list[dict] = []
+    grid = "run_features_grid" if features_only else "run_own_grid"
+    module = features_column if features_only else experiment
+    monkeypatch.setattr(module, grid, lambda *args, **kwargs: seen.append(kwargs))
+    threads = max(1, torch.get_num_threads() // 2)  # torch's choice shared by 2 workers
+    out = tmp_path / "results"
+    argv = ["reproduce", "own-corpora", "--datasets", "r8", "r52", "--workers", "2",
+            "--device", "cpu", "--out", str(out), *(["--features-only"] if features_only
+                                                    else [])]
+    assert main(argv) == 0
+    assert len(seen) == 2  # one call per data set, through the shared loop
+    assert all((k["workers"], k["threads"], k["device"]) == (2, threads, torch.device("cpu"))
+               for k in seen)
+    task = "own-corpora-features" if features_only else "own-corpora"
+    assert (out / "raw" / task / "invocations.json").is_file()
