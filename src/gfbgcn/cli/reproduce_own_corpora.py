@@ -47,18 +47,21 @@ def reproduce_own_corpora(args: argparse.Namespace) -> int:
     device = device_from_args(args)  # an absent GPU fails here, before any work
     searches = harness.Layout(args.out, "own-corpora")
     features = harness.Layout(args.out, FEATURES_TASK)
-    options = {"workers": args.workers, "threads": threads_of(args), "device": device}
 
     def render() -> None:
         render_own_report(searches)
 
+    # a search takes minutes: the report follows every record
+    options = {"workers": args.workers, "threads": threads_of(args), "device": device,
+               "on_saved": lambda *_: render()}
+
     def run(dataset: str) -> None:
         run_own_grid([dataset], range(args.seeds), searches.store(), args.data_dir,
-                     args.epochs, on_saved=render, **options)
+                     args.epochs, **options)
 
     def run_features(dataset: str) -> None:
         run_features_grid([dataset], range(args.seeds), searches.store(), features.store(),
-                          args.data_dir, args.epochs, on_saved=render, **options)
+                          args.data_dir, args.epochs, **options)
 
     log, runner = (features, run_features) if args.features_only else (searches, run)
     harness.reproduce(log, args.datasets, runner, render, args, threads=options["threads"])
