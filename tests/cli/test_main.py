@@ -104,3 +104,21 @@ def test_only_the_selected_verb_module_is_imported(monkeypatch):
     imported.clear()
     cli.build_parser(["--help"])
     assert imported == []
+
+
+def test_user_errors_are_raised_and_reported_by_main_alone():
+    """One way to report a user error: raise a UserError subclass; only ``core/errors.py``
+    prints ``error: ...`` and no module exits by itself (which would skip ``main``)."""
+    import ast
+    from pathlib import Path
+
+    src = Path(cli.__file__).resolve().parents[1]
+    offenders = []
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and "SystemExit" in ast.unparse(node.exc or node):
+                offenders.append(f"{path.name}:{node.lineno}")
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and node.value.startswith("error: ") and path.name != "errors.py"):
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
