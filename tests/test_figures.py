@@ -1,9 +1,6 @@
-"""Fig. ``pools``: the surfaces are the paper's operators and the PNG is written."""
+"""Fig. ``pools``: the surfaces are the paper's operators (the verb: tests/cli/test_figures.py)."""
 
 from __future__ import annotations
-
-import argparse
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,24 +37,3 @@ def test_surfaces_are_computed_through_genvec(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(figures, "genvec", spy)
     figures.pooling_surfaces(5)
     assert calls == ["mean", "max", "upper"]
-
-
-def test_cli_renders_png(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    figures.figures_pooling_arguments(parser)
-    assert parser.parse_args([]).out == Path("docs/figures")
-    out = tmp_path / "sub"
-    args = parser.parse_args(["--out", str(out)])
-    assert figures.figures_pooling(args) == 0
-    data = (out / "pooling.png").read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(data) > 20_000  # four shaded surfaces, not an empty canvas
-    assert [p.name for p in out.iterdir()] == ["pooling.png"]  # no temporary left behind
-
-
-def test_gfbgcn_figures_pooling_writes_into_the_directory(tmp_path: Path, capsys) -> None:
-    from gfbgcn.cli import main
-
-    assert main(["figures", "pooling", "--out", str(tmp_path)]) == 0
-    assert (tmp_path / "pooling.png").read_bytes()[:4] == b"\x89PNG"
-    assert f"wrote {tmp_path / 'pooling.png'}" in capsys.readouterr().out

@@ -14,7 +14,6 @@ are evaluated through :func:`gfbgcn.nn.genvec.genvec` (exact form, ``eps = 0``),
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +23,7 @@ from gfbgcn.core.extras import require
 from gfbgcn.core.io import atomic_write
 from gfbgcn.nn.genvec import genvec
 
-__all__ = ["figures_pooling", "figures_pooling_arguments", "pooling_surfaces",
-           "render_pooling_figure"]
+__all__ = ["DEFAULT_OUT", "FILE_NAME", "pooling_surfaces", "render_pooling_figure"]
 
 DEFAULT_OUT = Path("docs/figures")
 FILE_NAME = "pooling.png"
@@ -88,16 +86,3 @@ def render_pooling_figure(path: str | Path = DEFAULT_OUT / FILE_NAME, n: int = 4
     out = atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     plt.close(fig)
     return out
-
-
-def figures_pooling_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``gfbgcn figures pooling``."""
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
-                        help=f"directory of {FILE_NAME} (default: {DEFAULT_OUT})")
-
-
-def figures_pooling(args: argparse.Namespace) -> int:
-    """Render the figure to ``<out>/pooling.png``; returns the exit status."""
-    out = render_pooling_figure(Path(args.out) / FILE_NAME)
-    print(f"wrote {out}")
-    return 0

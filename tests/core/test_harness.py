@@ -1,5 +1,6 @@
-"""The reproduction harness: common options, result layout, portable command lines, the
-resumable (optionally multi-process) run loop, the invocation log and the report throttle."""
+"""The reproduction harness: the per-data-set loop of every verb and ``--report-only``, result
+layout, portable command lines, the resumable (optionally multi-process) run loop, the
+invocation log and the report throttle."""
 
 from __future__ import annotations
 
@@ -88,25 +89,6 @@ def test_layout(tmp_path: Path) -> None:
     assert layout.read_notes() == ""
     layout.notes.write_text("\n  Hand-written.\n\n", encoding="utf-8")
     assert layout.read_notes() == "Hand-written."
-
-
-def test_add_arguments_defaults_and_checks() -> None:
-    parser = argparse.ArgumentParser()
-    harness.add_arguments(parser, datasets=["a", "b"], models=["m1", "m2", "m3"],
-                          default_models=["m1"], seeds=3, epochs=7)
-    args = parser.parse_args([])
-    assert (args.datasets, args.models, args.seeds, args.epochs) == (["a", "b"], ["m1"], 3, 7)
-    assert (args.out, args.workers, args.threads, args.report_only) == (
-        harness.DEFAULT_OUT, 1, 1, False)
-    assert args.data_dir is None
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--datasets", "c"])  # only the listed data sets
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--workers", "0"])
-    free = argparse.ArgumentParser()
-    harness.add_arguments(free, datasets=["a"], models=["m"], dataset_choices=False, seeds=None)
-    args = free.parse_args(["--datasets", "anything"])
-    assert args.datasets == ["anything"] and not hasattr(args, "seeds")
 
 
 def test_positive_int() -> None:
@@ -228,3 +210,47 @@ def test_two_identical_commands_in_the_same_second_keep_two_entries(tmp_path: Pa
     first.finish()
     entries = harness.Invocations.load(layout)
     assert len(entries) == 2 and all(e["finished"] for e in entries)
+
+
+# ---- the loop of every reproduce verb ----------------------------------------------------------
+
+
+def _loop_args(tmp_path: Path, report_only: bool) -> argparse.Namespace:
+    return argparse.Namespace(command_argv=["reproduce", "x"], workers=1, out=tmp_path,
+                              report_only=report_only)
+
+
+def test_reproduce_runs_each_data_set_logs_it_and_renders(tmp_path: Path) -> None:
+    layout = harness.Layout(tmp_path, "task")
+    calls: list[str] = []
+
+    def run(dataset: str) -> bool:
+        calls.append(f"run {dataset}")
+        return dataset != "missing"  # False: could not be run, not logged
+
+    harness.reproduce(layout, ["a", "missing", "b"], run, lambda: calls.append("render"),
+                      _loop_args(tmp_path, False), threads=1, log_extra={"extra": 7})
+    assert calls == ["run a", "render", "run missing", "render", "run b", "render"]
+    (entry,) = harness.Invocations.load(layout)
+    assert set(entry["wall_s"]) == {"a", "b"} and entry["finished"]
+    assert (entry["threads"], entry["extra"]) == (1, 7)
+
+
+def test_reproduce_report_only_renders_and_runs_nothing(tmp_path: Path) -> None:
+    layout = harness.Layout(tmp_path, "task")
+    calls: list[str] = []
+    harness.reproduce(layout, ["a", "b"], lambda d: pytest.fail(f"ran {d}"),
+                      lambda: calls.append("render"), _loop_args(tmp_path, True))
+    assert calls == ["render"]
+    assert not layout.raw.exists()  # no invocation logged
+
+
+def test_thread_counts_from_the_log_and_from_older_commands(tmp_path: Path) -> None:
+    layout = harness.Layout(tmp_path, "graphs")
+    layout.raw.mkdir(parents=True)
+    entries = [{"command": "gfbgcn reproduce graphs --threads 1"},
+               {"command": "python -m gfbgcn.graphcls.cli --datasets MUTAG"},  # default: 1
+               {"command": "gfbgcn reproduce graphs --threads=4"},
+               {"command": "gfbgcn reproduce graphs", "threads": 2}]
+    (layout.raw / harness.Invocations.FILE).write_text(json.dumps(entries), encoding="utf-8")
+    assert harness.thread_counts(layout) == [1, 2, 4]

@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 # (command path, module, function name, help)
 COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
@@ -22,35 +23,50 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("predict",), "gfbgcn.cli.predict", "predict", "classify new documents with a saved model"),
     (("reproduce", "text"), "gfbgcn.cli.reproduce_text", "reproduce_text",
      "reproduce the paper's text-classification tables"),
-    (("reproduce", "inductive"), "gfbgcn.cli.reproduce_text", "reproduce_inductive",
+    (("reproduce", "inductive"), "gfbgcn.cli.reproduce_inductive", "reproduce_inductive",
      "inductive (new documents) against transductive accuracy"),
-    (("reproduce", "own-corpora"), "gfbgcn.cli.reproduce_text", "reproduce_own_corpora",
+    (("reproduce", "own-corpora"), "gfbgcn.cli.reproduce_own_corpora", "reproduce_own_corpora",
      "paper defaults, --auto, TF-IDF + LR, combined and pretrained features on own corpora "
      "and the benchmarks"),
-    (("reproduce", "entity"), "gfbgcn.entity.cli", "reproduce_entity",
+    (("reproduce", "entity"), "gfbgcn.cli.reproduce_entity", "reproduce_entity",
      "reproduce the entity-classification table"),
-    (("reproduce", "graphs"), "gfbgcn.graphcls.cli", "reproduce_graphs",
+    (("reproduce", "graphs"), "gfbgcn.cli.reproduce_graphs", "reproduce_graphs",
      "reproduce the graph-classification table"),
-    (("figures", "pooling"), "gfbgcn.figures", "figures_pooling",
+    (("figures", "pooling"), "gfbgcn.cli.figures", "figures_pooling",
      "render the pooling-operator figure"),
 )
 
 GRAMMAR = """\
-One flag grammar across verbs:
+One flag grammar: a flag means the same in every verb that takes it, and a verb takes only the
+flags it uses. A singular flag is one value; a plural flag is a list or a count.
   --dataset NAME|FILE   the one corpus a verb works on (data stats, data build, train)
   --datasets NAME ...   the data sets of a reproduction (reproduce *)
-  --model NAME          the one model a verb trains; --models NAME ...: a reproduction's models
-  --seed N              the seed of one run; --seeds N: seeds 0..N-1 per cell (reproduce)
-  --epochs N            maximum training epochs
+  --model NAME          the one model train trains; --models NAME ...: a reproduction's models
+  --seed N              the seed of one run (reproduce graphs: of the folds; fold k uses N + k)
+  --seeds N             seeds 0..N-1 per cell of a reproduction
+  --hidden N            one hidden size (train); --hiddens N ...: a grid of them (reproduce
+                        graphs, with --layers L ...: a grid of layer counts)
+  --epochs N            maximum training epochs per run
+  --batch-size N        training documents per step (train; 0: full batch)
+  --predict-batch N     documents per inference batch (predict)
+  --graph-batch N       graphs per training mini-batch (reproduce graphs)
+  --build-workers N     processes building a text graph (data *, train; default: every core)
+  --workers N           processes running a reproduction's grid at once (reproduce *; 1)
+  --threads N           torch CPU threads per process, in every verb that trains; default 0:
+                        torch's choice, divided among the --workers processes where there are
+                        several (never more threads than cores, none left idle)
+  --device DEVICE       auto (a CUDA GPU if torch sees one, else the CPU), cpu, cuda, cuda:N
   --data-dir DIR        data root (else $GFBGCN_DATA, else the user cache dir)
   --out DIR             an output directory, always: a run (train), results (reproduce: the
                         report, raw/<task>/ records, figures/, <task>_notes.md), figures
   --save DIR            a model directory for `gfbgcn predict` (train)
   --output FILE         the one file predict writes (CSV)
-  --threads N           torch CPU threads (per worker); --workers N: parallel processes
-  --device DEVICE       auto (a CUDA GPU if torch sees one, else the CPU), cpu, cuda, cuda:N
-  --report-only         re-render a report from its stored records, run nothing
+  --report-only         re-render a reproduction's report from the records in --out; run,
+                        download and log nothing
 Graph classification counts cross-validation folds instead of seeds: --folds K, --seed S.
+Old spellings work for one more version, with a warning: --workers of data and train (now
+--build-workers), predict --batch-size (--predict-batch), reproduce graphs --batch-size
+(--graph-batch) and --hidden (--hiddens), reproduce entity --lambda-init (--lambda-inits).
 `gfbgcn <verb> --help` lists a verb's options."""
 
 
@@ -63,11 +79,22 @@ def _selected(argv: Sequence[str]) -> tuple[str, ...] | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that a bad command line is an :class:`OptionError`: reported
+    by :func:`main` in one line with exit status 2, like every other user error (argparse
+    itself would print the usage and exit from inside the parser)."""
+
+    def error(self, message: str) -> NoReturn:
+        from gfbgcn.core.errors import OptionError
+
+        raise OptionError(f"{message} (`{self.prog} --help` lists the options)")
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The full parser; only the selected command's module is imported (fast start-up)."""
     from gfbgcn import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gfbgcn",
         description="GFB-GCN: graph convolution with generalized factorized bilinear "
         "aggregation.",
@@ -104,29 +131,24 @@ def _add_debug(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, 1 for
-    a bug) unless ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback."""
+    """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, a
+    :class:`~gfbgcn.core.errors.UserError` such as a bad option; 1 for a bug) unless
+    ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback."""
     from gfbgcn.core import errors
     from gfbgcn.core.streams import closable_stdout
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
-    args.command_argv = argv  # provenance: reports record the command that made them
-    debug = errors.debug_requested(getattr(args, "debug", False))
+    args = None
     try:
+        args = build_parser(argv).parse_args(argv)
+        args.command_argv = argv  # provenance: reports record the command that made them
         with errors.one_line_warnings(), closable_stdout():
             return int(args._run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except SystemExit as stop:  # raise SystemExit("message"): a user error, said in one line
-        if isinstance(stop.code, str):
-            print(f"error: {errors.one_line(stop.code)}", file=sys.stderr)
-            return errors.USER_ERROR
-        raise
     except Exception as err:
-        if debug:
+        if errors.debug_requested(getattr(args, "debug", "--debug" in argv)):
             raise
         return errors.report(err)
 

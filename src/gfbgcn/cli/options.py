@@ -1,10 +1,11 @@
-"""Options shared by several verbs: the corpus (`--dataset`, its columns) and tokenization."""
+"""The text verbs' options: the corpus (`--dataset`, its columns), its graph and tokenization,
+and the training configuration (flags shared by verbs of every task: :mod:`gfbgcn.cli.flags`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from gfbgcn.core import harness
+from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import encoding_name, int_in
 from gfbgcn.text.corpus.benchmarks import load_corpus
@@ -23,8 +24,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     """``--dataset`` and the options that read a corpus and build its graph."""
     parser.add_argument("--dataset", required=True, metavar="NAME|FILE",
                         help="20ng, r8, r52, ohsumed, or a CSV/TSV/JSONL corpus file")
-    parser.add_argument("--data-dir", default=None, metavar="DIR",
-                        help="data root (default: $GFBGCN_DATA, then the user cache dir)")
+    add_data_dir_argument(parser)
     parser.add_argument("--text-col", default="text", help="text column of a corpus file")
     parser.add_argument("--label-col", default="label", help="label column of a corpus file")
     parser.add_argument("--split-col", default=None, help="train/test column of a corpus "
@@ -46,9 +46,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         "(reference code)")
     parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
     add_tokenizer_arguments(parser)
-    parser.add_argument("--workers", type=harness.positive_int, default=None, metavar="N",
-                        help="processes building the graph (default: every available core; "
-                        "the graph does not depend on it)")
+    add_build_workers_argument(parser)
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -70,7 +68,7 @@ def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
     config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
                          cooccurrence=args.cooccurrence)
     return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache,
-                                    workers=args.workers)
+                                    workers=args.build_workers)
 
 
 def add_tokenizer_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,9 +108,9 @@ def train_config_from_args(args: argparse.Namespace):
         if args.fixed_lambda is not None:
             options["lambda_init"] = args.fixed_lambda
     elif args.fast_genvec or args.fixed_lambda is not None:
-        raise SystemExit("--fast-genvec and --fixed-lambda apply to gfb-* models only")
+        raise OptionError("--fast-genvec and --fixed-lambda apply to gfb-* models only")
     if args.batch_size and (args.model in ("sgc", "gin") or getattr(args, "multi_label", False)):
-        raise SystemExit("--batch-size supports single-label two-layer models only")
+        raise OptionError("--batch-size supports single-label two-layer models only")
     return TrainConfig(
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,

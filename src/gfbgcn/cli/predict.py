@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
+from gfbgcn.cli.flags import add_deprecated_alias
 from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.errors import InputError
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.validate import encoding_name, int_in
 from gfbgcn.text.predict.io import predictions_csv, read_documents
@@ -27,7 +27,9 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         "CSV here (atomically) instead of printing it")
     parser.add_argument("--top-k", type=int_in(1), default=1, help="also give the k most probable "
                         "labels (single-label models; 1)")
-    parser.add_argument("--batch-size", type=int_in(1), default=1024, help="documents per batch (1024)")
+    batch = parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
+                                help="documents classified per batch (1024; memory, not results)")
+    add_deprecated_alias(parser, "--batch-size", batch)
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
     add_device_argument(parser)
@@ -35,31 +37,17 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
 
 def predict(args: argparse.Namespace) -> int:
     """Classify new documents with a model saved by ``train --save``."""
-    from gfbgcn.core.errors import ModelLoadError
     from gfbgcn.text.predict.saved import load_model, read_config
 
     device = device_from_args(args)
     if not args.text and args.input is None:
-        print("error: give --text and/or --input", file=sys.stderr)
-        return 2
-    try:
-        model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
-        sep = read_config(args.model_dir)["labels"].get("separator") or "|"
-    except ModelLoadError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        raise OptionError("give --text and/or --input")
+    model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
+    sep = read_config(args.model_dir)["labels"].get("separator") or "|"
     docs = list(args.text)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            if args.input is not None:
-                docs += read_documents(args.input, args.text_col, args.encoding)
-        except InputError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        pred = model.predict(docs, batch_size=args.batch_size)
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    if args.input is not None:
+        docs += read_documents(args.input, args.text_col, args.encoding)
+    pred = model.predict(docs, batch_size=args.predict_batch)
     out = predictions_csv(pred, args.top_k, sep)
     if args.output:
         atomic_write_text(args.output, out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gfbgcn.cli.flags import add_threads_argument
 from gfbgcn.cli.options import (
     add_corpus_arguments,
     graph_from_args,
@@ -13,7 +14,8 @@ from gfbgcn.cli.options import (
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.runinfo import set_threads, thread_count
+from gfbgcn.core.errors import OptionError
+from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.train.models import MODELS
@@ -49,8 +51,7 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, metavar="DIR", help="write config.json, "
                         "history.csv and metrics.json to this directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--threads", type=thread_count, default=None,
-                        help="torch CPU threads (default: torch's choice)")
+    add_threads_argument(parser)
     parser.add_argument("--save", default=None, metavar="MODEL_DIR",
                         help="save the trained model for `gfbgcn predict` / gfbgcn.load "
                         "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
@@ -102,7 +103,7 @@ def train(args: argparse.Namespace) -> int:
         return train_auto(args)
     config = train_config_from_args(args)
     if args.save and config.model in ("sgc", "gin"):
-        raise SystemExit(f"--save supports the two-layer models only, not {config.model}")
+        raise OptionError(f"--save supports the two-layer models only, not {config.model}")
     from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
 
     check_outputs(args.out, args.save)  # before any work: a trained result is never lost

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from gfbgcn.core.device import device_from_args
 from gfbgcn.core.errors import OptionError
 from gfbgcn.text.auto.own_corpus import _combined_metrics, baseline_metrics
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
@@ -70,7 +71,8 @@ def train_auto(args: argparse.Namespace) -> int:
     quiet = args.quiet
     auto = run_auto(corpus, tokenizer, base, budget=budget, stop_words=stop_words,
                     cooccurrence=args.cooccurrence, cache=not args.no_cache,
-                    log=(lambda _: None) if quiet else (lambda m: print(m, file=sys.stderr)))
+                    log=(lambda _: None) if quiet else (lambda m: print(m, file=sys.stderr)),
+                    device=device_from_args(args))
     table = auto.table()
     print(auto.aligned(), end="")
     c = auto.chosen

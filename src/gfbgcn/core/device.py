@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections.abc import Iterable
 
 import torch
@@ -60,29 +59,25 @@ def add_device_argument(parser: argparse.ArgumentParser) -> None:
     """``--device`` with the same meaning in every verb."""
     parser.add_argument("--device", default="auto", metavar="DEVICE",
                         help=f"where to compute: {DEVICE_CHOICES} (auto: the first CUDA GPU if "
-                        "torch sees one, else the CPU; with --workers > 1 the CPU)")
+                        "torch sees one, else the CPU)")
 
 
 def device_from_args(args: argparse.Namespace) -> torch.device:
     """Resolve ``args.device`` at the start of a verb, before any work.
 
-    A device that does not exist here ends the command with one line on stderr and exit status
-    2.  Forked ``--workers`` processes cannot share a CUDA context, so with ``--workers`` > 1
-    ``auto`` means the CPU and an explicit CUDA device is refused.  The resolved name is kept
-    in ``args.device_name`` for the invocation log.
+    A device that does not exist here is a :class:`DeviceError` (the command line reports it
+    in one line, exit status 2).  Forked ``--workers`` processes cannot share a CUDA context,
+    so with ``--workers`` > 1 ``auto`` means the CPU and an explicit CUDA device is refused.
+    The resolved name is kept in ``args.device_name`` for the invocation log.
     """
     spec = getattr(args, "device", "auto")
     workers = int(getattr(args, "workers", 1) or 1)
-    try:
-        device = resolve_device(spec)
-        if workers > 1 and device.type == "cuda":
-            if (spec or "auto").strip().lower() != "auto":
-                raise DeviceError(f"--workers {workers} forks CPU processes, which cannot share "
-                                  f"device {spec!r}; use --workers 1 with a CUDA device")
-            device = torch.device("cpu")
-    except DeviceError as err:
-        print(f"error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    device = resolve_device(spec)
+    if workers > 1 and device.type == "cuda":
+        if (spec or "auto").strip().lower() != "auto":
+            raise DeviceError(f"--workers {workers} forks CPU processes, which cannot share "
+                              f"device {spec!r}; use --workers 1 with a CUDA device")
+        device = torch.device("cpu")
     args.device_name = device_name(device)
     return device
 

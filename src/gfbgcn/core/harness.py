@@ -1,16 +1,20 @@
-"""The reproduction harness shared by ``gfbgcn reproduce text|inductive|entity|graphs``.
+"""The reproduction harness shared by every ``gfbgcn reproduce`` verb (text, inductive,
+own-corpora, entity, graphs).
 
 Every reproduction is the same loop: a grid of runs, each identified by a key, one JSON record
 per finished run in a :class:`~gfbgcn.core.store.RunStore` (so an interrupted grid resumes where
 it stopped), optionally several worker processes, and a markdown report rendered from whatever
 records exist.  This module holds that loop and what goes with it:
 
-* :func:`add_arguments`: the options every ``reproduce`` verb takes, with one meaning each;
+* :func:`reproduce`: the per-data-set loop of every verb, and the one meaning of
+  ``--report-only`` (re-render from the records, run nothing);
 * :class:`Layout`: where a task's report, records, figures and notes live under ``--out``;
 * :func:`command_line`: the command that produced a report, with no machine paths in it;
-* :func:`run_pending`: the resumable, optionally multi-process, run loop;
+* :func:`run_pending`: the resumable, optionally multi-process, run loop of one grid;
 * :class:`Invocations`: the log of the grid commands run on a task's records;
 * :class:`Throttle`: re-render a report at most once per interval while a grid runs.
+
+The command-line flags of the verbs live in :mod:`gfbgcn.cli.flags`.
 """
 
 from __future__ import annotations
@@ -20,19 +24,20 @@ import json
 import multiprocessing as mp
 import os
 import shlex
+import time
 import uuid
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+import torch
 from tqdm.auto import tqdm
 
-from gfbgcn.core.device import add_device_argument
 from gfbgcn.core.io import atomic_write_json
-from gfbgcn.core.runinfo import provenance, set_threads, thread_count
+from gfbgcn.core.runinfo import provenance, set_threads, torch_threads
 from gfbgcn.core.store import RunStore
 from gfbgcn.core.validate import int_in
 
@@ -47,47 +52,6 @@ class Task(Protocol):
 
 #: argparse type of counts that must be at least 1 (one range checker for every verb).
 positive_int = int_in(1)
-
-
-def add_arguments(
-    parser: argparse.ArgumentParser,
-    *,
-    datasets: Sequence[str],
-    models: Sequence[str],
-    default_models: Sequence[str] | None = None,
-    dataset_choices: bool = True,
-    seeds: int | None = 10,
-    epochs: int = 200,
-) -> None:
-    """The options of every ``gfbgcn reproduce`` verb.
-
-    ``datasets`` are the defaults (and, with ``dataset_choices``, the only accepted names);
-    ``seeds=None`` leaves ``--seeds`` out (graph classification counts folds instead).
-    """
-    parser.add_argument("--data-dir", default=None, metavar="DIR",
-                        help="data root (default: $GFBGCN_DATA, then the user cache dir)")
-    parser.add_argument("--datasets", nargs="+", default=list(datasets), metavar="NAME",
-                        choices=list(datasets) if dataset_choices else None,
-                        help=f"data sets (default: {' '.join(datasets)})")
-    default_models = list(default_models or models)
-    parser.add_argument("--models", nargs="+", default=default_models, choices=list(models),
-                        metavar="MODEL", help=f"models, of {' '.join(models)} "
-                        f"(default: {' '.join(default_models)})")
-    if seeds is not None:
-        parser.add_argument("--seeds", type=positive_int, default=seeds, metavar="N",
-                            help=f"seeds 0..N-1 per cell ({seeds})")
-    parser.add_argument("--epochs", type=positive_int, default=epochs,
-                        help=f"maximum training epochs per run ({epochs})")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
-                        help=f"results directory: the report, raw/<task>/ records, figures/ and "
-                        f"<task>_notes.md (default: {DEFAULT_OUT})")
-    parser.add_argument("--workers", type=positive_int, default=1,
-                        help="parallel worker processes (1)")
-    parser.add_argument("--threads", type=thread_count, default=1,
-                        help="torch CPU threads per process (1; 0: torch's choice)")
-    parser.add_argument("--report-only", action="store_true",
-                        help="only re-render the report from the records already in --out")
-    add_device_argument(parser)
 
 
 @dataclass(frozen=True)
@@ -230,6 +194,50 @@ def run_pending(
     return done
 
 
+def reproduce(
+    layout: Layout,
+    datasets: Sequence[str],
+    run: Callable[[str], bool | None],
+    render: Callable[[], None],
+    args: argparse.Namespace,
+    *,
+    threads: int | None = None,
+    log_extra: Mapping[str, Any] | None = None,
+) -> None:
+    """The loop of every ``reproduce`` verb: per data set, its pending runs, then the report.
+
+    ``run(dataset)`` runs the data set's runs that have no record in ``layout`` yet (through
+    :func:`run_pending`, so an interrupted command resumes where it stopped) and returns False
+    when the data set could not be run at all (e.g. its data is unavailable); each data set run
+    has its wall time added to the invocation log (``log_extra``: more entries for it).
+    ``render()`` writes the report from the records alone; it follows every data set (the last
+    one's after the log marks this command finished).
+
+    ``args.report_only`` (``--report-only``) means the same in every verb: ``render()`` and
+    nothing else: no run, no data set loaded for training, no invocation logged.  ``threads``:
+    torch's thread count while the loop runs (``None``: torch's choice).
+    """
+    with torch_threads(threads):
+        if not args.report_only:
+            _run_datasets(layout, datasets, run, render, args, log_extra or {})
+        render()
+
+
+def _run_datasets(layout: Layout, datasets: Sequence[str], run: Callable[[str], bool | None],
+                  render: Callable[[], None], args: argparse.Namespace,
+                  log_extra: Mapping[str, Any]) -> None:
+    log = Invocations(layout, args)
+    # inside torch_threads(): the count this process and each forked worker use
+    log.entry.update(threads=torch.get_num_threads(), **log_extra)
+    for index, dataset in enumerate(datasets):
+        start = time.perf_counter()
+        if run(dataset) is not False:
+            log.add_seconds(dataset, time.perf_counter() - start)
+        if index < len(datasets) - 1:  # the last report follows the log's "finished" mark
+            render()
+    log.finish()
+
+
 class Invocations:
     """``raw/<task>/invocations.json``: every grid command run on these records, with when it
     started and finished, its wall time per data set, workers, machine and versions.
@@ -322,6 +330,24 @@ def invocations_markdown(layout: Layout) -> list[str]:
     return lines
 
 
+def thread_counts(layout: Layout) -> list[int]:
+    """The torch threads per process of the commands in the invocation log, sorted."""
+    return sorted({int(e["threads"]) if "threads" in e else _threads_given(e.get("command", ""))
+                   for e in Invocations.load(layout)})
+
+
+def _threads_given(command: str) -> int:
+    """``--threads N`` of a command logged before the log recorded threads; without it, 1 (the
+    ``reproduce`` default of that time)."""
+    words = shlex.split(command)
+    value = "1"
+    for i, word in enumerate(words):
+        name, _, inline = word.partition("=")
+        if name == "--threads":
+            value = inline or (words[i + 1] if i + 1 < len(words) else "1")
+    return int(value) if value.isdigit() else 1
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -337,8 +363,6 @@ class Throttle:
         self._last: float | None = None
 
     def __call__(self, *_: Any) -> None:
-        import time
-
         now = time.monotonic()
         if self._last is None or now - self._last >= self.seconds:
             self._last = now

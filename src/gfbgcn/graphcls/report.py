@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.device import device_label
-from gfbgcn.core.harness import Layout, invocations_markdown
+from gfbgcn.core.harness import Layout, invocations_markdown, thread_counts
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.paper import paper_table
 from gfbgcn.graphcls.data import DATASETS
@@ -37,8 +37,7 @@ Linear(h, h) → ReLU → dropout 0.5 → Linear(h, C). Convs: PyG `GCNConv` / `
 GFB-GCN = `GFBConv(summarize="diag")`, GFB-GraphSAGE = `GFBSAGEConv(summarize="diag")` (both
 exact DiagVec, eps = 1e-3, λ initialised to 1, one learnable λ per layer). The paper's full grid
 is hidden {16, 32, 64, 128} × layers {1, ..., 5}; the "What was run" table says, per data set
-and model, exactly which grid, folds and epoch budget were run here (reduced where it differs).
-One torch thread per process; the commands below say how many processes (`--workers`) ran."""
+and model, exactly which grid, folds and epoch budget were run here (reduced where it differs)."""
 
 
 def _cell(mean: float, std: float, n: int, folds: int, configs: int = PAPER_GRID_SIZE) -> str:
@@ -134,6 +133,14 @@ def _data_lines(recs: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _threads_line(layout: Layout) -> str:
+    """How many torch threads each process had (from the invocation log: ``--threads``)."""
+    counts = thread_counts(layout)
+    threads = ("One torch thread" if counts in ([], [1]) else
+               f"Torch threads {', '.join(map(str, counts))}")
+    return f"{threads} per process; the commands below say how many processes (`--workers`) ran."
+
+
 def render(records: Iterable[dict[str, Any]], layout: Layout) -> str:
     """Markdown report: our mean ± std test accuracy per (dataset, model) and the paper's."""
     recs = list(records)
@@ -157,6 +164,7 @@ def render(records: Iterable[dict[str, Any]], layout: Layout) -> str:
         "reduced grid, selected among c (hidden, layers) configurations instead of the paper's 20.",
         "",
         PROTOCOL_TEXT,
+        _threads_line(layout),
         "",
         *_results_table(by_dm, datasets),
         "", "## What was run", "",

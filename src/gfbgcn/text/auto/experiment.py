@@ -27,6 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import torch
+
+from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.harness import run_pending
 from gfbgcn.core.paths import data_root
 from gfbgcn.core.runinfo import provenance
@@ -67,12 +70,15 @@ def _combined_of(auto: AutoResult, graph_only: Candidate) -> Candidate:
     raise LookupError("no combination of the best graph-only candidate")
 
 
-def own_run(spec: OwnSpec, corpus: Corpus, epochs: int) -> dict[str, Any]:
-    """One ``--auto`` search and the report's columns (see the module docstring)."""
+def own_run(spec: OwnSpec, corpus: Corpus, epochs: int,
+            device: torch.device | None = None) -> dict[str, Any]:
+    """One ``--auto`` search (its candidates trained on ``device``, default auto) and the
+    report's columns (see the module docstring)."""
     name = "unicode" if spec.dataset in EXTRA_CORPORA else "textgcn"  # the CLI's defaults
     tokenizer = make_tokenizer(name)
+    device = resolve_device(device)
     auto = run_auto(corpus, tokenizer, TrainConfig(seed=spec.seed, epochs=epochs),
-                    log=lambda _: None)
+                    log=lambda _: None, device=device)
     best_graph = auto.best_graph_only()
     combined = _combined_of(auto, best_graph)
     defaults = auto.candidates[0]
@@ -91,7 +97,7 @@ def own_run(spec: OwnSpec, corpus: Corpus, epochs: int) -> dict[str, Any]:
         "features": features_column(auto.candidates),
         "candidates": [{**c.row(), "test": c.test} for c in auto.candidates],
         "wall_seconds": auto.seconds,
-        "device": auto.result.device,
+        "device": device_name(device),
         **provenance(),
     }
 
@@ -112,14 +118,17 @@ def features_column(candidates: list[Candidate]) -> dict[str, Any] | None:
 
 
 def run_own_grid(datasets: list[str], seeds: range, store: RunStore, data_dir: str | None,
-                 epochs: int, *, threads: int | None = 1, on_saved=None) -> None:
-    """Every (dataset, seed) not yet in ``store``, seeds innermost; a dataset whose runs are all
-    done is not even loaded."""
+                 epochs: int, *, workers: int = 1, threads: int | None = 1,
+                 device: torch.device | None = None, on_saved=None) -> None:
+    """Every (dataset, seed) not yet in ``store``, seeds innermost, ``workers`` searches at once
+    (forked processes with ``threads`` torch threads each); a dataset whose runs are all done is
+    not even loaded."""
     for dataset in datasets:
         specs = [OwnSpec(dataset, s) for s in seeds]
         if all(store.done(s.key()) for s in specs):
             continue
         corpus = load_own_dataset(dataset, data_dir)
-        run_pending(specs, store, lambda spec: own_run(spec, corpus, epochs), workers=1,
-                    threads=threads, desc=f"reproduce own-corpora {dataset}", on_saved=on_saved)
+        run_pending(specs, store, lambda spec: own_run(spec, corpus, epochs, device),
+                    workers=workers, threads=threads, desc=f"reproduce own-corpora {dataset}",
+                    on_saved=on_saved)
 

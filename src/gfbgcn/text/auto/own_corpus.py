@@ -1,7 +1,5 @@
-"""``gfbgcn train`` on a user's own file: the baseline beside the result, and ``--auto``.
-
-Kept apart from :mod:`gfbgcn.cli.reproduce_text` so that the shared ``train`` verb only gains a few
-lines: :func:`baseline_beside` after a normal run, :func:`train_auto` for ``--auto``.
+"""``gfbgcn train`` on a user's own file: what the baseline beside the result and ``--auto``
+record (the verb's side, printing and saving, is :mod:`gfbgcn.cli.train_auto`).
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import torch
 
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.corpus.benchmarks import Corpus
@@ -176,9 +177,11 @@ class _Search:
     """State of one search: graphs by setting, trained results, the baseline."""
 
     def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
-                 cache: bool, log: Callable[[str], None], cooccurrence: str) -> None:
+                 cache: bool, log: Callable[[str], None], cooccurrence: str,
+                 device: str | torch.device | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
+        self.device = device
         self.graphs: dict[GraphSetting, TextGraph] = {}
         self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
@@ -215,7 +218,7 @@ class _Search:
         g, graph_seconds = self.graph(s)
         options = {"exact": not fast} if model.startswith("gfb-") else {}
         config = replace(self.base, model=model, layer_options=options, features=features)
-        result = train_text(g, config, progress=False)
+        result = train_text(g, config, progress=False, device=self.device)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
@@ -239,10 +242,13 @@ class _Search:
 def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              budget: Budget | None = None, stop_words: str | None = "english",
              cooccurrence: str = "window", cache: bool = True,
-             log: Callable[[str], None] = print) -> AutoResult:
-    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc."""
+             log: Callable[[str], None] = print,
+             device: str | torch.device | None = None) -> AutoResult:
+    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
+    every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`)."""
     start = time.perf_counter()
-    search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence)
+    search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
+                     device)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):

@@ -11,8 +11,7 @@ import pytest
 
 from gfbgcn.cli import build_parser, main
 from gfbgcn.core.harness import Invocations, Layout
-
-from .toydata import write_tu
+from tests.graphcls.toydata import write_tu
 
 
 def _records(raw: Path) -> dict[str, int]:
@@ -26,8 +25,8 @@ def _row(text: str, start: str) -> str:
 def test_defaults_and_flags() -> None:
     args = build_parser(["reproduce", "graphs"]).parse_args(["reproduce", "graphs"])
     assert (args.folds, args.fold_limit, args.seed, args.epochs) == (10, None, 0, 100)
-    assert (args.hidden, args.layers) == ([16, 32, 64, 128], [1, 2, 3, 4, 5])
-    assert (args.patience, args.batch_size, args.lr) == (20, 64, 0.01)
+    assert (args.hiddens, args.layers) == ([16, 32, 64, 128], [1, 2, 3, 4, 5])
+    assert (args.patience, args.graph_batch, args.lr) == (20, 64, 0.01)
     assert args.models == ["gcn", "sage", "gfb-gcn", "gfb-sage"] and not hasattr(args, "seeds")
 
 
@@ -35,7 +34,7 @@ def test_defaults_and_flags() -> None:
 def test_cli_runs_writes_report_and_resumes(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "results"
     argv = ["reproduce", "graphs", "--data-dir", str(data_dir), "--datasets", "MUTAG",
-            "--models", "sage", "gfb-sage", "--hidden", "16", "--layers", "1", "2",
+            "--models", "sage", "gfb-sage", "--hiddens", "16", "--layers", "1", "2",
             "--fold-limit", "1", "--epochs", "2", "--out", str(out)]
     assert main(argv) == 0
     raw = out / "raw" / "graphs"
@@ -67,8 +66,8 @@ def test_any_tu_data_set_runs(tmp_path: Path) -> None:
     write_tu(tmp_path / "data", "TOY")
     out = tmp_path / "results"
     argv = ["reproduce", "graphs", "--data-dir", str(tmp_path / "data"), "--datasets", "TOY",
-            "--models", "gcn", "--hidden", "4", "--layers", "1", "--folds", "3", "--epochs", "1",
-            "--batch-size", "2", "--out", str(out)]
+            "--models", "gcn", "--hiddens", "4", "--layers", "1", "--folds", "3", "--epochs", "1",
+            "--graph-batch", "2", "--out", str(out)]
     assert main(argv) == 0
     assert set(_records(out / "raw" / "graphs")) == {
         f"dataset=TOY__model=gcn__fold={k}__hidden=4__layers=1.json" for k in (0, 1, 2)}
