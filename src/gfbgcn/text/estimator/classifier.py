@@ -244,7 +244,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """``[n]`` the most probable class of each document of ``X`` (see
         :meth:`predict_proba`)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def _transductive(self) -> Transductive:
         if self._outputs is None:

@@ -25,10 +25,8 @@ def _kind(value: object) -> str:
         return "str"
     if isinstance(value, (bool, np.bool_)):
         return "bool"
-    if isinstance(value, numbers.Integral):
-        return "int"
     if isinstance(value, numbers.Real):
-        return "float"
+        return "number"
     return type(value).__name__
 
 
@@ -41,10 +39,10 @@ def _check_label_values(values: list[object]) -> None:
     if len(kinds) > 1:
         raise UserError(f"y mixes label types ({', '.join(kinds)}): give every label as the "
                         "same type")
-    if kinds[0] == "float" and any(float(v) != int(v) for v in values):
+    if kinds[0] == "number" and any(float(v) != int(v) for v in values):
         raise UserError("y holds continuous values: a classifier needs class labels "
                         "(strings or whole numbers)")
-    if kinds[0] not in ("str", "bool", "int", "float"):
+    if kinds[0] not in ("str", "bool", "number"):
         raise UserError(f"y holds {kinds[0]} values: labels must be strings or numbers")
 
 
