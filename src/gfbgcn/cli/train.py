@@ -99,6 +99,7 @@ def train(args: argparse.Namespace) -> int:
     if getattr(args, "batch_size", 0) and args.device == "auto":
         args.device = "cpu"  # mini-batch training runs on the CPU (see text/train/full_batch.py)
     device = device_from_args(args)  # an absent GPU fails here, before any work
+    args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)
     if args.auto:
         from gfbgcn.cli.train_auto import train_auto
@@ -108,7 +109,6 @@ def train(args: argparse.Namespace) -> int:
     if args.save:
         check_savable(config.model)
     clf = classifier_from_args(args)
-    clf.set_params(device=str(device))
     from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
 
     check_outputs(args.out, args.save)  # before any work: a trained result is never lost

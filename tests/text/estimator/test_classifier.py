@@ -194,6 +194,21 @@ def test_auto_search_through_the_estimator(topics, tmp_path):
     assert loaded.get_params()["auto"] is True
 
 
+def test_auto_search_trains_on_the_given_device(topics, monkeypatch):
+    from gfbgcn.text.auto import search
+
+    devices = []
+
+    def recording(*args, device=None, **kwargs):
+        devices.append(device)
+        return train_text(*args, device=device, **kwargs)
+
+    train_text = search.train_text
+    monkeypatch.setattr(search, "train_text", recording)
+    TextGCNClassifier(**{**FAST, "auto": True, "budget": 1, "device": "cpu"}).fit(*topics)
+    assert devices == ["cpu"]
+
+
 # ---- saving and loading ----------------------------------------------------------------------
 
 
@@ -221,6 +236,17 @@ def test_save_without_transductive_outputs(transductive_fit, tmp_path):
     assert not (tmp_path / "model" / "transductive.safetensors").exists()
     np.testing.assert_allclose(loaded.predict_proba(unlabeled),
                                clf.predictor_.predict_proba(unlabeled), rtol=1e-6)
+
+
+def test_a_fitted_classifier_pickles(transductive_fit):
+    """What joblib and scikit-learn's parallel tools do with an estimator."""
+    import pickle
+
+    clf, x, _, unlabeled = transductive_fit
+    docs = x[:3] + unlabeled + NEW_DOCS
+    clf.predict(docs)  # with its predictor and transductive lookup built
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_allclose(back.predict_proba(docs), clf.predict_proba(docs))
 
 
 def test_integer_classes_survive_save_and_load(tmp_path, topics):

@@ -183,6 +183,7 @@ class _Search:
                  cache: bool, log: Callable[[str], None], cooccurrence: str) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
+        self.device: str | None = None  # where the candidates train (None: auto)
         self.graphs: dict[GraphSetting, TextGraph] = {}
         self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
@@ -219,7 +220,7 @@ class _Search:
         g, graph_seconds = self.graph(s)
         options = {"exact": not fast} if model.startswith("gfb-") else {}
         config = replace(self.base, model=model, layer_options=options, features=features)
-        result = train_text(g, config, progress=False)
+        result = train_text(g, config, progress=False, device=self.device)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
@@ -243,10 +244,12 @@ class _Search:
 def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              budget: Budget | None = None, stop_words: str | None = "english",
              cooccurrence: str = "window", cache: bool = True,
-             log: Callable[[str], None] = print) -> AutoResult:
-    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc."""
+             log: Callable[[str], None] = print, device: str | None = None) -> AutoResult:
+    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
+    ``device`` where every candidate trains (``None``: ``auto``, see :mod:`gfbgcn.core.device`)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence)
+    search.device = device
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):

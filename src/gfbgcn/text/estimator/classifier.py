@@ -204,7 +204,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=bool(self.cache),
-                        log=self._log)
+                        log=self._log, device=self.device)
 
     def _log(self, message: str) -> None:
         if self.verbose:
