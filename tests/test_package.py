@@ -32,8 +32,8 @@ def test_public_names():
 
 @pytest.mark.realdata
 def test_r8_cross_validation_acceptance(data_dir, monkeypatch):
-    """The issue's snippet, with a smaller model so that it runs in about a minute on two
-    cores (``benchmarks/sklearn_cross_val.py`` runs it with the defaults)."""
+    """The issue's snippet with a smaller, quicker model (``benchmarks/sklearn_cross_val.py``
+    runs it with the defaults)."""
     import torch
     from sklearn.model_selection import cross_val_score
 
