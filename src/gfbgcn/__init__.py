@@ -1,10 +1,29 @@
-"""gfbgcn: Graph Convolutional Networks with Generalized Factorized Bilinear aggregation."""
+"""gfbgcn: Graph Convolutional Networks with Generalized Factorized Bilinear aggregation.
+
+The Python API of text classification (imported when first used, so ``import gfbgcn`` stays
+fast):
+
+* :class:`TextGCNClassifier`: a scikit-learn classifier of raw documents
+  (:mod:`gfbgcn.text.estimator`): ``fit``, ``predict``, ``predict_proba``, ``score``, ``save``;
+* :func:`load`: a saved model's predictor;
+* :func:`load_benchmark`: the texts and labels of a benchmark (20ng, r8, r52, ohsumed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+__all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark"]
+
+if TYPE_CHECKING:
+    from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
 
 def load(path, **kwargs):
-    """Load a model saved by ``gfbgcn train ... --save PATH``; see :mod:`gfbgcn.text.predict.saved`.
+    """Load a model saved by ``gfbgcn train ... --save PATH`` or ``TextGCNClassifier.save``;
+    see :mod:`gfbgcn.text.predict.saved`.
 
     ``device="cpu"|"cuda"|"cuda:N"|"auto"`` (default ``auto``: the first CUDA GPU if torch
     sees one, else the CPU) places it; a model saved on one device loads on any other.
@@ -13,7 +32,35 @@ def load(path, **kwargs):
     ``model.predict_proba(texts)`` the ``[n, classes]`` probabilities.  A model chosen by
     ``train --auto`` may be a graph model combined with TF-IDF + logistic regression
     (:class:`gfbgcn.text.predict.combined.CombinedPredictor`); it is used the same way.
+    This predictor classifies every document inductively; ``TextGCNClassifier.load(path)``
+    gives the same model as a fitted scikit-learn classifier (``predictor_`` is this object),
+    which also recognises the documents it was fitted on.
     """
     from gfbgcn.text.predict.saved import load_model
 
     return load_model(path, **kwargs)
+
+
+def load_benchmark(name: str, subset: str = "train", *, data_dir: str | Path | None = None,
+                   download: bool = True) -> tuple[list[str], list[str]]:
+    """``(texts, labels)`` of a text benchmark (``20ng``, ``r8``, ``r52``, ``ohsumed``): its
+    standard ``"train"`` or ``"test"`` split, or ``"all"``, in file order.
+
+    Read from the data root (``data_dir``, else ``$GFBGCN_DATA``, else the user cache dir),
+    downloaded there with a sha256 check where a canonical source exists and ``download``.
+    """
+    from gfbgcn.text.corpus.benchmarks import benchmark_documents
+
+    return benchmark_documents(name, subset, data_dir, download)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "TextGCNClassifier":
+        from gfbgcn.text.estimator.classifier import TextGCNClassifier
+
+        return TextGCNClassifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -34,3 +34,25 @@ def write_topic_csv(path: Path, n: int = 24) -> Path:
         rows.append(f"\"{' '.join(rng.choice(pools[topic], 8))}\",{topic}")
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
+
+
+TOPIC_WORDS = {
+    "sport": ("goal", "match", "team", "striker", "league", "cup", "coach", "penalty"),
+    "money": ("bank", "shares", "market", "profits", "rates", "inflation", "bond", "stock"),
+    "science": ("cell", "protein", "gene", "enzyme", "neuron", "lab", "molecule", "virus"),
+}
+FILLER_WORDS = ("today", "report", "people", "said", "week", "new", "year", "news")
+
+
+def topic_documents(n: int = 30, seed: int = 0, topics: tuple[str, ...] = tuple(TOPIC_WORDS)
+                    ) -> tuple[list[str], list[str]]:
+    """``(texts, labels)``: ``n`` documents cycling through ``topics``, each of 5 words of its
+    topic and 3 common filler words (a corpus a classifier can learn)."""
+    rng = np.random.default_rng(seed)
+    texts, labels = [], []
+    for i in range(n):
+        topic = topics[i % len(topics)]
+        words = [*rng.choice(TOPIC_WORDS[topic], 5), *rng.choice(FILLER_WORDS, 3)]
+        texts.append(" ".join(rng.permutation(words)))
+        labels.append(topic)
+    return texts, labels

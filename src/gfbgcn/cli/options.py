@@ -4,20 +4,20 @@ and the training configuration (flags shared by verbs of every task: :mod:`gfbgc
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
-from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import encoding_name, int_in
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.estimator.settings import tokenization, train_config
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.tokenize.clean import Tokenizer
-from gfbgcn.text.tokenize.registry import (
-    CJK_SPLITS,
-    default_tokenizer_name,
-    make_tokenizer,
-)
-from gfbgcn.text.tokenize.stop_words import parse_stop_words
+from gfbgcn.text.tokenize.registry import CJK_SPLITS, default_tokenizer_name
+from gfbgcn.text.train.config import TrainConfig
+
+if TYPE_CHECKING:
+    from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,9 +64,9 @@ def corpus_from_args(args: argparse.Namespace) -> Corpus:
 
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
     tokenizer, stop_words = tokenization_from_args(args)  # bad values fail before reading
-    corpus = corpus_from_args(args)
     config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
                          cooccurrence=args.cooccurrence)
+    corpus = corpus_from_args(args)
     return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache,
                                     workers=args.build_workers)
 
@@ -88,32 +88,33 @@ def add_tokenizer_arguments(parser: argparse.ArgumentParser) -> None:
 
 def tokenization_from_args(args: argparse.Namespace) -> tuple[Tokenizer, str | None]:
     """``(tokenizer, stop-word setting)`` of the command line; a bad value exits with one line."""
-    name = args.tokenizer or default_tokenizer_name(args.dataset)
-    try:
-        if name != "unicode" and (args.no_numbers or args.cjk_split != "chars"):
-            raise TokenizerError("--no-numbers and --cjk-split apply to --tokenizer unicode only")
-        tokenizer = make_tokenizer(name, numbers=not args.no_numbers, cjk=args.cjk_split)
-        stop_words = parse_stop_words(args.stop_words)
-    except (TokenizerError, StopWordsError) as err:
-        raise OptionError(str(err)) from None
-    return tokenizer, stop_words
+    return tokenization(args.tokenizer or default_tokenizer_name(args.dataset),
+                        no_numbers=args.no_numbers, cjk_split=args.cjk_split,
+                        stop_words=args.stop_words)
 
 
-def train_config_from_args(args: argparse.Namespace):
-    from gfbgcn.text.train.config import TrainConfig
-
-    options: dict = {}
-    if args.model.startswith("gfb-"):
-        options["exact"] = not args.fast_genvec
-        if args.fixed_lambda is not None:
-            options["lambda_init"] = args.fixed_lambda
-    elif args.fast_genvec or args.fixed_lambda is not None:
-        raise OptionError("--fast-genvec and --fixed-lambda apply to gfb-* models only")
-    if args.batch_size and (args.model in ("sgc", "gin") or getattr(args, "multi_label", False)):
-        raise OptionError("--batch-size supports single-label two-layer models only")
-    return TrainConfig(
+def train_config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """The training settings of ``gfbgcn train``, checked where the Python API checks them."""
+    return train_config(
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
-        val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
+        val_ratio=args.val_ratio, fast_genvec=args.fast_genvec, fixed_lambda=args.fixed_lambda,
         batch_size=args.batch_size, fanout=args.fanout, features=args.features,
-    )
+        multi_label=getattr(args, "multi_label", False))
+
+
+def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
+    """The :class:`~gfbgcn.TextGCNClassifier` that ``gfbgcn train``'s options describe (the
+    options' Python names); ``gfbgcn train`` fits it."""
+    from gfbgcn.text.estimator.classifier import TextGCNClassifier
+
+    return TextGCNClassifier(
+        model=args.model, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
+        weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
+        val_ratio=args.val_ratio, random_state=args.seed, fast_genvec=args.fast_genvec,
+        fixed_lambda=args.fixed_lambda, features=args.features, window=args.window,
+        min_freq=args.min_freq, stop_words=args.stop_words, cooccurrence=args.cooccurrence,
+        tokenizer=args.tokenizer or default_tokenizer_name(args.dataset),
+        no_numbers=args.no_numbers, cjk_split=args.cjk_split, batch_size=args.batch_size,
+        fanout=args.fanout, device=str(args.device), auto=args.auto, budget=args.budget,
+        cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet)

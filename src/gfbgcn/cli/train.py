@@ -8,13 +8,13 @@ import sys
 from gfbgcn.cli.flags import add_threads_argument
 from gfbgcn.cli.options import (
     add_corpus_arguments,
-    graph_from_args,
+    classifier_from_args,
+    corpus_from_args,
     train_config_from_args,
 )
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.text.auto.own_corpus import is_own_file
@@ -87,57 +87,89 @@ def _print_result(result, multi_label: bool) -> None:
 
 
 def train(args: argparse.Namespace) -> int:
-    """Train one model on a corpus, report test metrics, optionally save it."""
+    """Train one model on a corpus, report test metrics, optionally save it.
+
+    The work goes through the Python API: the options make a :class:`gfbgcn.TextGCNClassifier`
+    (:func:`~gfbgcn.cli.options.classifier_from_args`), which builds the graph and fits it;
+    multi-label runs call the trainer it calls (:func:`gfbgcn.text.train.run.train_text`)."""
     from gfbgcn.core.atomic import check_outputs
+    from gfbgcn.text.estimator.settings import check_savable
     from gfbgcn.text.train.checks import check_has_test, check_has_words
-    from gfbgcn.text.train.run import train_text
-    from gfbgcn.text.train.run_files import write_run
 
     if getattr(args, "batch_size", 0) and args.device == "auto":
         args.device = "cpu"  # mini-batch training runs on the CPU (see text/train/full_batch.py)
     device = device_from_args(args)  # an absent GPU fails here, before any work
+    args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)
     if args.auto:
         from gfbgcn.cli.train_auto import train_auto
 
         return train_auto(args)
-    config = train_config_from_args(args)
-    if args.save and config.model in ("sgc", "gin"):
-        raise OptionError(f"--save supports the two-layer models only, not {config.model}")
+    config = train_config_from_args(args)  # every setting checked, multi-label ones too
+    if args.save:
+        check_savable(config.model)
+    clf = classifier_from_args(args)
     from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
 
     check_outputs(args.out, args.save)  # before any work: a trained result is never lost
     # under torchrun (mini-batch only): one process group, rank 0 builds the graph first
     rank, _ = init_from_env() if config.batch_size else (0, 1)
-    corpus, graph = rank_zero_first(lambda: graph_from_args(args))
+    corpus, graph = rank_zero_first(lambda: _corpus_and_graph(args, clf))
     check_has_test(graph.is_train)
     check_has_words(graph.num_words, args.min_freq)
     if rank == 0:  # under torchrun, one process speaks
-        for note in graph.notes:
-            print(f"note: {note}", file=sys.stderr)
-        how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
-        print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
-              f"{len(graph.label_names)} classes (graph {how})")
-    targets = label_names = None
+        _print_graph(graph)
     if args.multi_label:
-        from gfbgcn.text.corpus.labels import multi_hot, split_labels
-
-        targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
-        print(f"multi-label: {len(label_names)} labels, "
-              f"{targets.sum(1).mean():.2f} labels per document on average")
-    result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets,
-                        device=device)
+        return _train_multi_label(args, corpus, graph, config, device)
+    result = clf.fit_corpus(corpus, graph).result_
     if rank != 0:  # every rank holds the same model; rank 0 reports and writes
         return 0
-    _print_result(result, args.multi_label)
+    _print_result(result, False)
+    _write_outputs(args, corpus, graph, result)
+    if args.save:
+        print(f"saved model to {clf.save(args.save, transductive=False)}")
+    return 0
+
+
+def _corpus_and_graph(args: argparse.Namespace, clf) -> tuple:
+    clf.graph_settings()  # bad graph settings fail before the corpus is read
+    corpus = corpus_from_args(args)
+    return corpus, clf.build_graph(corpus)
+
+
+def _print_graph(graph) -> None:
+    for note in graph.notes:
+        print(f"note: {note}", file=sys.stderr)
+    how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
+    print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
+          f"{len(graph.label_names)} classes (graph {how})")
+
+
+def _write_outputs(args: argparse.Namespace, corpus, graph, result, label_names=None) -> None:
+    """The baseline beside a single-label run on a user's file, and ``--out``."""
+    from gfbgcn.text.train.run_files import write_run
+
     extra = None
     if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
         extra = baseline_beside(corpus, graph, result)
     if args.out:
         print(f"wrote {write_run(args.out, result, graph, label_names, extra)}")
-    if args.save:
-        from gfbgcn.text.predict.saved import save_trained
 
+
+def _train_multi_label(args: argparse.Namespace, corpus, graph, config, device) -> int:
+    """``--multi-label``: label sets as multi-hot targets, trained full batch."""
+    from gfbgcn.text.corpus.labels import multi_hot, split_labels
+    from gfbgcn.text.predict.saved import save_trained
+    from gfbgcn.text.train.run import train_text
+
+    targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
+    print(f"multi-label: {len(label_names)} labels, "
+          f"{targets.sum(1).mean():.2f} labels per document on average")
+    result = train_text(graph, config, progress=not args.quiet, multilabel_targets=targets,
+                        device=device)
+    _print_result(result, True)
+    _write_outputs(args, corpus, graph, result, label_names)
+    if args.save:
         path = save_trained(args.save, result, graph, corpus, label_names, args.label_sep)
         print(f"saved model to {path}")
     return 0

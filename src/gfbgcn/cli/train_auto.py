@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from gfbgcn.core.device import device_from_args
 from gfbgcn.core.errors import OptionError
 from gfbgcn.text.auto.own_corpus import _combined_metrics, baseline_metrics
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
@@ -50,29 +46,20 @@ def baseline_beside(corpus, graph, result) -> dict[str, Any]:
 
 
 def train_auto(args: argparse.Namespace) -> int:
-    """``gfbgcn train --auto``: search, print/save the table, write and save the chosen model."""
-    from gfbgcn.cli.options import (
-        corpus_from_args,
-        tokenization_from_args,
-        train_config_from_args,
-    )
-    from gfbgcn.text.auto.search import chosen_summary, parse_budget, run_auto
+    """``gfbgcn train --auto``: search, print/save the table, write and save the chosen model.
+
+    The search is :class:`gfbgcn.TextGCNClassifier` with ``auto=True``: its ``auto_`` holds the
+    candidates, its ``save`` writes the chosen model (a combined one too)."""
+    from gfbgcn.cli.options import classifier_from_args, corpus_from_args
+    from gfbgcn.text.auto.search import chosen_summary
     from gfbgcn.text.train.run_files import write_run
 
     if args.multi_label:
         raise OptionError("--auto is single-label only (drop --multi-label)")
-    try:
-        budget = parse_budget(args.budget) if args.budget is not None else None
-    except ValueError as err:
-        raise OptionError(str(err)) from None
-    tokenizer, stop_words = tokenization_from_args(args)
-    base = replace(train_config_from_args(args), features="onehot")  # searched (stage 3)
+    clf = classifier_from_args(args)
+    clf.check_settings()  # bad settings fail before the corpus is read
     corpus = corpus_from_args(args)
-    quiet = args.quiet
-    auto = run_auto(corpus, tokenizer, base, budget=budget, stop_words=stop_words,
-                    cooccurrence=args.cooccurrence, cache=not args.no_cache,
-                    log=(lambda _: None) if quiet else (lambda m: print(m, file=sys.stderr)),
-                    device=device_from_args(args))
+    auto = clf.fit_corpus(corpus).auto_
     table = auto.table()
     print(auto.aligned(), end="")
     c = auto.chosen
@@ -91,19 +78,5 @@ def train_auto(args: argparse.Namespace) -> int:
                         extra_files={"auto.csv": table})
         print(f"wrote {out} (candidates in auto.csv)")
     if args.save:
-        _save_chosen(args.save, auto, corpus)
+        print(f"saved model to {clf.save(args.save, transductive=False)}")
     return 0
-
-
-def _save_chosen(path: str, auto, corpus) -> None:
-    from gfbgcn.text.predict.saved import save_trained
-
-    writer = None
-    if auto.chosen.predictor != "graph":
-        from gfbgcn.text.predict.combined import write_linear
-
-        def write_linear_part(staging: Path) -> dict:  # inside the model directory being built
-            return {"combined": write_linear(staging, auto.baseline.model, auto.chosen.weight)}
-        writer = write_linear_part
-    saved = save_trained(path, auto.result, auto.graph, corpus, extra_writer=writer)
-    print(f"saved model to {saved}")

@@ -30,9 +30,10 @@ from gfbgcn.core.io import current_umask
 KIND_FILES = {
     # auto.csv: the candidates of `train --auto`
     "run": frozenset({"config.json", "history.csv", "metrics.json", "auto.csv"}),
-    # linear.*: the TF-IDF + LR part of a combined model (gfbgcn.text.predict.combined)
+    # linear.*: the TF-IDF + LR part of a combined model (gfbgcn.text.predict.combined);
+    # transductive.safetensors: the outputs of the fitted documents (gfbgcn.TextGCNClassifier)
     "model": frozenset({"config.json", "model.safetensors", "vocab.json",
-                        "linear.safetensors", "linear.json"}),
+                        "linear.safetensors", "linear.json", "transductive.safetensors"}),
 }
 _DESCRIPTION = {"run": "a training run (--out)", "model": "a saved model (--save)"}
 

@@ -43,6 +43,10 @@ class InputError(UserError):
     """Documents to classify that cannot be read (``predict``)."""
 
 
+class DocumentTypeError(InputError, TypeError):
+    """A document that is not a string (``None``, NaN from an empty pandas cell, bytes, ...)."""
+
+
 class ModelLoadError(UserError):
     """A saved model directory that is missing, incomplete, tampered with or malformed."""
 

@@ -3,6 +3,10 @@
 ``int_in(1)`` accepts whole numbers >= 1, ``float_in(0, 1, low_open=True, high_open=True)``
 numbers strictly between 0 and 1; NaN and infinities are refused.  :func:`range_text` gives the
 range in words for the option's help, so ``--help`` shows what is accepted.
+
+:func:`check_option` applies the same ranges to a value given from Python (the settings of
+:class:`gfbgcn.TextGCNClassifier`, ``TrainConfig``, ``GraphConfig``) and refuses it with an
+:class:`~gfbgcn.core.errors.OptionError` naming the command-line option.
 """
 
 from __future__ import annotations
@@ -10,7 +14,11 @@ from __future__ import annotations
 import argparse
 import codecs
 import math
+import numbers
 from collections.abc import Callable
+from typing import Any
+
+from gfbgcn.core.errors import OptionError
 
 
 def range_text(low: float | None, high: float | None, low_open: bool = False,
@@ -28,6 +36,29 @@ def _inside(value: float, low: float | None, high: float | None, low_open: bool,
     if low is not None and (value < low or (low_open and value == low)):
         return False
     return not (high is not None and (value > high or (high_open and value == high)))
+
+
+def check_option(option: str, value: Any, low: float | None = None, high: float | None = None,
+                 *, low_open: bool = False, high_open: bool = False, whole: bool = False) -> None:
+    """Refuse ``value`` of ``option`` (e.g. ``"--epochs"``) unless it is a finite number (a whole
+    number when ``whole``) in the range: ``OptionError("--epochs must be >= 1, got 0")``."""
+    kind = numbers.Integral if whole else numbers.Real
+    bounds = range_text(low, high, low_open, high_open)
+    noun = "a whole number" if whole else "a finite number"
+    if not isinstance(value, kind) or isinstance(value, bool):
+        within = "" if low is None and high is None else f" {bounds}"
+        raise OptionError(f"{option} must be {noun}{within}, got {value!r}")
+    if not math.isfinite(value):
+        raise OptionError(f"{option} must be {noun}, got {value}")
+    if not _inside(value, low, high, low_open, high_open):
+        raise OptionError(f"{option} must be {bounds}, got {value}")
+
+
+def check_choice(option: str, value: Any, choices: tuple[str, ...]) -> None:
+    """Refuse ``value`` of ``option`` unless it is one of ``choices`` (an :class:`OptionError`
+    listing them)."""
+    if not isinstance(value, str) or value not in choices:
+        raise OptionError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

@@ -115,3 +115,45 @@ def test_custom_tokenizer_is_pluggable():
                     np.array([True, True, False]))
     graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), chars, cache=False)
     assert "北" in graph.vocab and graph.tokenizer == "chars-v1"
+
+
+def test_to_pyg_trains_a_pyg_model():
+    """A PyG user's own two-layer ``GCNConv`` model learns the toy topics from ``to_pyg()``."""
+    from torch_geometric.data import Data
+    from torch_geometric.nn import GCNConv
+
+    from tests.text.toydata import topic_documents
+
+    texts, labels = topic_documents(45)
+    corpus = Corpus("topics", texts, labels, np.arange(45) < 36)
+    graph = build_text_graph(corpus, GraphConfig(window=4, min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache=False)
+    data = graph.to_pyg(val_ratio=0.2, seed=0)
+    assert isinstance(data, Data)
+    d, n = graph.num_docs, graph.num_nodes
+    assert data.edge_index.shape == (2, len(graph.edge_weight)) and data.y.shape == (n,)
+    assert data.edge_weight.dtype == torch.float32 and bool((data.y[d:] == -1).all())
+    assert int(data.train_mask.sum()) + int(data.val_mask.sum()) == 36
+    assert int(data.test_mask.sum()) == 9 and not data.train_mask[d:].any()
+    torch.manual_seed(0)
+    conv1, conv2 = GCNConv(n, 16), GCNConv(16, len(graph.label_names))
+    x = torch.eye(n)  # Text GCN's identity input
+    params = [*conv1.parameters(), *conv2.parameters()]
+    optimizer = torch.optim.Adam(params, lr=0.05)
+
+    def logits() -> torch.Tensor:
+        h = conv1(x, data.edge_index, data.edge_weight).relu()
+        return conv2(h, data.edge_index, data.edge_weight)
+
+    losses = []
+    for _ in range(30):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(logits()[data.train_mask],
+                                                 data.y[data.train_mask])
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss))
+    assert losses[-1] < 0.5 * losses[0]
+    with torch.no_grad():
+        pred = logits().argmax(1)
+    assert float((pred[data.test_mask] == data.y[data.test_mask]).float().mean()) >= 0.8

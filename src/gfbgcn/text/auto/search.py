@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
@@ -90,12 +91,15 @@ class Budget:
         return self.minutes is None or elapsed < self.minutes
 
 
-def parse_budget(text: str) -> Budget:
-    """``--budget``: ``N`` candidates, or ``Nm``/``Nmin`` minutes."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(m|min|minutes?)?\s*", text or "")
+def parse_budget(text: str | int) -> Budget:
+    """``--budget``: ``N`` candidates, or ``Nm``/``Nmin`` minutes (an :class:`OptionError`
+    otherwise)."""
+    text = str(text) if isinstance(text, int) and not isinstance(text, bool) else text
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(m|min|minutes?)?\s*",
+                         text if isinstance(text, str) else "")
     if not match or float(match.group(1)) <= 0 or (not match.group(2) and "." in match.group(1)):
-        raise ValueError(f"--budget must be a number of candidates (e.g. 8) or minutes (e.g. "
-                         f"10m), got {text!r}")
+        raise OptionError(f"--budget must be a number of candidates (e.g. 8) or minutes (e.g. "
+                          f"10m), got {text!r}")
     value = float(match.group(1))
     return Budget(minutes=value) if match.group(2) else Budget(candidates=int(value))
 

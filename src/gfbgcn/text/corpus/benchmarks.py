@@ -18,13 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError
+from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError, OptionError
 from gfbgcn.core.io import atomic_write_bytes, sha256_file
 from gfbgcn.core.paths import data_root
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.table import load_table
 
-__all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "load_benchmark", "load_corpus"]
+__all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "benchmark_documents",
+           "load_benchmark", "load_corpus"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,7 +96,8 @@ def canonical_name(name: str) -> str:
     key = name.lower()
     key = _ALIASES.get(key, key)
     if key not in BENCHMARK_FILES:
-        raise ValueError(f"unknown text benchmark {name!r}; choose one of {', '.join(BENCHMARKS)}")
+        raise OptionError(f"unknown text benchmark {name!r}; choose one of "
+                          f"{', '.join(BENCHMARKS)}")
     return key
 
 
@@ -209,6 +211,24 @@ def load_benchmark(name: str, data_dir: str | Path | None = None, download: bool
         dirs = {"20news-bydate-train": True, "20news-bydate-test": False}
         return _read_tar_corpus(paths[0], key, dirs, "latin-1")
     return _read_tar_corpus(paths[0], key, {"training": True, "test": False}, "utf-8")
+
+
+SUBSETS = ("train", "test", "all")
+
+
+def benchmark_documents(name: str, subset: str = "train", data_dir: str | Path | None = None,
+                        download: bool = True) -> tuple[list[str], list[str]]:
+    """``(texts, labels)`` of a benchmark's standard ``train`` or ``test`` split (or ``all``),
+    in file order; the public form is :func:`gfbgcn.load_benchmark`.  The texts are the raw
+    documents (tokenizing is the classifier's work)."""
+    from gfbgcn.core.validate import check_choice
+
+    check_choice("subset", subset, SUBSETS)
+    corpus = load_benchmark(name, data_dir, download)
+    keep = np.ones(len(corpus), dtype=bool) if subset == "all" else \
+        corpus.is_train == (subset == "train")
+    idx = np.flatnonzero(keep)
+    return [corpus.texts[i] for i in idx], [corpus.labels[i] for i in idx]
 
 
 def load_corpus(

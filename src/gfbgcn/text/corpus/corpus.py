@@ -6,13 +6,32 @@ files) so that both readers build it without importing each other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from gfbgcn.core.errors import CorpusFormatError
+from gfbgcn.core.errors import CorpusFormatError, DocumentTypeError, InputError
+
+
+def check_documents(items: Iterable[object] | str, name: str = "texts") -> list[str]:
+    """``items`` as a list of documents; one string alone, or an item that is not a string
+    (``None``, NaN from an empty pandas cell, bytes), is refused in one line naming its index:
+    ``texts[2] is float (nan), not str: every document must be a string``."""
+    if isinstance(items, (str, bytes)):
+        raise InputError(f"{name} must be a list of documents, not one {type(items).__name__} "
+                         f"(wrap it: [{name}])")
+    shape = getattr(items, "shape", None)
+    if shape is not None and len(shape) != 1:
+        raise InputError(f"{name} must be one-dimensional, one document per item; got shape "
+                         f"{tuple(shape)}")
+    docs = list(items)
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, str):
+            raise DocumentTypeError(f"{name}[{i}] is {type(doc).__name__} ({doc!r:.40}), not "
+                                    "str: every document must be a string")
+    return docs
 
 
 @dataclass

@@ -65,11 +65,12 @@ class GraphConfig:
     stop_words: str | None = "english"
     cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
 
-    def __post_init__(self) -> None:
-        if self.window < 2:
-            raise ValueError(f"window must be >= 2, got {self.window}")
-        if self.cooccurrence not in ("window", "pair"):
-            raise ValueError(f"cooccurrence must be 'window' or 'pair', got {self.cooccurrence!r}")
+    def __post_init__(self) -> None:  # the command line's option names (OptionError)
+        from gfbgcn.core.validate import check_choice, check_option
+
+        check_option("--window", self.window, 2, whole=True)
+        check_option("--min-freq", self.min_freq, 1, whole=True)
+        check_choice("--cooccurrence", self.cooccurrence, ("window", "pair"))
 
 
 @dataclass
@@ -123,6 +124,19 @@ class TextGraph:
             "empty_docs": int(len(self.empty_docs())),
             "windows": self.num_windows,
         }
+
+    def to_pyg(self, val_ratio: float = 0.1, seed: int = 0) -> Data:
+        """The graph as a PyTorch Geometric ``Data``, to train any PyG model on it.
+
+        ``edge_index`` ``[2, E]`` and ``edge_weight`` ``[E]``: the raw adjacency (both
+        directions, no self-loops; PyG's GCN normalisation gives Text GCN's ``Â``); ``y``
+        ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
+        ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
+        ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``), and
+        the test documents.  No ``x``: Text GCN's input is the identity (e.g.
+        ``torch.nn.Embedding(data.num_nodes, d)``).  Class ``i`` is ``label_names[i]``.
+        """
+        return self.to_data(val_ratio, seed)
 
     def to_data(self, val_ratio: float = 0.1, seed: int = 0) -> Data:
         """A PyG ``Data`` with masks; ``val_ratio`` of the training docs become validation.

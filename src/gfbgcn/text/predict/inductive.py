@@ -306,13 +306,9 @@ class InductiveTextGCN:
     def _predict(
         self, texts: Sequence[str] | str, batch_size: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        if isinstance(texts, str):
-            texts = [texts]
-        texts = list(texts)
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):  # e.g. NaN from an empty pandas cell, bytes, None
-                raise TypeError(f"texts[{i}] is {type(text).__name__} ({text!r:.40}), not str: "
-                                "every document must be a string")
+        from gfbgcn.text.corpus.corpus import check_documents
+
+        texts = check_documents([texts] if isinstance(texts, str) else texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         probs = np.empty((len(texts), len(self.label_names)), dtype=np.float64)

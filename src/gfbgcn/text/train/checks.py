@@ -16,37 +16,36 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import UserError
-from gfbgcn.core.validate import range_text
 
 
 class ClassWithoutTrainingWarning(UserWarning):
     """Some class has no training document: the model cannot predict it."""
 
 
-# (field, lowest, highest, low end open, high end open)
-_RANGES: tuple[tuple[str, float | None, float | None, bool, bool], ...] = (
-    ("epochs", 1, None, False, False),
-    ("patience", 1, None, False, False),
-    ("hidden", 1, None, False, False),
-    ("seed", 0, None, False, False),
-    ("lr", 0, None, True, False),
-    ("dropout", 0, 1, False, True),
-    ("weight_decay", 0, None, False, False),
-    ("val_ratio", 0, 1, True, True),
+# (field, lowest, highest, low end open, high end open, whole number): the command line's
+# ranges (see the options of `gfbgcn train`), for settings given from Python
+_RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = (
+    ("epochs", 1, None, False, False, True),
+    ("patience", 1, None, False, False, True),
+    ("hidden", 1, None, False, False, True),
+    ("seed", 0, None, False, False, True),
+    ("lr", 0, None, True, False, False),
+    ("dropout", 0, 1, False, True, False),
+    ("weight_decay", 0, None, False, False, False),
+    ("val_ratio", 0, 1, True, True, False),
+    ("batch_size", 0, None, False, False, True),
+    ("fanout", 1, None, False, False, True),
 )
 
 
 def check_train_settings(config: Any) -> None:
-    """Refuse settings that cannot train: ``epochs 0``, ``hidden 0``, ``val_ratio 1``, ..."""
-    for name, low, high, low_open, high_open in _RANGES:
-        value = getattr(config, name)
-        bad = not math.isfinite(value) or (low is not None and (
-            value < low or (low_open and value == low))) or (high is not None and (
-                value > high or (high_open and value == high)))
-        if bad:
-            option = "--" + name.replace("_", "-")
-            raise UserError(f"{option} must be {range_text(low, high, low_open, high_open)}, "
-                            f"got {value}")
+    """Refuse settings that cannot train (``epochs 0``, ``hidden 0``, ``val_ratio 1``, ...) or
+    are not numbers, with the command line's option names (an :class:`OptionError`)."""
+    from gfbgcn.core.validate import check_option
+
+    for name, low, high, low_open, high_open, whole in _RANGES:
+        check_option("--" + name.replace("_", "-"), getattr(config, name), low, high,
+                     low_open=low_open, high_open=high_open, whole=whole)
 
 
 def check_has_test(is_train: np.ndarray) -> None:
@@ -82,9 +81,7 @@ def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.nda
                         "or add training rows")
     if multi_label:
         return
-    if len(label_names) < 2:
-        raise UserError(f"only one class ({label_names[0]!r}) in the corpus: there is nothing "
-                        "to classify (at least two labels are needed)")
+    check_classes(label_names)
     seen = np.bincount(label_ids[train], minlength=len(label_names))
     absent = [label_names[c] for c in np.flatnonzero(seen == 0)]
     if absent:
@@ -92,6 +89,14 @@ def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.nda
         warnings.warn(f"{len(absent)} class(es) have no training document ({shown}): the "
                       "model cannot learn them, and their test documents will be "
                       "misclassified", ClassWithoutTrainingWarning, stacklevel=3)
+
+
+def check_classes(label_names: Sequence[str]) -> None:
+    """Refuse a single-label corpus with fewer than two classes."""
+    if len(label_names) < 2:
+        shown = f" ({label_names[0]!r})" if label_names else ""
+        raise UserError(f"only one class{shown} in the corpus: there is nothing to classify "
+                        "(at least two labels are needed)")
 
 
 def check_converged(best_epoch: int, history: Sequence[dict[str, float]], lr: float) -> None:

@@ -11,7 +11,7 @@ import torch
 from gfbgcn.core.runinfo import machine_info, package_versions
 from gfbgcn.text.train.checks import check_train_settings
 from gfbgcn.text.train.features import check_features_fit
-from gfbgcn.text.train.models import MODELS
+from gfbgcn.text.train.models import check_model
 
 
 @dataclass
@@ -33,13 +33,9 @@ class TrainConfig:
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
 
     def __post_init__(self) -> None:
-        if self.batch_size < 0 or self.fanout < 1:
-            raise ValueError(f"batch_size must be >= 0 and fanout >= 1, got {self.batch_size}, "
-                             f"{self.fanout}")
         if self.monitor not in ("loss", "accuracy"):
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
-        if self.model not in MODELS:
-            raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
+        check_model(self.model)
         check_train_settings(self)
         check_features_fit(self)
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from gfbgcn.core.errors import MissingExtraError, UserError
+from gfbgcn.core.errors import MissingExtraError, OptionError, UserError
 from gfbgcn.core.extras import install_hint
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -58,7 +58,7 @@ def wordllama_available() -> bool:
 def require_features(kind: str) -> None:
     """Fail in one line, before any work, when ``kind`` is unknown or needs a missing extra."""
     if kind not in FEATURE_KINDS:
-        raise UserError(f"unknown --features {kind!r}; choose one of {', '.join(FEATURE_KINDS)}")
+        raise OptionError(f"unknown --features {kind!r}; choose one of {', '.join(FEATURE_KINDS)}")
     if kind == "wordllama" and not wordllama_available():
         raise MissingExtraError(f"--features wordllama needs the optional 'embeddings' extra "
                                 f"(the wordllama package): {INSTALL_HINT}")

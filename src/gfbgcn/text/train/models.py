@@ -17,6 +17,7 @@ from typing import Any
 
 from torch import Tensor, nn
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.conv import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
 from gfbgcn.nn.models import FeatureTextGCN, TextGIN, TextSGC, TwoLayerTextGCN
 
@@ -34,6 +35,14 @@ SECOND_LAYERS: tuple[str, ...] = (
 )
 WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
 MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
+#: The models that classify new documents inductively and can be saved (``--save``).
+INDUCTIVE_MODELS: tuple[str, ...] = SECOND_LAYERS
+
+
+def check_model(name: object) -> None:
+    """Refuse a model name not in :data:`MODELS` (an :class:`OptionError` listing them)."""
+    if not isinstance(name, str) or name not in MODELS:
+        raise OptionError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
 
 
 def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) -> nn.Module:
@@ -45,7 +54,8 @@ def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) 
         return GFBConv(hidden, num_classes, summarize=name[4:], **common, **options)
     layer_cls = {"fbp": FBPConv, "cbp": CBPConv, "bp": BPConv, "sqrt": SqrtGCNConv}.get(name)
     if layer_cls is None:
-        raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+        check_model(name)
+        raise ValueError(f"{name} is a whole model, not a second layer")
     return layer_cls(hidden, num_classes, **common, **options)
 
 
@@ -85,8 +95,7 @@ def build_text_model(
             TextGIN(num_nodes, hidden, num_classes, dropout=dropout, normalize=False,
                     **layer_options)
         )
-    if name not in SECOND_LAYERS:
-        raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+    check_model(name)
     conv2 = make_second_layer(name, hidden, num_classes, **layer_options)
     if features is not None:
         return FeatureTextGCN(num_nodes, conv2, features, hidden, dropout)

@@ -1,0 +1,83 @@
+"""A fitted classifier's parts that outlive training: its inductive predictor, and its model
+directory (written and read back) -- :mod:`gfbgcn.text.estimator.persist` says what is in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gfbgcn.core.errors import UserError
+from gfbgcn.text.auto.search import AutoResult
+from gfbgcn.text.estimator.persist import ESTIMATOR_ENTRY
+from gfbgcn.text.estimator.settings import check_savable
+from gfbgcn.text.estimator.transductive import Transductive
+from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.predict.combined import CombinedPredictor, write_linear
+from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.predict.saved import load_model, read_config, save_trained
+from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.train.config import TrainResult
+from gfbgcn.text.train.models import INDUCTIVE_MODELS
+
+#: The ``config.json`` entry of the transductive outputs.
+TRANSDUCTIVE_ENTRY = "transductive"
+
+
+def _combination(auto: AutoResult | None) -> tuple[Any, float] | None:
+    """``(linear model, graph weight)`` when ``auto`` chose a combined predictor."""
+    if auto is None or auto.chosen.predictor == "graph":
+        return None
+    return auto.baseline.model, float(auto.chosen.weight)
+
+
+def inductive_predictor(result: TrainResult, graph: TextGraph, auto: AutoResult | None,
+                        tokenizer: Tokenizer | None) -> InductiveTextGCN | CombinedPredictor:
+    """The predictor of new documents of a fitted run (combined with the linear model when
+    ``auto`` chose that); a :class:`UserError` for the models that have none (sgc, gin)."""
+    model = result.config.model
+    if model not in INDUCTIVE_MODELS:
+        raise UserError(f"{model} classifies only the documents given to fit (X or "
+                        f"X_unlabeled): new documents need a two-layer model "
+                        f"({', '.join(INDUCTIVE_MODELS)})")
+    part = InductiveTextGCN.from_trained(result.model, graph, model, tokenizer=tokenizer)
+    combination = _combination(auto)
+    if combination is None:
+        return part
+    return CombinedPredictor(part, *combination)
+
+
+def save_fitted(path: str | Path, result: TrainResult, graph: TextGraph, corpus: Any,
+                auto: AutoResult | None, entry: dict[str, Any],
+                outputs: Transductive | None) -> Path:
+    """Write a fitted run to model directory ``path`` (a whole, see
+    :func:`gfbgcn.text.predict.saved.save_model`): the graph model, the linear part of a
+    combined predictor, the ``estimator`` entry and the transductive ``outputs`` if given."""
+    check_savable(result.config.model)
+    combination = _combination(auto)
+
+    def write_parts(staging: Path) -> dict[str, Any]:  # inside the directory being built
+        parts: dict[str, Any] = {}
+        if combination is not None:
+            parts["combined"] = write_linear(staging, *combination)
+        if outputs is not None:
+            parts[TRANSDUCTIVE_ENTRY] = outputs.write(staging)
+        return parts
+
+    return save_trained(path, result, graph, corpus, extra={ESTIMATOR_ENTRY: entry},
+                        extra_writer=write_parts)
+
+
+def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | None
+                ) -> tuple[InductiveTextGCN | CombinedPredictor, dict[str, Any], Transductive]:
+    """``(predictor, config.json, transductive outputs)`` of a model directory; outputs with no
+    rows when it has none (saved by ``gfbgcn train`` or with ``transductive=False``)."""
+    predictor = load_model(path, tokenizer=tokenizer, device=device)
+    if predictor.multi_label:
+        raise UserError(f"{path}: a multi-label model, which TextGCNClassifier does not "
+                        "handle; load it with gfbgcn.load(path)")
+    config = read_config(path)
+    entry = config.get(TRANSDUCTIVE_ENTRY)
+    classes = len(predictor.label_names)
+    if isinstance(entry, dict):
+        return predictor, config, Transductive.read(Path(path), entry, classes)
+    return predictor, config, Transductive.empty(classes)

@@ -1,0 +1,83 @@
+"""What :meth:`gfbgcn.TextGCNClassifier.fit` is given, checked and turned into a corpus.
+
+``X`` is a list, NumPy array or pandas Series of strings (one document each), ``y`` one class
+label per document (strings, integers, ...; as scikit-learn's classifiers take them).  Bad input
+is refused in one line (a :class:`~gfbgcn.core.errors.UserError`) before any work.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from gfbgcn.core.errors import InputError, UserError
+from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.train.checks import check_classes
+
+#: The name of an in-memory corpus (graph cache files, run records).
+CORPUS_NAME = "texts"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, numbers.Real):
+        return "number"
+    return type(value).__name__
+
+
+def _check_label_values(values: list[object]) -> None:
+    """No missing label, one kind of label, no continuous targets."""
+    for i, value in enumerate(values):
+        if value is None or (isinstance(value, numbers.Real) and value != value):  # NaN
+            raise UserError(f"y[{i}] is missing ({value!r}): every document needs a label")
+    kinds = sorted({_kind(v) for v in values})
+    if len(kinds) > 1:
+        raise UserError(f"y mixes label types ({', '.join(kinds)}): give every label as the "
+                        "same type")
+    if kinds[0] == "number" and any(float(v) != int(v) for v in values):
+        raise UserError("y holds continuous values: a classifier needs class labels "
+                        "(strings or whole numbers)")
+    if kinds[0] not in ("str", "bool", "number"):
+        raise UserError(f"y holds {kinds[0]} values: labels must be strings or numbers")
+
+
+def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
+                 ) -> tuple[np.ndarray, list[str]]:
+    """``(classes, labels)``: the sorted distinct labels of ``y`` (``classes_``, their own
+    type) and each document's label as a string (a graph's label names are strings)."""
+    if y is None:
+        raise UserError("fit needs y: one class label per document")
+    shape = np.shape(y)
+    if len(shape) != 1:
+        raise UserError(f"y must hold one label per document (one-dimensional), got shape "
+                        f"{shape}; for multi-label data use gfbgcn train --multi-label")
+    values = list(y)
+    if len(values) != num_docs:
+        raise UserError(f"X and y have different lengths: {num_docs} documents, "
+                        f"{len(values)} labels")
+    if not values:
+        raise InputError("X holds no document: nothing to fit")
+    _check_label_values(values)
+    classes, inverse = np.unique(np.asarray(values), return_inverse=True)
+    names = [str(c) for c in classes]
+    if len(set(names)) < len(names):
+        raise UserError("two labels of y are written the same way; give distinct labels")
+    check_classes(names)
+    return classes, [names[i] for i in inverse.reshape(-1)]
+
+
+def labelled_corpus(texts: list[str], labels: list[str], unlabeled: list[str]) -> Corpus:
+    """A corpus of the labelled documents (its training split) and the unlabeled ones (its
+    test split, nodes of the graph whose labels are never read for training).
+
+    The unlabeled documents carry the first class as a placeholder label, so the label names
+    are those of ``labels``; the test metrics of such a run mean nothing.
+    """
+    placeholder = min(labels)
+    flags = np.r_[np.ones(len(texts), dtype=bool), np.zeros(len(unlabeled), dtype=bool)]
+    return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags)

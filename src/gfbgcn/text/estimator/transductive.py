@@ -1,0 +1,98 @@
+"""The transductive outputs of a fitted classifier: its documents, found again by content.
+
+Text GCN classifies the documents of its graph (those given to ``fit``, labelled or not) by the
+graph's own output; a document that was not in the graph is classified inductively
+(:mod:`gfbgcn.text.predict.inductive`).  A document is recognised by the sha256 of its text, so
+the saved form (``transductive.safetensors`` in the model directory: the digests ``[n, 32]`` and
+the probabilities ``[n, C]``) holds no text.  Of two identical documents the first one's row
+is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.errors import ModelLoadError
+from gfbgcn.core.io import atomic_write, sha256_file
+
+#: The file of the transductive outputs in a model directory.
+TRANSDUCTIVE_FILE = "transductive.safetensors"
+_DIGEST_BYTES = 32
+
+
+def text_digests(texts: Sequence[str]) -> np.ndarray:
+    """``uint8 [len(texts), 32]``: the sha256 of each text (UTF-8)."""
+    raw = b"".join(hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest() for t in texts)
+    return np.frombuffer(raw, dtype=np.uint8).reshape(len(texts), _DIGEST_BYTES)
+
+
+@dataclass
+class Transductive:
+    """Probabilities ``[n, C]`` (columns in the model's label order) of the ``n`` documents
+    the model was fitted on, and their text digests ``uint8 [n, 32]``."""
+
+    digests: np.ndarray
+    probabilities: np.ndarray
+    _index: dict[bytes, int] | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, texts: Sequence[str], probabilities: np.ndarray) -> Transductive:
+        if len(texts) != len(probabilities):
+            raise ValueError(f"{len(texts)} texts for {len(probabilities)} rows of outputs")
+        return cls(text_digests(texts), np.asarray(probabilities, dtype=np.float64))
+
+    @classmethod
+    def empty(cls, num_classes: int) -> Transductive:
+        """No document: every prediction is inductive."""
+        return cls(np.zeros((0, _DIGEST_BYTES), dtype=np.uint8), np.zeros((0, num_classes)))
+
+    def rows(self, texts: Sequence[str]) -> np.ndarray:
+        """``int64 [len(texts)]``: each text's row, -1 for a text the model was not fitted on."""
+        if self._index is None:
+            index: dict[bytes, int] = {}
+            for i, digest in enumerate(self.digests):
+                index.setdefault(digest.tobytes(), i)
+            self._index = index
+        return np.fromiter((self._index.get(d.tobytes(), -1) for d in text_digests(texts)),
+                           dtype=np.int64, count=len(texts))
+
+    def write(self, directory: Path) -> dict[str, Any]:
+        """Write :data:`TRANSDUCTIVE_FILE` into ``directory``; the ``config.json`` entry."""
+        from safetensors.numpy import save_file
+
+        arrays = {"text_sha256": np.ascontiguousarray(self.digests),
+                  "probabilities": np.ascontiguousarray(self.probabilities)}
+        atomic_write(directory / TRANSDUCTIVE_FILE, lambda tmp: save_file(arrays, str(tmp)))
+        return {"documents": len(self.digests),
+                "sha256": sha256_file(directory / TRANSDUCTIVE_FILE)}
+
+    @classmethod
+    def read(cls, directory: Path, entry: dict[str, Any], num_classes: int) -> Transductive:
+        """The outputs written by :meth:`write`, checked against ``entry`` (its digest and
+        size) and the model's number of classes; a :class:`ModelLoadError` otherwise."""
+        from safetensors import SafetensorError
+        from safetensors.numpy import load_file
+
+        file = directory / TRANSDUCTIVE_FILE
+        if not file.is_file():
+            raise ModelLoadError(f"{directory}: {TRANSDUCTIVE_FILE} is missing (incomplete "
+                                 "model directory)")
+        if sha256_file(file) != entry.get("sha256"):
+            raise ModelLoadError(f"{file}: checksum mismatch, the file is corrupt or was "
+                                 "modified after saving")
+        try:
+            arrays = load_file(str(file))
+            digests, probs = arrays["text_sha256"], arrays["probabilities"]
+        except (SafetensorError, OSError, KeyError) as err:
+            raise ModelLoadError(f"{file}: unreadable transductive outputs ({err})") from err
+        n = int(entry.get("documents", -1))
+        if digests.shape != (n, _DIGEST_BYTES) or probs.shape != (n, num_classes):
+            raise ModelLoadError(f"{file}: shapes {list(digests.shape)} and {list(probs.shape)} "
+                                 f"do not fit {n} documents of {num_classes} classes")
+        return cls(digests, probs.astype(np.float64))

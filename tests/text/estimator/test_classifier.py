@@ -1,0 +1,328 @@
+"""``TextGCNClassifier``: scikit-learn conventions, fitting, transductive and inductive
+prediction, save/load, and the one-line errors of bad input."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+import gfbgcn
+from gfbgcn import TextGCNClassifier
+from gfbgcn.core.errors import OptionError, UserError
+from tests.text.toydata import NEW_DOCS, topic_documents, toy_corpus
+
+#: Tiny and quick: a graph of every word, a small model, a few epochs.
+FAST = {"hidden": 8, "epochs": 30, "lr": 0.05, "min_freq": 1, "stop_words": None}
+#: Documents of none of the toy corpus's texts (classified inductively).
+UNSEEN = ["goal match team striker", "bank shares market rates", "protein gene cell lab"]
+
+
+def _split(n: int = 40):
+    corpus = toy_corpus(n)
+    train = [i for i in range(n) if corpus.is_train[i]]
+    test = [i for i in range(n) if not corpus.is_train[i]]
+    return ([corpus.texts[i] for i in train], [corpus.labels[i] for i in train],
+            [corpus.texts[i] for i in test])
+
+
+@pytest.fixture(scope="module")
+def transductive_fit():
+    """``(classifier fitted with X_unlabeled, X, y, X_unlabeled)`` on the toy corpus."""
+    x, y, unlabeled = _split()
+    return TextGCNClassifier(**FAST).fit(x, y, X_unlabeled=unlabeled), x, y, unlabeled
+
+
+@pytest.fixture(scope="module")
+def topics():
+    return topic_documents(30)
+
+
+# ---- scikit-learn conventions ----------------------------------------------------------------
+
+
+def test_get_params_equals_the_init_arguments():
+    given = {"model": "gcn", "hidden": 12, "dropout": 0.25, "lr": 0.01, "weight_decay": 1e-4,
+             "epochs": 7, "patience": 3, "val_ratio": 0.2, "random_state": 5,
+             "fast_genvec": True, "fixed_lambda": 0.5, "features": "onehot", "window": 5,
+             "min_freq": 2, "stop_words": None, "cooccurrence": "pair", "tokenizer": "whitespace",
+             "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,
+             "device": "cpu", "auto": True, "budget": "3", "cache": False, "build_workers": 1,
+             "verbose": True}
+    assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
+    assert TextGCNClassifier(**given).get_params() == given
+
+
+def test_defaults_are_those_of_gfbgcn_train():
+    from gfbgcn.cli import build_parser
+    from gfbgcn.cli.options import classifier_from_args
+
+    argv = ["train", "--dataset", "my.csv"]
+    from_cli = classifier_from_args(build_parser(argv).parse_args(argv)).get_params()
+    defaults = TextGCNClassifier().get_params()
+    differ = {k for k in defaults if defaults[k] != from_cli[k]}
+    # the CLI names the file's tokenizer and shows progress; Python leaves both to their default
+    assert differ == {"tokenizer", "verbose"}
+    assert (from_cli["tokenizer"], defaults["tokenizer"]) == ("unicode", None)
+
+
+def test_clone_round_trip(transductive_fit):
+    clf = transductive_fit[0]
+    copy = clone(clf)
+    assert copy.get_params() == clf.get_params()
+    assert not hasattr(copy, "classes_")
+    with pytest.raises(NotFittedError):
+        copy.predict(["goal"])
+
+
+def test_estimator_tags_say_raw_text():
+    from sklearn.utils import get_tags
+
+    tags = get_tags(TextGCNClassifier())
+    assert tags.input_tags.string and not tags.input_tags.two_d_array
+    assert tags.estimator_type == "classifier"
+
+
+# ---- fit, predict, predict_proba -------------------------------------------------------------
+
+
+def test_fit_predict_shapes_and_classes(transductive_fit):
+    clf, x, y, unlabeled = transductive_fit
+    assert list(clf.classes_) == ["a", "b", "c"]
+    docs = x[:5] + unlabeled + NEW_DOCS
+    proba = clf.predict_proba(docs)
+    assert proba.shape == (len(docs), 3)
+    np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-5)
+    pred = clf.predict(docs)
+    assert pred.shape == (len(docs),) and set(pred) <= {"a", "b", "c"}
+    assert list(pred) == list(clf.classes_[proba.argmax(1)])
+    assert clf.graph_.num_docs == len(x) + len(unlabeled)
+    assert 0.0 <= clf.score(x, y) <= 1.0
+    assert clf.predict([]).shape == (0,)
+
+
+def test_labels_keep_their_type_and_sorted_order():
+    x, y, _ = _split()
+    as_int = {"a": 2, "b": 10, "c": 7}
+    by_int = TextGCNClassifier(**FAST).fit(x, [as_int[v] for v in y])
+    by_str = TextGCNClassifier(**FAST).fit(x, [str(as_int[v]) for v in y])
+    assert by_int.classes_.tolist() == [2, 7, 10]  # numeric order, not "10" < "2" < "7"
+    assert by_str.classes_.tolist() == ["10", "2", "7"]
+    docs = x + NEW_DOCS  # documents with known words (no prior: no ties)
+    # the same training (same label strings), columns reordered to each classes_
+    np.testing.assert_allclose(by_int.predict_proba(docs),
+                               by_str.predict_proba(docs)[:, [1, 2, 0]], rtol=1e-6)
+    assert [str(v) for v in by_int.predict(docs)] == list(by_str.predict(docs))
+    assert isinstance(by_int.predict(docs)[0], np.integer)
+
+
+@pytest.mark.parametrize("form", [list, np.array, pd.Series])
+def test_list_ndarray_and_series_inputs(form, topics):
+    x, y = topics
+    base = TextGCNClassifier(**FAST).fit(x, y)
+    clf = TextGCNClassifier(**FAST).fit(form(x), form(y))
+    np.testing.assert_array_equal(clf.predict(form(UNSEEN)), base.predict(UNSEEN))
+    np.testing.assert_allclose(clf.predict_proba(form(x)), base.predict_proba(x))
+    assert list(base.predict(UNSEEN)) == ["sport", "money", "science"]
+
+
+# ---- transductive against inductive ----------------------------------------------------------
+
+
+def test_fitted_documents_get_their_node_outputs(transductive_fit):
+    clf, x, _, unlabeled = transductive_fit
+    nodes = clf.result_.probabilities  # [num_docs, C]: x first, then X_unlabeled
+    np.testing.assert_allclose(clf.predict_proba(unlabeled), nodes[len(x):], rtol=1e-6)
+    np.testing.assert_allclose(clf.predict_proba(x[:3]), nodes[:3], rtol=1e-6)
+    inductive = clf.predictor_.predict_proba(unlabeled)
+    assert not np.allclose(inductive, nodes[len(x):], atol=1e-4)  # a different computation
+
+
+def test_other_documents_are_classified_inductively(transductive_fit):
+    clf = transductive_fit[0]
+    np.testing.assert_allclose(clf.predict_proba(NEW_DOCS), clf.predictor_.predict_proba(NEW_DOCS))
+
+
+def test_without_unlabeled_documents_new_ones_are_inductive():
+    x, y, unlabeled = _split()
+    clf = TextGCNClassifier(**FAST).fit(x, y)
+    assert clf.graph_.num_docs == len(x)
+    np.testing.assert_allclose(clf.predict_proba(unlabeled),
+                               clf.predictor_.predict_proba(unlabeled))
+
+
+def test_a_whole_model_predicts_its_fitted_documents_only():
+    x, y, unlabeled = _split()
+    clf = TextGCNClassifier(**{**FAST, "model": "sgc"}).fit(x, y, X_unlabeled=unlabeled)
+    assert clf.predict(unlabeled).shape == (len(unlabeled),)
+    with pytest.raises(UserError, match="sgc classifies only the documents given to fit"):
+        clf.predict(UNSEEN)
+    with pytest.raises(OptionError, match="--save supports the two-layer models only"):
+        clf.save("never-written")
+
+
+# ---- scikit-learn's tools ----------------------------------------------------------------------
+
+
+def test_pipeline_grid_search_and_cross_validation(topics):
+    x, y = topics
+    pipe = Pipeline([("lower", FunctionTransformer(lambda docs: [d.lower() for d in docs])),
+                     ("clf", TextGCNClassifier(**FAST))])
+    search = GridSearchCV(pipe, {"clf__hidden": [4, 8]}, cv=3).fit(x, y)
+    assert search.best_params_["clf__hidden"] in (4, 8)
+    assert search.best_score_ > 0.8  # three topics with their own words; chance is 1/3
+    assert list(search.predict([d.upper() for d in UNSEEN])) == ["sport", "money", "science"]
+    scores = cross_val_score(TextGCNClassifier(**FAST), x, y, cv=3)
+    assert scores.shape == (3,) and scores.mean() > 0.8
+
+
+def test_auto_search_through_the_estimator(topics, tmp_path):
+    x, y = topics
+    clf = TextGCNClassifier(**{**FAST, "auto": True, "budget": 2}).fit(x, y)
+    assert clf.auto_ is not None and len(clf.auto_.candidates) == 4  # 2 trainings, 2 rows each
+    assert clf.result_ is clf.auto_.result and clf.graph_ is clf.auto_.graph
+    assert list(clf.predict(UNSEEN)) == ["sport", "money", "science"]
+    loaded = TextGCNClassifier.load(clf.save(tmp_path / "auto-model"))
+    np.testing.assert_allclose(loaded.predict_proba(UNSEEN), clf.predict_proba(UNSEEN))
+    assert loaded.get_params()["auto"] is True
+
+
+def test_auto_search_trains_on_the_given_device(topics, monkeypatch):
+    from gfbgcn.text.auto import search
+
+    devices = []
+
+    def recording(*args, device=None, **kwargs):
+        devices.append(device)
+        return train_text(*args, device=device, **kwargs)
+
+    train_text = search.train_text
+    monkeypatch.setattr(search, "train_text", recording)
+    TextGCNClassifier(**{**FAST, "auto": True, "budget": 1, "device": "cpu"}).fit(*topics)
+    assert devices == ["cpu"]
+
+
+# ---- saving and loading ----------------------------------------------------------------------
+
+
+def test_save_load_round_trip(transductive_fit, tmp_path):
+    clf, x, _, unlabeled = transductive_fit
+    path = clf.save(tmp_path / "model")
+    assert (path / "transductive.safetensors").is_file()
+    loaded = TextGCNClassifier.load(path)
+    assert loaded.get_params() == clf.get_params()
+    assert loaded.classes_.tolist() == clf.classes_.tolist()
+    docs = x + unlabeled + NEW_DOCS
+    np.testing.assert_allclose(loaded.predict_proba(docs), clf.predict_proba(docs), rtol=1e-6)
+    assert list(loaded.predict(docs)) == list(clf.predict(docs))
+    assert loaded.graph_ is None and loaded.result_ is None
+    # gfbgcn.load gives the inductive predictor of the same model
+    plain = gfbgcn.load(path)
+    np.testing.assert_allclose(plain.predict_proba(NEW_DOCS), clf.predict_proba(NEW_DOCS))
+    with pytest.raises(UserError, match="loaded from a model directory"):
+        loaded.save(tmp_path / "again")
+
+
+def test_save_without_transductive_outputs(transductive_fit, tmp_path):
+    clf, _, _, unlabeled = transductive_fit
+    loaded = TextGCNClassifier.load(clf.save(tmp_path / "model", transductive=False))
+    assert not (tmp_path / "model" / "transductive.safetensors").exists()
+    np.testing.assert_allclose(loaded.predict_proba(unlabeled),
+                               clf.predictor_.predict_proba(unlabeled), rtol=1e-6)
+
+
+def test_a_fitted_classifier_pickles(transductive_fit):
+    """What joblib and scikit-learn's parallel tools do with an estimator."""
+    import pickle
+
+    clf, x, _, unlabeled = transductive_fit
+    docs = x[:3] + unlabeled + NEW_DOCS
+    clf.predict(docs)  # with its predictor and transductive lookup built
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_allclose(back.predict_proba(docs), clf.predict_proba(docs))
+
+
+def test_integer_classes_survive_save_and_load(tmp_path, topics):
+    x, y = topics
+    codes = {"sport": 3, "money": 1, "science": 2}
+    clf = TextGCNClassifier(**FAST).fit(x, [codes[v] for v in y])
+    loaded = TextGCNClassifier.load(clf.save(tmp_path / "model"))
+    assert loaded.classes_.tolist() == [1, 2, 3]
+    assert loaded.predict(UNSEEN).tolist() == [3, 1, 2]
+
+
+# ---- bad input: one line, before any work ----------------------------------------------------
+
+X3, Y3 = ["goal match", "bank rates", "gene cell"], ["sport", "money", "science"]
+
+
+@pytest.mark.parametrize(("params", "args", "message"), [
+    ({}, (X3, Y3[:2]), "X and y have different lengths: 3 documents, 2 labels"),
+    ({}, (["goal", None, "gene"], Y3), r"X\[1\] is NoneType \(None\), not str: every document "
+                                       "must be a string"),
+    ({}, (["goal", float("nan"), "gene"], Y3), r"X\[1\] is float \(nan\), not str"),
+    ({}, ("goal match", Y3), "X must be a list of documents, not one str"),
+    ({}, (np.array([X3]).T, Y3), r"X must be one-dimensional, one document per item; got shape "
+                                 r"\(3, 1\)"),
+    ({}, (X3, ["sport"] * 3), r"only one class \('sport'\) in the corpus: there is nothing to "
+                              "classify"),
+    ({}, (X3, ["sport", None, "money"]), r"y\[1\] is missing \(None\)"),
+    ({}, (X3, [0.5, 1.5, 2.5]), "y holds continuous values"),
+    ({}, (X3, ["sport", 1, "money"]), r"y mixes label types \(number, str\)"),
+    ({}, (X3, [[0, 1]] * 3), "y must hold one label per document"),
+    ({}, ([], []), "X holds no document"),
+    ({"model": "gfb-maxx"}, (X3, Y3), "unknown model 'gfb-maxx'; choose one of gcn, gfb-max, "
+                                      "gfb-mean"),
+    ({"epochs": 0}, (X3, Y3), "--epochs must be >= 1, got 0"),
+    ({"lr": "fast"}, (X3, Y3), "--lr must be a finite number > 0, got 'fast'"),
+    ({"hidden": 2.5}, (X3, Y3), "--hidden must be a whole number >= 1, got 2.5"),
+    ({"val_ratio": 1.0}, (X3, Y3), r"--val-ratio must be in \(0, 1\), got 1.0"),
+    ({"window": 1}, (X3, Y3), "--window must be >= 2, got 1"),
+    ({"model": "gcn", "fast_genvec": True}, (X3, Y3),
+     r"--fast-genvec and --fixed-lambda apply to gfb-\* models only"),
+    ({"tokenizer": "nope"}, (X3, Y3), "unknown tokenizer 'nope'"),
+    ({"tokenizer": "textgcn", "no_numbers": True}, (X3, Y3),
+     "--no-numbers and --cjk-split apply to --tokenizer unicode only"),
+    ({"device": "gpu"}, (X3, Y3), "unknown device 'gpu'"),
+    ({"auto": True, "budget": "soon"}, (X3, Y3), "--budget must be a number of candidates"),
+])
+def test_bad_input_is_one_line(params, args, message):
+    with pytest.raises(UserError, match=message) as info:
+        TextGCNClassifier(**params).fit(*args)
+    assert "\n" not in str(info.value)
+
+
+def test_a_bad_unlabeled_document_is_named():
+    with pytest.raises(UserError, match=r"X_unlabeled\[0\] is int"):
+        TextGCNClassifier().fit(X3, Y3, X_unlabeled=[3])
+
+
+def test_predict_names_a_bad_document(transductive_fit):
+    with pytest.raises(UserError, match=r"X\[1\] is bytes"):
+        transductive_fit[0].predict(["goal", b"bank"])
+
+
+def test_messages_are_the_command_lines(tmp_path, capsys):
+    """Where the command line can make the same mistake, it says the same line."""
+    from gfbgcn.cli import main
+
+    data = tmp_path / "one.csv"
+    data.write_text("text,label\n" + "".join(f"goal match {i},sport\n" for i in range(12)))
+    base = ["train", "--dataset", str(data), "--min-freq", "1", "--quiet", "--no-cache"]
+    for argv, params, args in [
+        (base, {}, (X3, ["sport"] * 3)),
+        ([*base, "--model", "gcn", "--fast-genvec"], {"model": "gcn", "fast_genvec": True},
+         (X3, Y3)),
+    ]:
+        assert main(argv) == 2
+        line = capsys.readouterr().err.strip().splitlines()[-1]  # after any "note:" line
+        with pytest.raises(UserError) as info:
+            TextGCNClassifier(**params).fit(*args)
+        assert line == f"error: {info.value}"

@@ -1,0 +1,72 @@
+"""The classifier's settings read back from a model directory's ``config.json``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gfbgcn import TextGCNClassifier
+from gfbgcn.cli import main
+from gfbgcn.core.errors import UserError
+from gfbgcn.text.estimator.persist import (
+    json_params,
+    params_from_config,
+    tokenizer_params,
+)
+from gfbgcn.text.predict.saved import read_config
+from tests.text.toydata import write_topic_csv
+
+
+def test_tokenizer_params_rebuild_the_recorded_tokenizer():
+    assert tokenizer_params("unicode-numbers+bigrams") == {
+        "tokenizer": "unicode", "no_numbers": True, "cjk_split": "bigrams"}
+    assert tokenizer_params("gfbgcn.text.preprocess.textgcn_tokenize") == {"tokenizer": "textgcn"}
+    assert tokenizer_params("whitespace") == {"tokenizer": "whitespace"}
+    assert tokenizer_params("mymodule.my_tokenizer") == {}
+
+
+def test_json_params_keep_what_json_holds():
+    assert json_params({"a": 1, "b": None, "c": str.split, "d": "x"}) == {
+        "a": 1, "b": None, "c": None, "d": "x"}
+
+
+def test_a_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):
+    data = write_topic_csv(tmp_path / "topics.csv")
+    model = tmp_path / "model"
+    argv = ["train", "--dataset", str(data), "--min-freq", "1", "--window", "4", "--epochs", "3",
+            "--hidden", "8", "--model", "gfb-mean", "--fast-genvec", "--seed", "2", "--quiet",
+            "--no-cache", "--no-baseline", "--save", str(model)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    config = read_config(model)
+    clf = TextGCNClassifier.load(model)
+    params = clf.get_params()
+    assert {k: params[k] for k in ("model", "hidden", "epochs", "window", "min_freq",
+                                   "random_state", "fast_genvec", "tokenizer")} == {
+        "model": "gfb-mean", "hidden": 8, "epochs": 3, "window": 4, "min_freq": 1,
+        "random_state": 2, "fast_genvec": True, "tokenizer": "unicode"}
+    assert clf.classes_.tolist() == ["money", "sport"]
+    docs = ["goal match team", "bank shares rates"]
+    from gfbgcn import load
+
+    np.testing.assert_allclose(clf.predict_proba(docs), load(model).predict_proba(docs))
+    # without the classifier's entry (a model saved before it existed): the same settings,
+    # read from the training and graph settings
+    older = {k: v for k, v in config.items() if k != "estimator"}
+    derived = params_from_config(older)
+    assert len(derived) >= 20
+    assert derived == {k: params[k] for k in derived}
+
+
+def test_a_multi_label_model_is_refused(tmp_path, capsys):
+    data = tmp_path / "multi.csv"
+    rows = [f"goal match {i},sport|news" if i % 2 else f"bank rates {i},money"
+            for i in range(16)]
+    data.write_text("text,label\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "model"
+    assert main(["train", "--dataset", str(data), "--min-freq", "1", "--epochs", "2",
+                 "--hidden", "4", "--quiet", "--no-cache", "--multi-label",
+                 "--save", str(model)]) == 0
+    capsys.readouterr()
+    with pytest.raises(UserError, match="multi-label model"):
+        TextGCNClassifier.load(model)

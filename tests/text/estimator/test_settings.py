@@ -1,0 +1,69 @@
+"""The settings shared by ``gfbgcn train`` and ``TextGCNClassifier``: one check, one message."""
+
+from __future__ import annotations
+
+import pytest
+
+from gfbgcn.core.errors import OptionError
+from gfbgcn.text.estimator.settings import (
+    check_savable,
+    layer_options,
+    tokenization,
+    train_config,
+)
+from gfbgcn.text.tokenize.registry import UnicodeTokenizer
+
+
+def test_train_config_defaults_are_the_papers():
+    config = train_config()
+    assert (config.model, config.hidden, config.lr, config.epochs, config.patience,
+            config.val_ratio, config.dropout) == ("gfb-max", 200, 0.02, 200, 10, 0.1, 0.5)
+    assert config.layer_options == {"exact": True} and config.train_lambda
+
+
+def test_layer_options():
+    assert layer_options("gfb-mean", fast_genvec=True) == {"exact": False}
+    assert layer_options("gfb-max", fixed_lambda=0) == {"exact": True, "lambda_init": 0.0}
+    assert layer_options("gcn") == {}
+    assert not train_config(model="gfb-max", fixed_lambda=0.0).train_lambda
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"model": "gcn", "fixed_lambda": 0.5}, "apply to gfb-"),
+    ({"fixed_lambda": float("nan")}, "--fixed-lambda must be a finite number, got nan"),
+    ({"batch_size": 8, "model": "sgc"}, "--batch-size supports single-label two-layer"),
+    ({"batch_size": 8, "multi_label": True}, "--batch-size supports single-label two-layer"),
+    ({"batch_size": -1}, "--batch-size must be >= 0, got -1"),
+    ({"fanout": 0}, "--fanout must be >= 1, got 0"),
+    ({"seed": -1}, "--seed must be >= 0, got -1"),
+    ({"dropout": 1.0}, r"--dropout must be in \[0, 1\), got 1.0"),
+    ({"epochs": True}, "--epochs must be a whole number >= 1, got True"),
+    ({"model": None}, "unknown model None"),
+    ({"features": "glove"}, "unknown --features 'glove'"),
+])
+def test_train_config_refuses(kwargs, message):
+    with pytest.raises(OptionError, match=message):
+        train_config(**kwargs)
+
+
+def test_tokenization():
+    tokenizer, stop_words = tokenization(None, stop_words="none")
+    assert isinstance(tokenizer, UnicodeTokenizer) and stop_words is None
+    tokenizer, _ = tokenization("unicode", no_numbers=True, cjk_split="bigrams",
+                                stop_words=None)
+    assert tokenizer.cache_key == "unicode-numbers+bigrams"
+    custom = str.split
+    assert tokenization(custom, stop_words=None)[0] is custom
+    for kwargs, message in [({"tokenizer": "textgcn", "cjk_split": "bigrams"}, "apply to"),
+                            ({"tokenizer": custom, "no_numbers": True}, "apply to"),
+                            ({"cjk_split": "words"}, "unknown CJK split 'words'"),
+                            ({"stop_words": 5}, "--stop-words must be a language"),
+                            ({"stop_words": "klingon"}, "unknown stop-word language|stop")]:
+        with pytest.raises(OptionError, match=message):
+            tokenization(**kwargs)
+
+
+def test_only_two_layer_models_are_savable():
+    check_savable("gfb-topk")
+    with pytest.raises(OptionError, match="not gin"):
+        check_savable("gin")
