@@ -42,46 +42,6 @@ def test_repr() -> None:
     assert repr(CBPConv(10, 3, sketch_dim=32)) == "CBPConv(10, 3, sketch_dim=32)"
 
 
-# ---- the checks every layer has (tests/nn/conv/helpers.py) --------------------------------
-
-
-def test_matches_dense_equation() -> None:
-    helpers.check_dense_equation(factory, reference)
-
-
-def test_matches_dense_equation_without_normalisation() -> None:
-    helpers.check_dense_equation_without_normalisation(factory, reference)
-
-
-def test_self_loops_require_normalisation() -> None:
-    helpers.check_self_loops_require_normalisation(factory)
-
-
-def test_gradcheck_inputs_and_parameters() -> None:
-    helpers.check_gradcheck(factory)
-
-
-def test_permutation_equivariance() -> None:
-    helpers.check_permutation_equivariance(factory)
-
-
-@pytest.mark.parametrize("normalize", [True, False])
-def test_sparse_adjacency_equals_edge_index(normalize: bool) -> None:
-    helpers.check_sparse_equals_edge_index(factory, normalize)
-
-
-def test_cached_normalisation_is_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    helpers.check_cached_normalisation(factory, monkeypatch)
-
-
-def test_state_dict_round_trip() -> None:
-    helpers.check_state_dict_round_trip(factory)
-
-
-def test_output_shape_float32_and_isolated_nodes() -> None:
-    helpers.check_float32_shape_and_isolated_nodes(factory)
-
-
 # ---- CBPConv specifics ---------------------------------------------------------------------
 
 

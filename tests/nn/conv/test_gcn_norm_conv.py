@@ -50,21 +50,6 @@ def test_repr() -> None:
     assert repr(ScaledLinear(5, 2)) == "ScaledLinear(5, 2)"
 
 
-def test_second_order_forward_is_post_of_omega_of_phi_plus_bias() -> None:
-    helpers.check_dense_equation(factory, reference)
-    helpers.check_dense_equation_without_normalisation(factory, reference)
-
-
-@pytest.mark.parametrize("normalize", [True, False])
-def test_second_order_sparse_adjacency_equals_edge_index(normalize: bool) -> None:
-    helpers.check_sparse_equals_edge_index(factory, normalize)
-
-
-def test_second_order_gradcheck_and_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    helpers.check_gradcheck(factory)
-    helpers.check_cached_normalisation(factory, monkeypatch)
-
-
 def test_bias_flag_and_bipartite_input() -> None:
     assert ScaledLinear(3, 2, bias=False).bias is None
     assert dict(ScaledLinear(3, 2).named_parameters())["bias"].shape == (2,)

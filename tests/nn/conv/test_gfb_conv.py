@@ -32,60 +32,10 @@ def reference(layer: GFBConv, x: Tensor, a: Tensor) -> Tensor:
     return a @ (h + layer.lam * second) + layer.bias
 
 
-# ---- the checks every layer has (tests/nn/conv/helpers.py) --------------------------------
-
-
 def test_repr() -> None:
     assert repr(GFBConv(200, 8, summarize="max")) == "GFBConv(200, 8, summarize=max)"
     assert repr(GFBConv(16, 4, summarize="TopKVec")) == "GFBConv(16, 4, summarize=topk)"
     assert repr(GFBConv(16, 4, summarize="mean")) == "GFBConv(16, 4, summarize=mean)"
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_matches_dense_equation(summarize: str, exact: bool) -> None:
-    helpers.check_dense_equation(factory(summarize, exact), reference)
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_matches_dense_equation_without_normalisation(summarize: str, exact: bool) -> None:
-    helpers.check_dense_equation_without_normalisation(factory(summarize, exact), reference)
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_self_loops_require_normalisation(summarize: str, exact: bool) -> None:
-    helpers.check_self_loops_require_normalisation(factory(summarize, exact))
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_gradcheck_inputs_and_parameters(summarize: str, exact: bool) -> None:
-    helpers.check_gradcheck(factory(summarize, exact))
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_permutation_equivariance(summarize: str, exact: bool) -> None:
-    helpers.check_permutation_equivariance(factory(summarize, exact))
-
-
-@pytest.mark.parametrize("normalize", [True, False])
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_sparse_adjacency_equals_edge_index(summarize: str, exact: bool, normalize: bool) -> None:
-    helpers.check_sparse_equals_edge_index(factory(summarize, exact), normalize)
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_cached_normalisation_is_computed_once(summarize: str, exact: bool,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    helpers.check_cached_normalisation(factory(summarize, exact), monkeypatch)
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_state_dict_round_trip(summarize: str, exact: bool) -> None:
-    helpers.check_state_dict_round_trip(factory(summarize, exact))
-
-
-@pytest.mark.parametrize(("summarize", "exact"), CONFIGS, ids=IDS)
-def test_output_shape_float32_and_isolated_nodes(summarize: str, exact: bool) -> None:
-    helpers.check_float32_shape_and_isolated_nodes(factory(summarize, exact))
 
 
 # ---- GFBConv specifics ---------------------------------------------------------------------
