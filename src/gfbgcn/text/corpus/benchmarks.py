@@ -21,6 +21,7 @@ import numpy as np
 from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError, OptionError
 from gfbgcn.core.io import atomic_write_bytes, sha256_file
 from gfbgcn.core.paths import data_root
+from gfbgcn.core.validate import check_choice
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.table import load_table
 
@@ -221,8 +222,6 @@ def benchmark_documents(name: str, subset: str = "train", data_dir: str | Path |
     """``(texts, labels)`` of a benchmark's standard ``train`` or ``test`` split (or ``all``),
     in file order; the public form is :func:`gfbgcn.load_benchmark`.  The texts are the raw
     documents (tokenizing is the classifier's work)."""
-    from gfbgcn.core.validate import check_choice
-
     check_choice("subset", subset, SUBSETS)
     corpus = load_benchmark(name, data_dir, download)
     keep = np.ones(len(corpus), dtype=bool) if subset == "all" else \

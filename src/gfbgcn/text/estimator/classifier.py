@@ -16,6 +16,7 @@ from gfbgcn.core.errors import UserError
 from gfbgcn.text.auto.search import AutoResult, parse_budget, run_auto
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
+from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
 from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
@@ -263,8 +264,6 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         :class:`~gfbgcn.text.predict.combined.CombinedPredictor`), built when first needed."""
         check_is_fitted(self, "classes_")
         if self._predictor is None:
-            from gfbgcn.text.estimator.fitted import inductive_predictor
-
             self._predictor = inductive_predictor(self.result_, self.graph_, self.auto_,
                                                   self._tokenizer)
         return self._predictor
@@ -275,8 +274,6 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         """Write the fitted model to directory ``path`` (see the class docstring); with
         ``transductive=False`` without the outputs of the fitted documents (``predict`` of the
         loaded model is then inductive for every document).  Returns the path."""
-        from gfbgcn.text.estimator.fitted import save_fitted
-
         check_is_fitted(self, "classes_")
         if self.result_ is None:
             raise UserError("this classifier was loaded from a model directory and holds no "
@@ -291,8 +288,6 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
              tokenizer: Tokenizer | None = None) -> TextGCNClassifier:
         """The fitted classifier saved in model directory ``path`` (by :meth:`save` or
         ``gfbgcn train --save``); ``device``, ``tokenizer`` as for :func:`gfbgcn.load`."""
-        from gfbgcn.text.estimator.fitted import load_fitted
-
         predictor, config, outputs = load_fitted(path, device, tokenizer)
         params = persist.params_from_config(config)
         known = cls().get_params()

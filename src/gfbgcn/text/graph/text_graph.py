@@ -37,6 +37,7 @@ from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir
+from gfbgcn.core.validate import check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.counts import (
     ppmi_matrix,
@@ -66,8 +67,6 @@ class GraphConfig:
     cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
 
     def __post_init__(self) -> None:  # the command line's option names (OptionError)
-        from gfbgcn.core.validate import check_choice, check_option
-
         check_option("--window", self.window, 2, whole=True)
         check_option("--min-freq", self.min_freq, 1, whole=True)
         check_choice("--cooccurrence", self.cooccurrence, ("window", "pair"))

@@ -49,6 +49,7 @@ from torch_geometric.nn import GCNConv
 
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import to_device
+from gfbgcn.text.corpus.corpus import check_documents
 from gfbgcn.text.graph.adjacency import node_degrees, normalized_adjacency
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -306,8 +307,6 @@ class InductiveTextGCN:
     def _predict(
         self, texts: Sequence[str] | str, batch_size: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        from gfbgcn.text.corpus.corpus import check_documents
-
         texts = check_documents([texts] if isinstance(texts, str) else texts)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")

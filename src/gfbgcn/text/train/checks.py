@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import UserError
+from gfbgcn.core.validate import check_option
 
 
 class ClassWithoutTrainingWarning(UserWarning):
@@ -41,8 +42,6 @@ _RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = 
 def check_train_settings(config: Any) -> None:
     """Refuse settings that cannot train (``epochs 0``, ``hidden 0``, ``val_ratio 1``, ...) or
     are not numbers, with the command line's option names (an :class:`OptionError`)."""
-    from gfbgcn.core.validate import check_option
-
     for name, low, high, low_open, high_open, whole in _RANGES:
         check_option("--" + name.replace("_", "-"), getattr(config, name), low, high,
                      low_open=low_open, high_open=high_open, whole=whole)
