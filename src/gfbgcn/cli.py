@@ -30,6 +30,8 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
      "reproduce the entity-classification table"),
     (("reproduce", "graphs"), "gfbgcn.graphcls.cli", "reproduce_graphs",
      "reproduce the graph-classification table"),
+    (("reproduce", "fidelity"), "gfbgcn.fidelity.cli", "reproduce_fidelity",
+     "experiments behind the cells that differ from the paper (issue 26)"),
     (("figures", "pooling"), "gfbgcn.figures", "figures_pooling",
      "render the pooling-operator figure"),
 )
