@@ -105,7 +105,7 @@ def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Su
     out_list = []
     for c in row.configs:
         if c.existing:
-            recs = existing_records(c, out)
+            recs = existing_records(c, out, row.task)
         else:
             recs = [r for r in mine.get(c.name, []) if int(r["key"]["seed"]) < c.seeds]
         units = graph_units(c, recs) if row.task == "graphs" else text_units(recs)
@@ -113,15 +113,21 @@ def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Su
     return out_list
 
 
-def existing_records(config: Config, out: Path) -> list[dict[str, Any]]:
-    """The records of ``reproduce text`` a configuration stands for (``config["existing"]``
-    holds its key without the seed)."""
+def existing_records(config: Config, out: Path, task: str = "text") -> list[dict[str, Any]]:
+    """The records of ``reproduce text|graphs`` a configuration stands for
+    (``config["existing"]`` holds their key without the seed; a graph record, made from split
+    seed 0, gets ``seed = 0``)."""
     want = config.config["existing"]
     recs = []
-    for r in RunStore(out / "raw" / "text").records():
+    for r in RunStore(out / "raw" / task).records():
         k = r["key"]
-        if all(k.get(name) == value for name, value in want.items()) \
-                and int(k["seed"]) < config.seeds:
+        if not all(k.get(name) == value for name, value in want.items()):
+            continue
+        if task == "graphs":
+            if r.get("seed", 0) != 0:
+                continue
+            r = {**r, "key": {**k, "seed": 0}}
+        if int(r["key"]["seed"]) < config.seeds:
             recs.append(r)
     return recs
 
