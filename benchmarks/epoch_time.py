@@ -37,9 +37,9 @@ def measure(name: str, epochs: int, models: list[str], device_spec: str,
 
     from gfbgcn.core.device import device_name, resolve_device, synchronize
     from gfbgcn.nn.sparse import to_device
-    from gfbgcn.text.data import load_benchmark
-    from gfbgcn.text.graph import build_text_graph, normalized_adjacency
-    from gfbgcn.text.train import TrainConfig, train_text
+    from gfbgcn.text.corpus.benchmarks import load_benchmark
+    from gfbgcn.text.graph.text_graph import build_text_graph, normalized_adjacency
+    from gfbgcn.text.train.full_batch import TrainConfig, train_text
 
     device = resolve_device(device_spec)
     graph = build_text_graph(load_benchmark(name), cache=not whole_run)

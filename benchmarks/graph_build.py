@@ -25,9 +25,9 @@ from _report import command_line, machine_line, update_section
 
 CHILD = r"""
 import json, os, resource, sys, time
-from gfbgcn.text.data import load_benchmark
-from gfbgcn.text.graph import GraphConfig, build_graph_from_tokens, build_text_graph
-from gfbgcn.text.preprocess import nltk_stop_words, preprocess
+from gfbgcn.text.corpus.benchmarks import load_benchmark
+from gfbgcn.text.graph.text_graph import GraphConfig, build_graph_from_tokens, build_text_graph
+from gfbgcn.text.tokenize.preprocess import nltk_stop_words, preprocess
 nltk_stop_words("english")  # NLTK's import (~2 s) is not graph building
 corpus = load_benchmark(sys.argv[1])
 variant = sys.argv[2]
@@ -50,9 +50,9 @@ print(json.dumps({"seconds": seconds, "cpu": cpu,
 CHECK = r"""
 import sys
 import numpy as np
-from gfbgcn.text.data import load_benchmark
-from gfbgcn.text.graph import GraphConfig, build_graph_from_tokens, build_text_graph
-from gfbgcn.text.preprocess import preprocess
+from gfbgcn.text.corpus.benchmarks import load_benchmark
+from gfbgcn.text.graph.text_graph import GraphConfig, build_graph_from_tokens, build_text_graph
+from gfbgcn.text.tokenize.preprocess import preprocess
 corpus = load_benchmark(sys.argv[1])
 for mode in ("window", "pair"):
     config = GraphConfig(cooccurrence=mode)

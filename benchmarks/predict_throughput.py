@@ -19,11 +19,11 @@ import numpy as np
 import torch
 
 from _report import command_line, machine_line, median_seconds, update_section
-from gfbgcn.text.data import load_benchmark
-from gfbgcn.text.graph import build_text_graph
-from gfbgcn.text.inductive import InductiveTextGCN
-from gfbgcn.text.saved import load_model, save_model
-from gfbgcn.text.train import TrainConfig, train_text
+from gfbgcn.text.corpus.benchmarks import load_benchmark
+from gfbgcn.text.graph.text_graph import build_text_graph
+from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.predict.saved import load_model, save_model
+from gfbgcn.text.train.full_batch import TrainConfig, train_text
 
 
 def main(argv: list[str] | None = None) -> int:

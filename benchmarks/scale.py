@@ -41,7 +41,7 @@ import json, os, resource, sys, time
 import numpy as np
 limit = int(float(os.environ["SCALE_MAX_GIB"]) * 2**30)
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from gfbgcn.text.data import Corpus, load_benchmark
+from gfbgcn.text.corpus.benchmarks import Corpus, load_benchmark
 
 def scale_corpus(n):
     parts = [load_benchmark(name) for name in ("r8", "r52", "ohsumed", "20ng")]
@@ -68,8 +68,8 @@ def peaks():
 """
 
 BUILD = COMMON + r"""
-from gfbgcn.text.graph import build_text_graph
-from gfbgcn.text.preprocess import nltk_stop_words
+from gfbgcn.text.graph.text_graph import build_text_graph
+from gfbgcn.text.tokenize.preprocess import nltk_stop_words
 nltk_stop_words("english")
 corpus = scale_corpus(int(sys.argv[1]))
 cpu0, t = os.times(), time.perf_counter()
@@ -85,8 +85,8 @@ print(json.dumps({"build_s": seconds, "build_cpu_s": cpu, "build_main_mib": main
 
 TRAIN = COMMON + r"""
 import torch
-from gfbgcn.text.graph import build_text_graph
-from gfbgcn.text.train import TrainConfig, train_text
+from gfbgcn.text.graph.text_graph import build_text_graph
+from gfbgcn.text.train.full_batch import TrainConfig, train_text
 torch.set_num_threads(int(sys.argv[3]))
 g = build_text_graph(scale_corpus(int(sys.argv[1])))  # from the cache the build wrote
 batch = int(sys.argv[2])

@@ -1,7 +1,7 @@
 """Cost of ``--features wordllama``: embedding a vocabulary, and the training epoch against
 one-hot input.
 
-1. :func:`gfbgcn.text.features.word_vectors` on the ``--words`` most frequent distinct tokens
+1. :func:`gfbgcn.text.train.features.word_vectors` on the ``--words`` most frequent distinct tokens
    of the 20NG corpus (``textgcn`` tokenizer): loading WordLlama from its wheel, then one
    vector per word (median of ``--repeats``);
 2. the median training epoch of ``--models`` on ``--dataset`` with one-hot input and with
@@ -21,11 +21,11 @@ from collections import Counter
 import torch
 
 from _report import command_line, machine_line, median_seconds, update_section
-from gfbgcn.text import features
-from gfbgcn.text.data import load_benchmark
-from gfbgcn.text.graph import build_text_graph
-from gfbgcn.text.preprocess import textgcn_tokenize
-from gfbgcn.text.train import TrainConfig, train_text
+from gfbgcn.text.train import features
+from gfbgcn.text.corpus.benchmarks import load_benchmark
+from gfbgcn.text.graph.text_graph import build_text_graph
+from gfbgcn.text.tokenize.preprocess import textgcn_tokenize
+from gfbgcn.text.train.full_batch import TrainConfig, train_text
 
 
 def frequent_words(count: int) -> list[str]:

@@ -18,9 +18,9 @@ import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.core.harness import Invocations, Layout
 from gfbgcn.entity import cli as entity_cli
-from gfbgcn.text import experiment
-from gfbgcn.text.graph import GraphConfig, build_text_graph
-from gfbgcn.text.preprocess import whitespace_tokenize
+from gfbgcn.text.reproduce import text_grid as experiment
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
 
 from .entity.conftest import toy_entities
 from .graphcls.toydata import write_tu

@@ -26,12 +26,12 @@ from gfbgcn.graphcls.batching import GraphBatcher
 from gfbgcn.graphcls.train import TrainConfig as GraphTrainConfig
 from gfbgcn.graphcls.train import make_splits, train_one
 from gfbgcn.nn.sparse import is_marked_symmetric, to_device
-from gfbgcn.text.graph import GraphConfig, build_text_graph, normalized_adjacency
-from gfbgcn.text.inductive import InductiveTextGCN
-from gfbgcn.text.model import MODELS, build_text_model
-from gfbgcn.text.preprocess import whitespace_tokenize
-from gfbgcn.text.saved import load_model, save_model
-from gfbgcn.text.train import TrainConfig, train_text
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, normalized_adjacency
+from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.train.models import MODELS, build_text_model
+from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
+from gfbgcn.text.predict.saved import load_model, save_model
+from gfbgcn.text.train.full_batch import TrainConfig, train_text
 
 from .entity.conftest import toy_entities
 from .text.toydata import NEW_DOCS, toy_corpus

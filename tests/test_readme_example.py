@@ -55,7 +55,7 @@ def run_shell(block: str, cwd: Path) -> list[str]:
 
 
 def test_readme_own_data_example(tmp_path, monkeypatch, capsys):
-    from gfbgcn.text.preprocess import StopWordsNotFoundError, nltk_stop_words
+    from gfbgcn.text.tokenize.preprocess import StopWordsNotFoundError, nltk_stop_words
 
     try:
         nltk_stop_words("english")

@@ -57,7 +57,7 @@ def test_class_without_training_documents_is_warned_about(cli, tmp_path):
                                     ("--val-ratio", "0"), ("--val-ratio", "1")])
 def test_degenerate_settings_refused_in_the_python_api_too(option):
     from gfbgcn.core.errors import UserError
-    from gfbgcn.text.train import TrainConfig
+    from gfbgcn.text.train.full_batch import TrainConfig
 
     name, value = option[0][2:].replace("-", "_"), float(option[1])
     with pytest.raises(UserError, match=f"{option[0]} must be"):
@@ -80,7 +80,7 @@ def test_metrics_json_is_strict_json(cli, corpus, tmp_path):
 
 def test_diverged_training_is_refused_not_reported():
     from gfbgcn.core.errors import UserError
-    from gfbgcn.text.checks import check_converged, json_safe
+    from gfbgcn.text.train.checks import check_converged, json_safe
 
     history = [{"epoch": 1, "val_loss": math.nan}, {"epoch": 2, "val_loss": math.nan}]
     with pytest.raises(UserError, match="diverged.*nan at epoch 1.*lower --lr"):

@@ -72,13 +72,13 @@ def test_help_shows_the_ranges(cli):
 
 
 def test_missing_nltk_stop_words_is_one_line(cli, corpus, monkeypatch):
-    from gfbgcn.text import preprocess
+    from gfbgcn.text.tokenize import preprocess
 
     def missing(language="english"):
         raise preprocess.StopWordsNotFoundError("NLTK's stop-word corpus was not found\n"
                                                 "*****\n  set NLTK_DATA\n*****")
 
-    from gfbgcn.text import tokenizers
+    from gfbgcn.text.tokenize import registry as tokenizers
 
     monkeypatch.setattr(preprocess, "nltk_stop_words", missing)
     tokenizers.load_stop_words.cache_clear()  # earlier tests may have loaded English already
@@ -94,7 +94,7 @@ def test_failed_nltk_download_prints_nothing_of_its_own(monkeypatch, capsys):
     # the one-line stop-word error is all a user should see.
     import nltk
 
-    from gfbgcn.text import preprocess
+    from gfbgcn.text.tokenize import preprocess
 
     def failing_download(*args, print_error_to=sys.stderr, **kwargs):
         print("[nltk_data] Error loading stopwords: no network", file=print_error_to)
@@ -107,7 +107,7 @@ def test_failed_nltk_download_prints_nothing_of_its_own(monkeypatch, capsys):
 
 
 def test_a_bug_is_one_line_with_status_1_and_debug_shows_it(cli, corpus, monkeypatch):
-    from gfbgcn.text import train
+    from gfbgcn.text.train import full_batch as train
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("planted bug")

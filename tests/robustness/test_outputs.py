@@ -19,7 +19,7 @@ def _snapshot(directory):
 
 
 def test_out_and_save_the_same_directory_is_refused(cli, corpus, tmp_path, monkeypatch):
-    from gfbgcn.text import train
+    from gfbgcn.text.train import full_batch as train
 
     monkeypatch.setattr(train, "train_text", lambda *a, **k: pytest.fail("trained anyway"))
     d = tmp_path / "d"
@@ -60,7 +60,7 @@ def test_rerun_replaces_a_run_as_a_whole(cli, corpus, tmp_path):
 
 def test_run_interrupted_while_writing_keeps_the_previous_run(cli, corpus, tmp_path,
                                                               monkeypatch):
-    from gfbgcn.text import train
+    from gfbgcn.text.train import full_batch as train
 
     run = tmp_path / "run"
     assert cli("train", "--dataset", corpus, *FAST, "--out", run).status == 0
@@ -95,7 +95,7 @@ def test_resave_interrupted_keeps_the_previous_model_loadable(cli, corpus, tmp_p
 
 
 def test_unwritable_output_is_refused_before_training(cli, corpus, tmp_path, monkeypatch):
-    from gfbgcn.text import train
+    from gfbgcn.text.train import full_batch as train
 
     monkeypatch.setattr(train, "train_text", lambda *a, **k: pytest.fail("trained anyway"))
     blocker = tmp_path / "a-file"
@@ -110,7 +110,7 @@ def test_read_only_parent_is_refused_before_training(cli, corpus, tmp_path, monk
     """What a read-only directory does to a normal user (simulated: root ignores modes)."""
     import tempfile
 
-    from gfbgcn.text import train
+    from gfbgcn.text.train import full_batch as train
 
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")

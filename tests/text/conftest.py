@@ -7,13 +7,13 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from gfbgcn.text.graph import GraphConfig, build_text_graph
-from gfbgcn.text.inductive import InductiveTextGCN
-from gfbgcn.text.preprocess import whitespace_tokenize
-from gfbgcn.text.saved import save_model
-from gfbgcn.text.train import TrainConfig, train_text
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.tokenize.preprocess import whitespace_tokenize
+from gfbgcn.text.predict.saved import save_model
+from gfbgcn.text.train.full_batch import TrainConfig, train_text
 
-from .toydata import toy_corpus
+from tests.text.toydata import toy_corpus
 
 
 @pytest.fixture(scope="module", autouse=True)

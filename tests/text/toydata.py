@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gfbgcn.text.data import Corpus
+from gfbgcn.text.corpus.benchmarks import Corpus
 
 
 def toy_corpus(n: int = 40, vocab: int = 30, seed: int = 0, classes: str = "abc") -> Corpus:

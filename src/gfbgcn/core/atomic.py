@@ -30,7 +30,7 @@ from gfbgcn.core.io import current_umask
 KIND_FILES = {
     # auto.csv: the candidates of `train --auto`
     "run": frozenset({"config.json", "history.csv", "metrics.json", "auto.csv"}),
-    # linear.*: the TF-IDF + LR part of a combined model (gfbgcn.text.combined)
+    # linear.*: the TF-IDF + LR part of a combined model (gfbgcn.text.predict.combined)
     "model": frozenset({"config.json", "model.safetensors", "vocab.json",
                         "linear.safetensors", "linear.json"}),
 }

@@ -34,9 +34,9 @@ def debug_requested(flag: bool = False) -> bool:
 
 def _user_error_types() -> tuple[type[BaseException], ...]:
     """Exceptions that mean bad input (imported lazily: the CLI starts fast)."""
-    from gfbgcn.text.data import CorpusFormatError, DatasetNotFoundError
-    from gfbgcn.text.predict_io import InputError
-    from gfbgcn.text.saved import ModelLoadError
+    from gfbgcn.text.corpus.benchmarks import CorpusFormatError, DatasetNotFoundError
+    from gfbgcn.text.predict.io import InputError
+    from gfbgcn.text.predict.saved import ModelLoadError
 
     return (UserError, CorpusFormatError, DatasetNotFoundError, InputError, ModelLoadError,
             OSError, ValueError)

@@ -95,7 +95,7 @@ def test_text_gin_dropout_only_in_training() -> None:
 
 
 def test_text_gin_initialisation_options():
-    from gfbgcn.text.model import build_text_model
+    from gfbgcn.text.train.models import build_text_model
 
     torch.manual_seed(0)
     default = TextGIN(2000, 50, 3)

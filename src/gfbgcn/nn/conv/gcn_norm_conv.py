@@ -172,7 +172,7 @@ class SecondOrderConv(GCNNormConv):
     element-wise :meth:`post_aggregate` (square-root pooling).  Because Omega is linear and
     acts on nodes while ``phi``'s final linear map acts on channels, computing ``phi`` per node
     before aggregating equals the literal order of each layer's equation (tested per layer).
-    Inductive prediction (:mod:`gfbgcn.text.inductive`) relies on exactly this decomposition.
+    Inductive prediction (:mod:`gfbgcn.text.predict.inductive`) relies on exactly this decomposition.
 
     Args:
         in_channels, out_channels: input and output sizes.

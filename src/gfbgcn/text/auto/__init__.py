@@ -1,0 +1,1 @@
+"""``--auto``: graph settings and model chosen on validation, and the own-corpora experiment."""

@@ -1,0 +1,290 @@
+"""``gfbgcn train --auto``: graph settings and model chosen on the validation split only.
+
+The search is in two stages, each candidate trained with the run's seed on the same
+train/validation documents (the validation split depends only on the seed and the corpus):
+
+1. *Graph settings*, with the paper's model (GFB-MaxVec, exact GenVec): the paper's setting
+   first (English stop words, ``min_freq`` 5, window 20), then stop words off and on crossed with
+   ``min_freq`` 1 and 2 (and 5 without stop words), all at window 20; then the best of these at
+   window 10.  ``min_freq`` 5 drops most of a small corpus's vocabulary and stop words carry the
+   label of style- or question-type corpora, which is why both are searched; window 10 against
+   20 matters little on short texts (a text shorter than the window is one window).
+2. *Models*, on the best graph: GCN, the four GFB operators (MaxVec, MeanVec, DiagVec, TopKVec)
+   with exact GenVec, and the fast GenVec form of MaxVec and TopKVec (for MeanVec and DiagVec the
+   fast form trains identically, see :data:`gfbgcn.text.reproduce.text_grid.FAST_DIFFERS`).  TopKVec
+   (k = 3) is skipped on corpora with 3 classes or fewer, where it is undefined or equals a
+   sum over all classes.
+
+3. *Pretrained word features*: the best graph-only candidate so far (stages 1 and 2, by
+   validation accuracy) trained again on the same graph with ``--features wordllama``
+   (identity plus 256-d WordLlama vectors, :mod:`gfbgcn.text.train.features`).  Only when the
+   ``embeddings`` extra is installed; otherwise the search says so in one line and skips it.
+
+Every trained candidate is also tried *combined* with the TF-IDF + LR baseline
+(:mod:`gfbgcn.text.predict.combined`, weight chosen by validation log-loss).  The winner has the highest
+validation accuracy; ties go to the earlier candidate (the paper's setting first; a graph model
+before its combination), so a combination is chosen only when it is strictly better on
+validation.  Each graph is built once (and cached on disk) and shared by all its models.
+Test labels are never read for the choice; every candidate's test metrics are computed (the
+training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.predict.combined import choose_weight, mix
+from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.tokenize.preprocess import Tokenizer
+from gfbgcn.text.train.full_batch import TrainConfig, TrainResult, train_text
+
+REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
+TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes
+STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False), ("gfb-topk", False),
+                 ("gfb-max", True), ("gfb-topk", True))
+
+
+@dataclass(frozen=True)
+class GraphSetting:
+    stop_words: str | None
+    min_freq: int
+    window: int
+
+    def label(self) -> str:
+        return f"stop={self.stop_words or 'none'} min_freq={self.min_freq} window={self.window}"
+
+
+def stage1_settings(stop_words: str | None = "english") -> list[GraphSetting]:
+    """The window-20 settings of stage 1, the paper's first (``stop_words``: the language)."""
+    sw = stop_words or "english"
+    return [GraphSetting(sw, 5, 20), GraphSetting(None, 1, 20), GraphSetting(None, 2, 20),
+            GraphSetting(None, 5, 20), GraphSetting(sw, 1, 20), GraphSetting(sw, 2, 20)]
+
+
+@dataclass
+class Budget:
+    """At most ``candidates`` trainings and/or ``minutes`` of search (None: unbounded)."""
+
+    candidates: int | None = None
+    minutes: float | None = None
+    start: float = field(default_factory=time.perf_counter)
+
+    def allows(self, trained: int) -> bool:
+        if self.candidates is not None and trained >= self.candidates:
+            return False
+        elapsed = (time.perf_counter() - self.start) / 60.0
+        return self.minutes is None or elapsed < self.minutes
+
+
+def parse_budget(text: str) -> Budget:
+    """``--budget``: ``N`` candidates, or ``Nm``/``Nmin`` minutes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(m|min|minutes?)?\s*", text or "")
+    if not match or float(match.group(1)) <= 0 or (not match.group(2) and "." in match.group(1)):
+        raise ValueError(f"--budget must be a number of candidates (e.g. 8) or minutes (e.g. "
+                         f"10m), got {text!r}")
+    value = float(match.group(1))
+    return Budget(minutes=value) if match.group(2) else Budget(candidates=int(value))
+
+
+@dataclass
+class Candidate:
+    """One row of the search table (``test`` is kept for result tables, never for choosing)."""
+
+    setting: GraphSetting
+    model: str
+    fast: bool
+    predictor: str  # "graph" or "graph+linear"
+    val_accuracy: float
+    seconds: float
+    weight: float | None = None  # graph share of a combination
+    test: dict[str, float] = field(default_factory=dict)
+    features: str = "onehot"  # node input (text/train/features.py)
+
+    @property
+    def model_label(self) -> str:
+        return self.model + (" fast" if self.fast else "") + \
+            ("" if self.features == "onehot" else f" +{self.features}")
+
+    def row(self) -> dict[str, Any]:
+        return {"stop_words": self.setting.stop_words or "none",
+                "min_freq": self.setting.min_freq, "window": self.setting.window,
+                "model": self.model + (" fast" if self.fast else ""), "features": self.features,
+                "predictor": self.predictor,
+                "weight": "" if self.weight is None else f"{self.weight:.2f}",
+                "val_accuracy": f"{self.val_accuracy:.4f}", "seconds": f"{self.seconds:.1f}"}
+
+
+@dataclass
+class AutoResult:
+    candidates: list[Candidate]
+    chosen: Candidate
+    result: TrainResult  # the graph model of the chosen candidate (or of its combination)
+    graph: TextGraph
+    baseline: BaselineResult
+    seconds: float
+
+    def table(self) -> str:
+        """The compact table printed and saved as ``auto.csv``."""
+        buf = io.StringIO()
+        rows = [c.row() for c in self.candidates]
+        writer = csv.DictWriter(buf, fieldnames=["chosen", *rows[0]], lineterminator="\n")
+        writer.writeheader()
+        for c, row in zip(self.candidates, rows):
+            writer.writerow({"chosen": "*" if c is self.chosen else "", **row})
+        return buf.getvalue()
+
+    def aligned(self) -> str:
+        """The same table with aligned columns, for the terminal."""
+        rows = list(csv.reader(io.StringIO(self.table())))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        return "".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n"
+                       for r in rows)
+
+    def best_graph_only(self) -> Candidate:
+        """The graph-only candidate with the best validation accuracy (earliest on ties)."""
+        return _best([c for c in self.candidates if c.predictor == "graph"])
+
+
+def _best(candidates: Sequence[Candidate]) -> Candidate:
+    best = candidates[0]
+    for c in candidates[1:]:
+        if c.val_accuracy > best.val_accuracy:
+            best = c
+    return best
+
+
+def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
+                  ) -> dict[str, float]:
+    from gfbgcn.core.metrics import classification_metrics
+
+    m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
+    return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
+
+
+class _Search:
+    """State of one search: graphs by setting, trained results, the baseline."""
+
+    def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
+                 cache: bool, log: Callable[[str], None], cooccurrence: str) -> None:
+        self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
+        self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
+        self.graphs: dict[GraphSetting, TextGraph] = {}
+        self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
+        self.candidates: list[Candidate] = []
+        self.baseline: BaselineResult | None = None
+        self.split: dict[str, np.ndarray] = {}
+
+    def graph(self, s: GraphSetting) -> tuple[TextGraph, float]:
+        if s in self.graphs:
+            return self.graphs[s], 0.0
+        start = time.perf_counter()
+        config = GraphConfig(window=s.window, min_freq=s.min_freq, stop_words=s.stop_words,
+                             cooccurrence=self.cooccurrence)
+        g = build_text_graph(self.corpus, config, self.tokenizer, cache=self.cache)
+        self.graphs[s] = g
+        if self.baseline is None:  # the split is the same for every graph: fix it once
+            self._fit_baseline(g)
+        return g, time.perf_counter() - start
+
+    def _fit_baseline(self, g: TextGraph) -> None:
+        self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
+                                           self.base.seed)
+        data = g.to_data(self.base.val_ratio, self.base.seed)
+        d = g.num_docs
+        self.split = {"val": data.val_mask[:d].nonzero().view(-1).numpy(),
+                      "test": data.test_mask[:d].nonzero().view(-1).numpy()}
+        self.log(f"auto: TF-IDF + LR baseline, validation accuracy "
+                 f"{self.baseline.val['accuracy']:.4f} (C={self.baseline.model.C:g}, "
+                 f"{self.baseline.seconds:.1f} s)")
+
+    def train(self, s: GraphSetting, model: str, fast: bool, features: str = "onehot") -> bool:
+        """Train one candidate (and add its combination); False when the budget is spent."""
+        if not self.budget.allows(len(self.results)):
+            return False
+        g, graph_seconds = self.graph(s)
+        options = {"exact": not fast} if model.startswith("gfb-") else {}
+        config = replace(self.base, model=model, layer_options=options, features=features)
+        result = train_text(g, config, progress=False)
+        self.results[(s, model, fast, features)] = result
+        seconds = graph_seconds + result.train_seconds
+        y, vi, ti = g.labels, self.split["val"], self.split["test"]
+        c = len(g.label_names)
+        assert self.baseline is not None
+        p_lin = self.baseline.probabilities
+        weight, combined_acc = choose_weight(result.probabilities[vi], p_lin[vi], y[vi])
+        graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
+                            test=_test_summary(y, result.probabilities, ti, c),
+                            features=features)
+        mixed = mix(result.probabilities, p_lin, weight)
+        comb_c = Candidate(s, model, fast, "graph+linear", combined_acc, seconds, weight,
+                           test=_test_summary(y, mixed, ti, c), features=features)
+        self.candidates += [graph_c, comb_c]
+        self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
+                 f"{graph_c.val_accuracy:.4f}, combined {combined_acc:.4f} (w={weight:.2f}), "
+                 f"{seconds:.1f} s")
+        return True
+
+
+def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
+             budget: Budget | None = None, stop_words: str | None = "english",
+             cooccurrence: str = "window", cache: bool = True,
+             log: Callable[[str], None] = print) -> AutoResult:
+    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc."""
+    start = time.perf_counter()
+    search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence)
+    model, fast = REFERENCE_MODEL
+    for s in stage1_settings(stop_words):
+        if not search.train(s, model, fast):
+            break
+    best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+    if search.train(replace(best, window=10), model, fast):
+        best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+    classes = len(corpus.label_names)
+    for model, fast in STAGE2_MODELS:
+        if model == "gfb-topk" and classes <= TOPK_K:  # TopKVec needs more classes than k
+            continue
+        if not search.train(best, model, fast):
+            break
+    _try_features(search)
+    chosen = _best(search.candidates)
+    assert search.baseline is not None
+    return AutoResult(
+        candidates=search.candidates, chosen=chosen,
+        result=search.results[(chosen.setting, chosen.model, chosen.fast, chosen.features)],
+        graph=search.graphs[chosen.setting], baseline=search.baseline,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _try_features(search: _Search) -> None:
+    """Stage 3: the best graph-only candidate again with WordLlama features, if installed."""
+    from gfbgcn.text.train.features import INSTALL_HINT, wordllama_available
+
+    if not search.candidates:
+        return
+    if not wordllama_available():
+        search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
+                   f"is not installed ({INSTALL_HINT})")
+        return
+    best = _best([c for c in search.candidates if c.predictor == "graph"])
+    search.train(best.setting, best.model, best.fast, "wordllama")
+
+
+def chosen_summary(auto: AutoResult) -> dict[str, Any]:
+    """The choice as recorded in ``metrics.json`` and the results records."""
+    c = auto.chosen
+    return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
+            "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
+            "predictor": c.predictor, "features": c.features, "weight": c.weight,
+            "val_accuracy": c.val_accuracy,
+            "candidates": len(auto.candidates), "seconds": auto.seconds}

@@ -1,0 +1,63 @@
+"""A corpus in memory: documents, string labels and a train/test flag per document.
+
+Kept apart from :mod:`gfbgcn.text.corpus.benchmarks` (benchmark files) and :mod:`gfbgcn.text.corpus.table` (user
+files) so that both readers build it without importing each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+class CorpusFormatError(ValueError):
+    """A corpus file is malformed; the message names the file and line."""
+
+
+@dataclass
+class Corpus:
+    """Documents with string labels and a train/test flag per document."""
+
+    name: str
+    texts: list[str]
+    labels: list[str]
+    is_train: np.ndarray  # bool [num_docs]
+    sources: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.is_train = np.asarray(self.is_train, dtype=bool)
+        if not (len(self.texts) == len(self.labels) == len(self.is_train)):
+            raise ValueError("texts, labels and is_train must have the same length")
+        if not self.texts:
+            raise CorpusFormatError(f"corpus {self.name!r} is empty ({self.sources_str()})")
+
+    def sources_str(self) -> str:
+        return ", ".join(str(s) for s in self.sources) or "in memory"
+
+    @property
+    def label_names(self) -> list[str]:
+        """Sorted distinct labels; class index ``i`` is ``label_names[i]``."""
+        return sorted(set(self.labels))
+
+    def label_ids(self) -> np.ndarray:
+        index = {name: i for i, name in enumerate(self.label_names)}
+        return np.fromiter((index[y] for y in self.labels), dtype=np.int64, count=len(self.labels))
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def subset(self, idx: Sequence[int] | np.ndarray, name: str | None = None) -> Corpus:
+        """A corpus of the documents ``idx`` (kept in that order)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        return Corpus(
+            name=name or f"{self.name}[subset {len(idx)}]",
+            texts=[self.texts[i] for i in idx],
+            labels=[self.labels[i] for i in idx],
+            is_train=self.is_train[idx],
+            sources=list(self.sources),
+            notes=list(self.notes),
+        )

@@ -1,0 +1,387 @@
+"""The Text GCN corpus graph (Yao et al. 2019; paper appendix "Text Graph").
+
+Nodes are the documents (first, in corpus order) and then the vocabulary words (by decreasing
+frequency).  Edges:
+
+* document-word: TF-IDF, ``tf`` = raw count of the word in the document, ``idf = log(D / df)``
+  over all D documents (as the reference implementation);
+* word-word: positive PMI over sliding windows of ``window`` tokens,
+  ``PMI(i, j) = log(p(i, j) / (p(i) p(j)))``, ``p(i, j) = W(i, j) / W``, ``p(i) = W(i) / W``,
+  where ``W`` is the number of windows (a document shorter than the window is one window),
+  ``W(i)`` the number of windows containing word ``i`` and ``W(i, j)`` the number containing
+  both (the paper's definition, ``cooccurrence="window"``).  ``cooccurrence="pair"`` reproduces
+  the reference code instead, which counts pairs of *positions* within each window
+  (a window with ``i`` twice and ``j`` once adds 2 to ``W(i, j)``).
+
+``edge_index``/``edge_weight`` hold this raw adjacency ``A`` without self-loops, both directions,
+so that any PyG layer with its default GCN normalisation computes exactly Text GCN's
+``D^-1/2 (A + I) D^-1/2``; :func:`normalized_adjacency` returns that matrix directly.
+
+The counting kernels (TF-IDF, window co-occurrence, PPMI) are in :mod:`gfbgcn.text.graph.counts`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch_geometric.data import Data
+
+from gfbgcn.core.io import atomic_write
+from gfbgcn.core.paths import cache_dir
+from gfbgcn.text.graph.adjacency import normalized_adjacency_csr
+from gfbgcn.text.graph.counts import (
+    ppmi_matrix,
+    tfidf_from_counts,
+    tfidf_matrix,
+    window_counts,
+)
+from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
+from gfbgcn.text.graph.npz_writer import savez_converted
+from gfbgcn.text.tokenize.preprocess import (
+    TokenizedCorpus,
+    Tokenizer,
+    textgcn_tokenize,
+    tokenizer_key,
+)
+from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
+
+log = logging.getLogger(__name__)
+
+GRAPH_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    """Everything that determines the graph besides the corpus; part of the cache key."""
+
+    window: int = 20
+    min_freq: int = 5
+    stop_words: str | None = "english"
+    cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
+
+    def __post_init__(self) -> None:
+        if self.window < 2:
+            raise ValueError(f"window must be >= 2, got {self.window}")
+        if self.cooccurrence not in ("window", "pair"):
+            raise ValueError(f"cooccurrence must be 'window' or 'pair', got {self.cooccurrence!r}")
+
+
+@dataclass
+class TextGraph:
+    """A built corpus graph plus what is needed to interpret and extend it."""
+
+    edge_index: np.ndarray  # int64 [2, E], both directions, no self-loops
+    edge_weight: np.ndarray  # float32 [E]
+    num_docs: int
+    vocab: list[str]
+    idf: np.ndarray  # float64 [V]
+    word_count: np.ndarray  # int64 [V]
+    doc_lengths: np.ndarray  # int64 [D] tokens kept per document
+    labels: np.ndarray  # int64 [D]
+    label_names: list[str]
+    is_train: np.ndarray  # bool [D]
+    num_doc_word: int  # undirected doc-word edges
+    num_word_word: int  # undirected word-word edges
+    num_windows: int
+    config: GraphConfig
+    tokenizer: str
+    corpus_name: str
+    key: str = ""
+    build_seconds: float = 0.0
+    from_cache: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def num_words(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def num_nodes(self) -> int:
+        return self.num_docs + self.num_words
+
+    def empty_docs(self) -> np.ndarray:
+        return np.flatnonzero(self.doc_lengths == 0)
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "dataset": self.corpus_name,
+            "docs": self.num_docs,
+            "train_docs": int(self.is_train.sum()),
+            "test_docs": int((~self.is_train).sum()),
+            "classes": len(self.label_names),
+            "words": self.num_words,
+            "nodes": self.num_nodes,
+            "doc_word_edges": self.num_doc_word,
+            "word_word_edges": self.num_word_word,
+            "average_length": float(self.doc_lengths.mean()) if self.num_docs else 0.0,
+            "empty_docs": int(len(self.empty_docs())),
+            "windows": self.num_windows,
+        }
+
+    def to_data(self, val_ratio: float = 0.1, seed: int = 0) -> Data:
+        """A PyG ``Data`` with masks; ``val_ratio`` of the training docs become validation.
+
+        Word nodes have label -1 and belong to no mask.
+        """
+        n, d = self.num_nodes, self.num_docs
+        y = torch.full((n,), -1, dtype=torch.long)
+        y[:d] = torch.from_numpy(self.labels)
+        train_docs = np.flatnonzero(self.is_train)
+        rng = np.random.default_rng(seed)
+        n_val = int(round(val_ratio * len(train_docs)))
+        val_docs = rng.choice(train_docs, size=n_val, replace=False) if n_val else train_docs[:0]
+        masks = {name: torch.zeros(n, dtype=torch.bool) for name in ("train", "val", "test")}
+        masks["train"][torch.from_numpy(train_docs)] = True
+        masks["train"][torch.from_numpy(val_docs)] = False
+        masks["val"][torch.from_numpy(val_docs)] = True
+        masks["test"][torch.from_numpy(np.flatnonzero(~self.is_train))] = True
+        return Data(
+            edge_index=torch.from_numpy(self.edge_index),
+            edge_weight=torch.from_numpy(self.edge_weight),
+            y=y,
+            num_nodes=n,
+            num_docs=d,
+            train_mask=masks["train"],
+            val_mask=masks["val"],
+            test_mask=masks["test"],
+        )
+
+
+def normalized_adjacency(
+    edge_index: torch.Tensor, edge_weight: torch.Tensor, num_nodes: int
+) -> torch.Tensor:
+    """``D^-1/2 (A + I) D^-1/2`` as a torch sparse CSR matrix.
+
+    The text graph is symmetric, so the result is marked symmetric for
+    :func:`gfbgcn.nn.sparse.spmm` (its backward reuses the matrix instead of a transpose).
+    Without self-loops in ``edge_index`` (text graphs have none) it is built in bounded memory
+    (:mod:`gfbgcn.text.graph.adjacency`, equal bit for bit); otherwise through PyG's ``gcn_norm``.
+    """
+    from torch_geometric.nn.conv.gcn_conv import gcn_norm
+
+    from gfbgcn.nn.sparse import mark_symmetric
+
+    with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
+        warnings.simplefilter("ignore", UserWarning)
+        if not bool((edge_index[0] == edge_index[1]).any()):
+            return mark_symmetric(normalized_adjacency_csr(edge_index, edge_weight, num_nodes))
+        ei, ew = gcn_norm(edge_index, edge_weight, num_nodes, add_self_loops=True)
+        coo = torch.sparse_coo_tensor(ei, ew, (num_nodes, num_nodes)).coalesce()
+        return mark_symmetric(coo.to_sparse_csr())
+
+
+# ---------------------------------------------------------------------------------------------
+# Building and caching
+
+
+def corpus_digest(corpus: Corpus) -> str:
+    h = hashlib.sha256()
+    for text, label, flag in zip(corpus.texts, corpus.labels, corpus.is_train):
+        h.update(label.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f1" if flag else b"\x1f0")
+        h.update(text.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def graph_cache_key(corpus: Corpus, config: GraphConfig, tokenizer: str) -> str:
+    from gfbgcn.text.tokenize.registry import stop_words_digest
+
+    fields = {
+        "format": GRAPH_FORMAT_VERSION,
+        "corpus": corpus_digest(corpus),
+        "config": asdict(config),
+        "tokenizer": tokenizer,
+    }
+    digest = stop_words_digest(config.stop_words)
+    if digest is not None:  # a stop-word file: its content, not only its path, keys the graph
+        fields["stop_words_file"] = digest
+    payload = json.dumps(fields, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
+def build_graph_from_tokens(
+    tc: TokenizedCorpus, corpus: Corpus, config: GraphConfig, tokenizer: str
+) -> TextGraph:
+    """The graph of an already tokenized corpus, in one process and one pass.
+
+    The simple reference that :func:`build_text_graph`'s sharded, parallel build is tested
+    against (same edges, same weights).
+    """
+    tfidf, idf = tfidf_matrix(tc)
+    pair_windows, word_windows, num_windows = window_counts(tc, config.window, config.cooccurrence)
+    ppmi = ppmi_matrix(pair_windows, word_windows, num_windows)
+    del pair_windows
+    num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
+    edge_index, edge_weight = bmat_edges(tfidf, ppmi)
+    del tfidf, ppmi
+    return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
+                             num_windows, tc.vocab, tc.word_count, tc.doc_lengths, corpus,
+                             config, tokenizer)
+
+
+def build_graph_from_counts(
+    counts: CorpusCounts, corpus: Corpus, config: GraphConfig, tokenizer: str
+) -> TextGraph:
+    """The graph from the sharded counts of :func:`gfbgcn.text.graph.sharded.count_corpus`."""
+    tfidf, idf = tfidf_from_counts(counts.doc_word)
+    counts.doc_word = None  # type: ignore[assignment]  # free as we go: large corpora
+    upper, counts.pairs_upper = counts.pairs_upper, None  # type: ignore[assignment]
+    upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
+    num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
+    parts = [tfidf, upper]
+    del tfidf, upper  # edges_from_upper frees them as it goes: the build's peak memory
+    edge_index, edge_weight = edges_from_upper(parts)  # bmat's order, without bmat
+    return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
+                             counts.num_windows, counts.vocab, counts.word_count,
+                             counts.doc_lengths, corpus, config, tokenizer)
+
+
+def _graph_from_parts(
+    edge_index: np.ndarray, edge_weight: np.ndarray, num_doc_word: int, num_word_word: int,
+    idf: np.ndarray, num_windows: int, vocab: list[str], word_count: np.ndarray,
+    doc_lengths: np.ndarray, corpus: Corpus, config: GraphConfig, tokenizer: str,
+) -> TextGraph:
+    notes = list(corpus.notes)
+    empty = np.flatnonzero(doc_lengths == 0)
+    if len(empty):
+        notes.append(
+            f"{len(empty)} document(s) have no token left after cleaning (e.g. index "
+            f"{int(empty[0])}); they stay as nodes with only their self-loop"
+        )
+    return TextGraph(
+        edge_index=edge_index,
+        edge_weight=edge_weight,
+        num_docs=len(doc_lengths),
+        vocab=vocab,
+        idf=idf,
+        word_count=word_count,
+        doc_lengths=doc_lengths.astype(np.int64),
+        labels=corpus.label_ids(),
+        label_names=corpus.label_names,
+        is_train=corpus.is_train.copy(),
+        num_doc_word=num_doc_word,
+        num_word_word=num_word_word,
+        num_windows=num_windows,
+        config=config,
+        tokenizer=tokenizer,
+        corpus_name=corpus.name,
+        notes=notes,
+    )
+
+
+def _save(graph: TextGraph, path: Path) -> None:
+    meta = {
+        "format": GRAPH_FORMAT_VERSION,
+        "num_docs": graph.num_docs,
+        "label_names": graph.label_names,
+        "num_doc_word": graph.num_doc_word,
+        "num_word_word": graph.num_word_word,
+        "num_windows": graph.num_windows,
+        "config": asdict(graph.config),
+        "tokenizer": graph.tokenizer,
+        "corpus_name": graph.corpus_name,
+        "notes": graph.notes,
+        "key": graph.key,
+        "build_seconds": graph.build_seconds,
+    }
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:
+            savez_converted(  # edge_index as int32, converted a slice at a time
+                fh,
+                {"edge_index": (graph.edge_index, np.int32)},
+                edge_weight=graph.edge_weight,
+                vocab=np.array(graph.vocab, dtype=str),
+                idf=graph.idf,
+                word_count=graph.word_count,
+                doc_lengths=graph.doc_lengths,
+                labels=graph.labels,
+                is_train=graph.is_train,
+                meta=np.array(json.dumps(meta)),
+            )
+
+    atomic_write(path, write)
+
+
+def _load(path: Path) -> TextGraph:
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+        if meta.get("format") != GRAPH_FORMAT_VERSION:
+            raise ValueError(f"{path}: graph format {meta.get('format')} is not supported")
+        return TextGraph(
+            edge_index=z["edge_index"].astype(np.int64),
+            edge_weight=z["edge_weight"],
+            num_docs=meta["num_docs"],
+            vocab=[str(w) for w in z["vocab"]],
+            idf=z["idf"],
+            word_count=z["word_count"],
+            doc_lengths=z["doc_lengths"],
+            labels=z["labels"],
+            label_names=meta["label_names"],
+            is_train=z["is_train"],
+            num_doc_word=meta["num_doc_word"],
+            num_word_word=meta["num_word_word"],
+            num_windows=meta["num_windows"],
+            config=GraphConfig(**meta["config"]),
+            tokenizer=meta["tokenizer"],
+            corpus_name=meta["corpus_name"],
+            key=meta["key"],
+            build_seconds=meta["build_seconds"],
+            from_cache=True,
+            notes=meta["notes"],
+        )
+
+
+def build_text_graph(
+    corpus: Corpus,
+    config: GraphConfig | None = None,
+    tokenizer: Tokenizer = textgcn_tokenize,
+    *,
+    cache: bool = True,
+    cache_root: str | Path | None = None,
+    workers: int | None = None,
+) -> TextGraph:
+    """Build (or load from the on-disk cache) the Text GCN graph of ``corpus``.
+
+    The build runs shard by shard on ``workers`` processes (default: every available core; see
+    :mod:`gfbgcn.text.graph.sharded`); the graph does not depend on ``workers``.
+
+    The cache key hashes the corpus content (texts, labels, splits), ``config``, the tokenizer's
+    identity and the format version, so any change rebuilds.  A tokenizer without a stable
+    identity (a lambda, a local function without ``cache_key``) disables caching.
+    """
+    config = config or GraphConfig()
+    tok_key = tokenizer_key(tokenizer)
+    use_cache = cache and tok_key is not None
+    if cache and tok_key is None:
+        log.warning("tokenizer %r has no stable identity (set .cache_key): not caching", tokenizer)
+    key = graph_cache_key(corpus, config, tok_key or "uncached") if use_cache else ""
+    path = Path(cache_root or cache_dir("graphs")) / f"{corpus.name}-{key}.npz"
+    if use_cache and path.is_file():
+        try:
+            return _load(path)
+        except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
+            warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
+                          "rebuilding it", stacklevel=2)
+    start = time.perf_counter()
+    counts = count_corpus(
+        corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words,
+        window=config.window, cooccurrence=config.cooccurrence, workers=workers,
+    )
+    graph = build_graph_from_counts(counts, corpus, config, tok_key or "custom")
+    graph.build_seconds = time.perf_counter() - start
+    graph.key = key
+    if use_cache:
+        _save(graph, path)
+    return graph

@@ -1,0 +1,143 @@
+"""The combined predictor: a graph model's and the TF-IDF + LR baseline's class probabilities
+interpolated, ``p = w p_graph + (1 - w) p_linear``, with ``w`` chosen on the validation
+documents (as BertGCN interpolates its GCN and BERT heads).
+
+``w`` runs over a grid from 0 (linear only) to 1 (graph only) and minimises the validation
+log-loss (ties: the smaller ``w``).  Log-loss rather than accuracy because accuracy is a step
+function of ``w``: on a small validation split (slo-opinion has 123 documents, one document is
+0.8 points) many weights tie or nearly tie on accuracy and the chosen one is close to arbitrary,
+while the log-loss, a proper scoring rule, is smooth in ``w`` and has one minimum (it is convex
+in ``w``).  ``docs/results/own-corpora_notes.md`` gives the measured difference.  Both parts classify new text inductively, so the
+combination is saved and loaded like a graph model: the model directory of
+:mod:`gfbgcn.text.predict.saved` plus ``linear.safetensors`` (IDF, coefficients, intercept) and
+``linear.json`` (vocabulary, labels, tokenizer, C); ``config.json`` gets a ``combined`` entry
+with the weight and the two files' sha256.  No pickle anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.io import atomic_write, atomic_write_text, sha256_file
+from gfbgcn.text.predict.baseline import LinearTextModel
+from gfbgcn.text.predict.inductive import InductiveTextGCN, Predictions
+
+WEIGHT_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))
+LINEAR_WEIGHTS = "linear.safetensors"
+LINEAR_META = "linear.json"
+
+
+def _log_loss(y: np.ndarray, probs: np.ndarray) -> float:
+    return float(-np.mean(np.log(np.clip(probs[np.arange(len(y)), y], 1e-12, None))))
+
+
+def mix(p_graph: np.ndarray, p_linear: np.ndarray, weight: float) -> np.ndarray:
+    return weight * p_graph + (1.0 - weight) * p_linear
+
+
+def choose_weight(p_graph: np.ndarray, p_linear: np.ndarray, y: np.ndarray
+                  ) -> tuple[float, float]:
+    """``(weight, validation accuracy at that weight)``: the weight of :data:`WEIGHT_GRID` with
+    the lowest log-loss on the validation documents."""
+    y = np.asarray(y)
+    if len(y) == 0:
+        return 0.5, 0.0
+    losses = [_log_loss(y, mix(p_graph, p_linear, float(w))) for w in WEIGHT_GRID]
+    weight = float(WEIGHT_GRID[int(np.argmin(losses))])  # argmin: the first, smallest w, on ties
+    accuracy = float((mix(p_graph, p_linear, weight).argmax(1) == y).mean())
+    return weight, accuracy
+
+
+@dataclass
+class CombinedPredictor:
+    """A saved graph model and a linear model, mixed with ``weight`` (on the graph part)."""
+
+    graph: InductiveTextGCN
+    linear: LinearTextModel
+    weight: float
+
+    def __post_init__(self) -> None:
+        if self.graph.label_names != self.linear.label_names:
+            raise ValueError("the graph and the linear model have different label names")
+        if self.graph.multi_label:
+            raise ValueError("the combined predictor is single-label only")
+
+    @property
+    def label_names(self) -> list[str]:
+        return self.graph.label_names
+
+    @property
+    def multi_label(self) -> bool:
+        return False
+
+    @property
+    def tokenizer_name(self) -> str:
+        return self.graph.tokenizer_name
+
+    def predict_proba(self, texts: Sequence[str] | str, batch_size: int = 4096) -> np.ndarray:
+        return self.predict(texts, batch_size).probabilities
+
+    def predict(self, texts: Sequence[str] | str, batch_size: int = 4096) -> Predictions:
+        if isinstance(texts, str):
+            texts = [texts]
+        texts = list(texts)
+        part = self.graph.predict(texts, batch_size)
+        probs = mix(part.probabilities, self.linear.predict_proba(texts), self.weight)
+        names = self.label_names
+        labels = [names[j] for j in probs.argmax(axis=1)] if len(probs) else []
+        return Predictions(labels=labels, probabilities=probs, label_names=list(names),
+                           no_known_words=part.no_known_words)
+
+
+# ---------------------------------------------------------------------------------------------
+# Saving and loading (called by gfbgcn.text.predict.saved)
+
+
+def write_linear(path: str | Path, linear: LinearTextModel, weight: float) -> dict[str, Any]:
+    """Write the linear part into model directory ``path``; returns the ``combined`` entry of
+    ``config.json`` (written afterwards by :func:`gfbgcn.text.predict.saved.save_model`)."""
+    from safetensors.numpy import save_file
+
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    arrays, meta = linear.to_tensors()
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float64) for k, v in arrays.items()}
+    atomic_write(out / LINEAR_WEIGHTS, lambda tmp: save_file(arrays, str(tmp)))
+    atomic_write_text(out / LINEAR_META, json.dumps(meta, ensure_ascii=False))
+    return {"weight": float(weight), "linear_C": linear.C,
+            "sha256": {name: sha256_file(out / name) for name in (LINEAR_WEIGHTS, LINEAR_META)}}
+
+
+def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
+                  error: type[Exception]) -> CombinedPredictor:
+    """The combined predictor of a model directory whose ``config.json`` has ``entry``;
+    problems raise ``error`` (the loader's one-line error type)."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    for name in (LINEAR_WEIGHTS, LINEAR_META):
+        file = path / name
+        if not file.is_file():
+            raise error(f"{path}: {name} is missing (incomplete combined model directory)")
+        if sha256_file(file) != entry.get("sha256", {}).get(name):
+            raise error(f"{file}: checksum mismatch, the file is corrupt or was modified")
+    try:
+        arrays = load_file(str(path / LINEAR_WEIGHTS))
+        meta = json.loads((path / LINEAR_META).read_text(encoding="utf-8"))
+        linear = LinearTextModel.from_tensors(arrays, meta, tokenizer=graph.tokenizer)
+    except (SafetensorError, OSError, ValueError, KeyError) as err:
+        raise error(f"{path}: unreadable linear model ({err})") from err
+    v, c = len(linear.vocab), len(linear.label_names)
+    if linear.coef.shape != (c, v) or linear.idf.shape != (v,) or linear.intercept.shape != (c,):
+        raise error(f"{path}: linear model shapes do not match its vocabulary ({v}) and "
+                    f"classes ({c})")
+    try:
+        return CombinedPredictor(graph, linear, float(entry["weight"]))
+    except (ValueError, KeyError) as err:
+        raise error(f"{path}: {err}") from err

@@ -1,0 +1,406 @@
+"""Saving a trained Text GCN for inductive prediction, and loading it back safely.
+
+A model directory holds three files:
+
+* ``model.safetensors``: tensors only (never pickle): the word rows of ``W1`` (``w1_words``),
+  the word nodes' layer-1 outputs in the training graph (``h_words``), the training degrees of
+  the word nodes (``deg_words``), the training IDF (``idf``), the mean training-document row of
+  ``W1`` (``w1_doc_mean``), the training label frequencies (``prior``) and the second layer's
+  state dict (``conv2.*``).  Document rows of ``W1`` are not kept: they are not needed to
+  classify new text.
+  With pretrained input features (:mod:`gfbgcn.text.train.features`), ``w1_words`` holds the word
+  rows of ``W1 + F W2`` and two more tensors are kept: the words' feature vectors
+  (``feature_words`` ``[V, f]``) and ``feature_w2`` ``[f, hidden]``; ``config.json`` says
+  which features (``features``; absent or ``onehot``: identity only).
+* ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
+* ``config.json``, written last: format version, model and graph settings, tokenizer name,
+  label names, multi-label settings, package versions, a hash of the training data
+  (``TextGraph.key`` and the corpus digest), the tensor shapes, the sha256 of the two other
+  files and ``config_sha256``, the digest of its own other fields (an edited label name is
+  refused).  Loading verifies all of it and fails with a :class:`ModelLoadError` naming the
+  problem; a missing ``config.json`` means an incomplete directory.
+
+The directory is written as a whole (:mod:`gfbgcn.core.atomic`): under a temporary sibling
+name, then swapped into place, so re-saving never leaves the previous model unloadable.
+
+Only the built-in tokenizers are reloadable by name; a model trained with a custom tokenizer
+must be loaded with ``load_model(path, tokenizer=the_same_callable)``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from gfbgcn.core.atomic import atomic_directory
+from gfbgcn.core.io import (
+    atomic_write,
+    atomic_write_json,
+    atomic_write_text,
+    json_digest,
+    sha256_file,
+)
+from gfbgcn.core.runinfo import package_versions
+from gfbgcn.text.train.features import WordFeatures
+from gfbgcn.text.predict.inductive import InductiveTextGCN, resolve_tokenizer
+from gfbgcn.text.tokenize.preprocess import Tokenizer
+
+if TYPE_CHECKING:
+    from gfbgcn.text.predict.combined import CombinedPredictor
+
+FORMAT_VERSION = 1
+WEIGHTS = "model.safetensors"
+VOCAB = "vocab.json"
+CONFIG = "config.json"
+# A different major version of these packages is incompatible; any other difference warns.
+_CHECKED_PACKAGES = ("gfbgcn", "torch", "torch_geometric")
+
+
+class ModelLoadError(RuntimeError):
+    """A saved model directory is missing, incomplete, corrupt or incompatible."""
+
+
+class VersionMismatchWarning(UserWarning):
+    """The model was saved with different (compatible) package versions."""
+
+
+def save_model(
+    path: str | Path,
+    predictor: InductiveTextGCN,
+    *,
+    graph_config: dict[str, Any] | None = None,
+    train_config: dict[str, Any] | None = None,
+    layer_options: dict[str, Any] | None = None,
+    hidden: int | None = None,
+    data_hash: dict[str, Any] | None = None,
+    label_sep: str | None = None,
+    metrics: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+    extra_writer: Callable[[Path], dict[str, Any]] | None = None,
+) -> Path:
+    """Write ``predictor`` (see :meth:`InductiveTextGCN.from_trained`) to directory ``path``.
+
+    The directory is written as a whole beside the old one, which stays loadable until the new
+    one is complete (:mod:`gfbgcn.core.atomic`).
+
+    ``extra``: more top-level entries of ``config.json``; ``extra_writer(staging_dir)`` writes
+    more files into the directory being built and returns such entries (e.g. ``combined``, see
+    :mod:`gfbgcn.text.predict.combined`), so they are part of the same atomic replacement.
+    """
+    with atomic_directory(path, "model", "--save") as out:
+        if extra_writer is not None:
+            extra = {**(extra or {}), **extra_writer(out)}
+        _write_files(out, predictor, {
+            "graph": dict(graph_config or {}), "train": dict(train_config or {}),
+            "training_data": dict(data_hash or {}), "metrics": metrics or {}, **(extra or {}),
+        }, layer_options=layer_options, hidden=hidden, label_sep=label_sep)
+    return Path(path)
+
+
+def _write_files(out: Path, predictor: InductiveTextGCN, settings: dict[str, Any], *,
+                 layer_options: dict[str, Any] | None, hidden: int | None,
+                 label_sep: str | None) -> None:
+    """Weights, vocabulary and ``config.json`` of a model directory, written into ``out`` (a
+    staging directory); ``settings``: the entries of ``config.json`` the caller gives as they
+    are (``graph``, ``train``, ``training_data``, ``metrics`` and any ``extra``)."""
+    from safetensors.torch import save_file
+
+    tensors = {
+        "w1_words": predictor.w1_words,
+        "h_words": predictor.h_words,
+        "deg_words": predictor.deg_words,
+        "w1_doc_mean": predictor.w1_doc_mean,
+        "idf": torch.from_numpy(np.asarray(predictor.idf, dtype=np.float64)),
+        "prior": torch.from_numpy(np.asarray(predictor.prior, dtype=np.float64)),
+    }
+    for name, value in predictor.conv2.state_dict().items():
+        tensors[f"conv2.{name}"] = value
+    if predictor.features is not None:  # pretrained input features (text/train/features.py)
+        tensors.update(predictor.features.tensors())
+    # on the host, whatever device the model is on: a saved model loads on any device
+    tensors = {k: v.detach().cpu().contiguous().clone() for k, v in tensors.items()}
+    atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
+    atomic_write_text(out / VOCAB, json.dumps(predictor.vocab, ensure_ascii=False))
+    config = {
+        "format": "gfbgcn-text-model",
+        "format_version": FORMAT_VERSION,
+        "model": {
+            "name": predictor.model_name,
+            "hidden": int(hidden or predictor.w1_words.shape[1]),
+            "num_classes": len(predictor.label_names),
+            "layer_options": dict(layer_options or {}),
+            "dtype": str(predictor.w1_words.dtype).replace("torch.", ""),
+        },
+        "labels": {
+            "names": list(predictor.label_names),
+            "multi_label": predictor.multi_label,
+            "threshold": predictor.threshold if predictor.multi_label else None,
+            "separator": label_sep,
+        },
+        "tokenizer": {
+            "name": predictor.tokenizer_name,
+            "reloadable_by_name": _reloadable(predictor.tokenizer_name),
+        },
+        "inductive": {"self_embedding": predictor.self_embedding},
+        "features": predictor.features.info if predictor.features else {"kind": "onehot"},
+        "shapes": {k: list(v.shape) for k, v in tensors.items()},
+        "num_words": len(predictor.vocab),
+        "versions": package_versions(),
+        "sha256": {WEIGHTS: sha256_file(out / WEIGHTS), VOCAB: sha256_file(out / VOCAB)},
+        **settings,
+    }
+    config["config_sha256"] = json_digest(config)  # config.json is covered too
+    atomic_write_json(out / CONFIG, config)
+
+
+def _reloadable(name: str) -> bool:
+    from gfbgcn.text.tokenize.registry import tokenizer_from_name
+
+    return tokenizer_from_name(name) is not None
+
+
+def _major(version: str) -> str:
+    return version.split(".")[0]
+
+
+def check_versions(saved: dict[str, str], path: Path) -> None:
+    """Fail on a different major version of gfbgcn/torch/torch_geometric; warn on others."""
+    current = package_versions()
+    differ = []
+    for name, then in sorted(saved.items()):
+        now = current.get(name)
+        if now is None or then == now or "not installed" in (then, now):
+            continue
+        if name in _CHECKED_PACKAGES and _major(then) != _major(now):
+            raise ModelLoadError(
+                f"{path}: saved with {name} {then}, incompatible with the installed {now} "
+                "(different major version); install a matching version or retrain"
+            )
+        differ.append(f"{name} {then} -> {now}")
+    if differ:
+        warnings.warn(
+            f"{path}: saved with other package versions ({', '.join(differ)}); outputs may "
+            "differ slightly",
+            VersionMismatchWarning,
+            stacklevel=3,
+        )
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    if not path.is_dir():
+        raise ModelLoadError(f"{path}: no such model directory")
+    cfg_path = path / CONFIG
+    if not cfg_path.is_file():
+        raise ModelLoadError(
+            f"{path}: {CONFIG} is missing; the directory is not a saved gfbgcn model or its "
+            "save was interrupted (save again with gfbgcn train ... --save)"
+        )
+    try:
+        config = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelLoadError(f"{cfg_path}: unreadable ({err})") from err
+    if not isinstance(config, dict) or config.get("format") != "gfbgcn-text-model":
+        raise ModelLoadError(f"{cfg_path}: not a gfbgcn text model configuration")
+    version = config.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelLoadError(
+            f"{path}: model format version {version!r}, this gfbgcn reads version "
+            f"{FORMAT_VERSION}; use the gfbgcn version that saved it, or retrain"
+        )
+    missing = [k for k in ("model", "labels", "tokenizer", "shapes", "sha256", "versions")
+               if k not in config]
+    if missing:
+        raise ModelLoadError(f"{cfg_path}: incomplete configuration, missing {missing}")
+    check_config_digest(config, cfg_path)
+    return config
+
+
+def check_config_digest(config: dict[str, Any], cfg_path: Path) -> None:
+    """``config_sha256`` (written by this version on) must match the other fields: an edited
+    label name or setting is refused.  Older saves without it load unchecked."""
+    expected = config.get("config_sha256")
+    if expected is None:
+        return
+    rest = {k: v for k, v in config.items() if k != "config_sha256"}
+    if json_digest(rest) != expected:
+        raise ModelLoadError(f"{cfg_path}: checksum mismatch, the configuration was modified "
+                             "after saving (save the model again with gfbgcn train ... --save)")
+
+
+def _check_file(path: Path, name: str, config: dict[str, Any]) -> Path:
+    file = path / name
+    if not file.is_file():
+        raise ModelLoadError(f"{path}: {name} is missing (incomplete model directory)")
+    expected = config["sha256"].get(name)
+    if expected is not None and sha256_file(file) != expected:
+        raise ModelLoadError(
+            f"{file}: checksum mismatch, the file is corrupt or was modified after saving"
+        )
+    return file
+
+
+def _check_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any], v: int,
+                   weights: Path, path: Path) -> None:
+    """Every tensor present, with the shape the configuration and the vocabulary imply."""
+    required = ("w1_words", "h_words", "deg_words", "w1_doc_mean", "idf", "prior")
+    missing = [k for k in required if k not in tensors]
+    if missing:
+        raise ModelLoadError(f"{weights}: tensors missing: {missing}")
+    for name, shape in config["shapes"].items():
+        if name not in tensors:
+            raise ModelLoadError(f"{weights}: tensor {name!r} missing")
+        if list(tensors[name].shape) != list(shape):
+            raise ModelLoadError(
+                f"{weights}: tensor {name!r} has shape {list(tensors[name].shape)}, "
+                f"the configuration says {shape}"
+            )
+    m, labels = config["model"], config["labels"]
+    hidden, c = int(m["hidden"]), int(m["num_classes"])
+    if len(labels["names"]) != c:
+        raise ModelLoadError(f"{path}: {len(labels['names'])} label names for {c} classes")
+    for name, shape in (("w1_words", [v, hidden]), ("h_words", [v, hidden]), ("deg_words", [v]),
+                        ("idf", [v]), ("prior", [c]), ("w1_doc_mean", [hidden])):
+        if list(tensors[name].shape) != shape:
+            raise ModelLoadError(
+                f"{path}: {name} has shape {list(tensors[name].shape)}, expected {shape} "
+                f"(vocabulary of {v} words, hidden {hidden}, {c} classes)"
+            )
+
+
+def load_model(
+    path: str | Path,
+    *,
+    tokenizer: Tokenizer | None = None,
+    self_embedding: str | None = None,
+    device: str | torch.device | None = None,
+) -> InductiveTextGCN | CombinedPredictor:
+    """Load a model directory written by :func:`save_model` (``gfbgcn train --save``).
+
+    The tensors are read on the CPU and then moved to ``device`` (``auto``, the default: the
+    first CUDA GPU if torch sees one, else the CPU; or ``cpu``, ``cuda``, ``cuda:N``), so a
+    model saved on any device loads on any other.  A combined model (graph + TF-IDF/LR, see
+    :mod:`gfbgcn.text.predict.combined`) keeps its linear part on the CPU.
+    """
+    from gfbgcn.core.device import resolve_device
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    from gfbgcn.text.train.models import make_second_layer
+
+    target = resolve_device(device)  # an absent GPU fails before the files are read
+    path = Path(path)
+    config = _read_config(path)
+    check_versions(config["versions"], path)
+    weights = _check_file(path, WEIGHTS, config)
+    vocab_file = _check_file(path, VOCAB, config)
+    try:
+        tensors = load_file(str(weights), device="cpu")
+    except (SafetensorError, OSError, ValueError) as err:
+        raise ModelLoadError(f"{weights}: corrupt weights file ({err})") from err
+    try:
+        vocab = json.loads(vocab_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelLoadError(f"{vocab_file}: unreadable vocabulary ({err})") from err
+    if not isinstance(vocab, list) or not all(isinstance(w, str) for w in vocab):
+        raise ModelLoadError(f"{vocab_file}: the vocabulary must be a JSON list of strings")
+
+    _check_tensors(tensors, config, len(vocab), weights, path)
+    m, labels = config["model"], config["labels"]
+    hidden, c = int(m["hidden"]), int(m["num_classes"])
+    try:
+        conv2 = make_second_layer(m["name"], hidden, c, **m.get("layer_options", {}))
+    except ValueError as err:
+        raise ModelLoadError(f"{path}: {err}") from err
+    state = {k[len("conv2."):]: t for k, t in tensors.items() if k.startswith("conv2.")}
+    try:
+        conv2.load_state_dict(state, strict=True)
+    except RuntimeError as err:
+        raise ModelLoadError(f"{weights}: second-layer weights do not fit {m['name']}: {err}") \
+            from err
+    try:
+        tok = resolve_tokenizer(config["tokenizer"]["name"], tokenizer)
+    except ValueError as err:
+        raise ModelLoadError(f"{path}: {err}") from err
+    ind = config.get("inductive", {})
+    try:  # saved before features existed: one-hot
+        features = WordFeatures.from_saved(tensors, config.get("features"), len(vocab), hidden)
+    except ValueError as err:
+        raise ModelLoadError(f"{weights}: {err}") from err
+    predictor = InductiveTextGCN(
+        vocab=vocab,
+        idf=tensors["idf"].numpy().astype(np.float64),
+        deg_words=tensors["deg_words"],
+        w1_words=tensors["w1_words"],
+        h_words=tensors["h_words"],
+        w1_doc_mean=tensors["w1_doc_mean"],
+        conv2=conv2,
+        label_names=list(labels["names"]),
+        prior=tensors["prior"].numpy().astype(np.float64),
+        model_name=m["name"],
+        tokenizer_name=config["tokenizer"]["name"],
+        tokenizer=tok,
+        multi_label=bool(labels.get("multi_label")),
+        threshold=float(labels.get("threshold") or 0.5),
+        self_embedding=self_embedding or ind.get("self_embedding", "zero"),
+        features=features,
+    ).to(target)
+    if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.predict.combined
+        from gfbgcn.text.predict.combined import load_combined
+
+        return load_combined(path, config["combined"], predictor, ModelLoadError)
+    return predictor
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """The validated ``config.json`` of a model directory."""
+    return _read_config(Path(path))
+
+
+def graph_config_dict(graph) -> dict[str, Any]:
+    """The graph settings recorded with a model."""
+    return {**asdict(graph.config), "tokenizer": graph.tokenizer, "corpus": graph.corpus_name,
+            "num_docs": graph.num_docs, "num_words": graph.num_words}
+
+
+def save_trained(path: str | Path, result, graph, corpus, label_names=None,
+                 label_sep: str = "|", extra: dict[str, Any] | None = None,
+                 extra_writer: Callable[[Path], dict[str, Any]] | None = None) -> Path:
+    """Save a :class:`~gfbgcn.text.train.full_batch.TrainResult` of a two-layer model for prediction.
+
+    ``label_names``: the individual labels of a multi-label run (``None`` for single-label);
+    ``label_sep`` joins them in the corpus's label field.
+    """
+    from gfbgcn.text.graph.text_graph import corpus_digest
+
+    prior = None
+    if label_names is not None:  # multi-label: per-label frequency over the training documents
+        from gfbgcn.text.corpus.labels import multi_hot, split_labels
+
+        y, _ = multi_hot(split_labels(corpus.labels, label_sep), label_names)
+        prior = y[graph.is_train].mean(0).astype(np.float64)
+    predictor = InductiveTextGCN.from_trained(
+        result.model, graph, result.config.model, multi_label=label_names is not None,
+        threshold=result.threshold or 0.5, prior=prior,
+    )
+    if label_names is not None:
+        predictor.label_names = list(label_names)
+    return save_model(
+        path, predictor,
+        graph_config=graph_config_dict(graph),
+        train_config=asdict(result.config),
+        layer_options=result.config.layer_options,
+        hidden=result.config.hidden,
+        data_hash={"graph_key": graph.key, "corpus_sha256": corpus_digest(corpus),
+                   "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
+        label_sep=label_sep if label_names is not None else None,
+        metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
+                 "best_epoch": result.best_epoch, "device": result.device},
+        extra=extra, extra_writer=extra_writer,
+    )

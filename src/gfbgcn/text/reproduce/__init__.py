@@ -1,0 +1,1 @@
+"""The paper's text tables and the inductive table: grids and reports."""

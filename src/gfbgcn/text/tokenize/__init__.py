@@ -1,0 +1,1 @@
+"""Tokenization: the Text GCN cleaner, Unicode tokenizers, stop words, vocabulary."""

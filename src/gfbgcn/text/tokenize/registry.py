@@ -1,0 +1,186 @@
+"""Tokenizers for any language, stop-word lists by name or file, and their names.
+
+* ``textgcn``: the paper's ASCII cleaning (:func:`gfbgcn.text.preprocess.textgcn_tokenize`);
+  the default for the four benchmarks, so that their statistics match the paper.
+* ``unicode``: the default for a user's own file.  Words are runs of Unicode word characters of
+  any script (letters, combining marks, digits, connector punctuation; an apostrophe inside a
+  word is kept, ``don't``), found with the maintained `regex <https://pypi.org/project/regex/>`_
+  package, whose ``\\w`` and ``\\p{Script}`` classes follow the current Unicode standard (the
+  standard library's ``re`` has no script classes).  Text is NFKC-normalised
+  (:mod:`unicodedata`) and ``str.casefold()``-ed.  Scripts
+  written without spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar,
+  Tibetan) are split into single characters (``cjk="chars"``) or overlapping character bigrams
+  (``cjk="bigrams"``).  Tokens made of digits only are kept, or dropped with
+  ``numbers=False``.
+* ``whitespace``: split on whitespace only (pre-tokenized text).
+
+A tokenizer's *name* says everything needed to rebuild it (``unicode``,
+``unicode+bigrams``, ``unicode-numbers``, ``unicode-numbers+bigrams``); saved models record it
+and reload the tokenizer by name.  The name is also the tokenizer's graph-cache key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+from gfbgcn.text.tokenize.preprocess import Tokenizer, textgcn_tokenize, tokenizer_key, whitespace_tokenize
+
+TOKENIZERS = ("textgcn", "unicode", "whitespace")
+CJK_SPLITS = ("chars", "bigrams")
+
+# Scripts whose words are not separated by spaces: split into characters (or bigrams).
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}"
+# (?V1): set difference inside a class. A token is either a run of unspaced-script characters or
+# a run of the other word characters, with inner apostrophes kept (don't, l'homme).
+_TOKEN = regex.compile(
+    rf"(?V1)(?P<unspaced>[{_UNSPACED}]+)"
+    rf"|(?P<word>[\w--[{_UNSPACED}]]+(?:['’][\w--[{_UNSPACED}]]+)*)"
+)
+_DIGITS = regex.compile(r"\p{N}+")
+
+
+class TokenizerError(ValueError):
+    """An unknown tokenizer name or option (the message is one line)."""
+
+
+class StopWordsError(ValueError):
+    """An unknown stop-word language or an unreadable stop-word file (one-line message)."""
+
+
+class UnicodeTokenizer:
+    """Casefolded Unicode words of any script; see the module docstring."""
+
+    def __init__(self, numbers: bool = True, cjk: str = "chars") -> None:
+        if cjk not in CJK_SPLITS:
+            raise TokenizerError(f"unknown CJK split {cjk!r}; choose one of {', '.join(CJK_SPLITS)}")
+        self.numbers = numbers
+        self.cjk = cjk
+        self.cache_key = "unicode" + ("" if numbers else "-numbers") + \
+            ("+bigrams" if cjk == "bigrams" else "")
+
+    def __repr__(self) -> str:
+        return f"UnicodeTokenizer({self.cache_key!r})"
+
+    def _unspaced(self, run: str) -> list[str]:
+        if self.cjk == "chars" or len(run) == 1:
+            return list(run)
+        return [run[i : i + 2] for i in range(len(run) - 1)]
+
+    def __call__(self, text: str) -> list[str]:
+        out: list[str] = []
+        # NFKC first: full-width Latin, half-width katakana and ligatures become their usual
+        # forms, so that the same word is one token however it was typed
+        for match in _TOKEN.finditer(unicodedata.normalize("NFKC", text).casefold()):
+            word = match.group("word")
+            if word is None:
+                out.extend(self._unspaced(match.group("unspaced")))
+            elif self.numbers or not _DIGITS.fullmatch(word):
+                out.append(word)
+        return out
+
+
+def make_tokenizer(name: str, *, numbers: bool = True, cjk: str = "chars") -> Tokenizer:
+    """A built-in tokenizer by its base name (``textgcn``, ``unicode``, ``whitespace``);
+    ``numbers``/``cjk`` apply to ``unicode``."""
+    if name == "unicode":
+        return UnicodeTokenizer(numbers=numbers, cjk=cjk)
+    if name == "textgcn":
+        return textgcn_tokenize
+    if name == "whitespace":
+        return whitespace_tokenize
+    raise TokenizerError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+
+
+def tokenizer_from_name(name: str) -> Tokenizer | None:
+    """The built-in tokenizer a recorded name (a graph's or saved model's) stands for, or None."""
+    for builtin in (textgcn_tokenize, whitespace_tokenize):
+        if name in (tokenizer_key(builtin), builtin.__name__.replace("_tokenize", "")):
+            return builtin
+    base, _, rest = name.partition("+")
+    if base not in ("unicode", "unicode-numbers") or rest not in ("", "bigrams"):
+        return None
+    return UnicodeTokenizer(numbers=base == "unicode", cjk="bigrams" if rest else "chars")
+
+
+def default_tokenizer_name(dataset: str) -> str:
+    """``textgcn`` for the paper's benchmarks (their statistics must match the paper),
+    ``unicode`` for a user's file."""
+    from gfbgcn.text.corpus.benchmarks import canonical_name
+
+    try:
+        canonical_name(dataset)
+    except ValueError:
+        return "unicode"
+    return "unicode" if Path(dataset).is_file() else "textgcn"
+
+
+# ---------------------------------------------------------------------------------------------
+# Stop words
+
+
+@lru_cache(maxsize=1)
+def nltk_languages() -> tuple[str, ...]:
+    """The languages of NLTK's stop-word corpus (empty when the corpus is not installed)."""
+    try:
+        from nltk.corpus import stopwords
+
+        return tuple(sorted(stopwords.fileids()))
+    except LookupError:
+        return ()
+
+
+def parse_stop_words(spec: str) -> str | None:
+    """The ``--stop-words`` value as a graph setting: ``None`` for ``none``, else the NLTK
+    language or the path; checked now so that a bad value fails before any long work."""
+    if spec.lower() == "none":
+        return None
+    load_stop_words(spec)
+    return spec
+
+
+def _is_file_spec(spec: str) -> bool:
+    """A path rather than a language: NLTK's language names win, then anything path-like."""
+    if spec.lower() in nltk_languages():
+        return False
+    return "/" in spec or "\\" in spec or Path(spec).suffix != "" or Path(spec).exists()
+
+
+@lru_cache(maxsize=16)
+def load_stop_words(spec: str) -> frozenset[str]:
+    """An NLTK language's stop words, or a file's (one word a line, ``#`` starts a comment,
+    UTF-8); both as written and casefolded, so that casefolding tokenizers match them."""
+    from gfbgcn.text.tokenize.preprocess import StopWordsNotFoundError, nltk_stop_words
+
+    if _is_file_spec(spec):
+        try:
+            text = Path(spec).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as err:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise StopWordsError(f"{spec}: cannot read the stop-word file ({reason})") from None
+        words: Iterable[str] = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    else:
+        languages = nltk_languages()
+        if languages and spec.lower() not in languages:
+            raise StopWordsError(
+                f"unknown stop-word language {spec!r}: give none, a file (one word a line) or "
+                f"one of NLTK's languages: {', '.join(languages)}")
+        try:
+            words = nltk_stop_words(spec.lower())
+        except StopWordsNotFoundError as err:
+            raise StopWordsError(str(err).replace("\n", " ")) from None
+    kept = {w for w in words if w}
+    return frozenset(kept | {w.casefold() for w in kept})
+
+
+def stop_words_digest(spec: str | None) -> str | None:
+    """sha256 of a stop-word *file*'s words (graph cache keys follow its content, not its
+    path); None for an NLTK language or no stop words."""
+    if spec is None or not _is_file_spec(spec):
+        return None
+    return hashlib.sha256("\n".join(sorted(load_stop_words(spec))).encode()).hexdigest()[:16]

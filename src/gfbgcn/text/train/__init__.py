@@ -1,0 +1,1 @@
+"""Training on the text graph: full batch, mini-batch, distributed, features, checks."""

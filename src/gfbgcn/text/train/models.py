@@ -1,0 +1,93 @@
+"""The text models of the paper by name: Text GCN with a choice of second layer, and baselines.
+
+Layer 1 (paper, "Architecture of GCN") is ``H = ReLU(Â W1)`` on identity features
+(:class:`~gfbgcn.nn.models.TwoLayerTextGCN`).  Layer 2 (on ``dropout(H)``) is chosen by name:
+first-order GCN (Text GCN), GFB with one of the GenVec operators (Eq. ``cfm``), FBP (Eq. ``fm``),
+CBP, BP (Eq. ``bipool``) or square-root pooling.  Whole-model baselines: Text SGC (``Â² W``) and
+Text GIN.
+
+Like Text GCN, the layers have no bias (weight decay is 0 in the paper's protocol too).
+All layers receive the pre-normalised ``Â`` (``D^-1/2 (A+I) D^-1/2``) as a torch sparse CSR
+matrix with ``normalize=False``: it is built once per graph and never converted again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch import Tensor, nn
+
+from gfbgcn.nn.conv import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
+from gfbgcn.nn.models import FeatureTextGCN, TextGIN, TextSGC, TwoLayerTextGCN
+
+SECOND_LAYERS: tuple[str, ...] = (
+    "gcn",
+    "gfb-max",
+    "gfb-mean",
+    "gfb-diag",
+    "gfb-topk",
+    "gfb-upper",
+    "fbp",
+    "cbp",
+    "bp",
+    "sqrt",
+)
+WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
+MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
+
+
+def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) -> nn.Module:
+    """The paper's second-layer variants; ``options`` go to the layer (e.g. ``exact``, ``eps``)."""
+    common = {"normalize": False, "bias": False}
+    if name == "gcn":
+        return FastGCNConv(hidden, num_classes, **common)
+    if name.startswith("gfb-"):
+        return GFBConv(hidden, num_classes, summarize=name[4:], **common, **options)
+    layer_cls = {"fbp": FBPConv, "cbp": CBPConv, "bp": BPConv, "sqrt": SqrtGCNConv}.get(name)
+    if layer_cls is None:
+        raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+    return layer_cls(hidden, num_classes, **common, **options)
+
+
+class WholeModel(nn.Module):
+    """Adapter giving Text SGC / Text GIN the ``model(adj)`` calling convention."""
+
+    def __init__(self, module: nn.Module) -> None:
+        super().__init__()
+        self.module = module
+
+    def reset_parameters(self) -> None:
+        self.module.reset_parameters()
+
+    def forward(self, adj: Tensor) -> Tensor:
+        return self.module(None, adj)
+
+
+def build_text_model(
+    name: str,
+    num_nodes: int,
+    num_classes: int,
+    hidden: int = 200,
+    dropout: float = 0.5,
+    features: Tensor | None = None,
+    **layer_options: Any,
+) -> nn.Module:
+    """Any of :data:`MODELS` taking ``model(adj)`` and returning logits for every node.
+
+    ``features`` ``[num_nodes, f]``: fixed node features beside the identity (two-layer models
+    only, :class:`~gfbgcn.nn.models.FeatureTextGCN`; see :mod:`gfbgcn.text.train.features`)."""
+    if features is not None and name in WHOLE_MODELS:
+        raise ValueError(f"input features apply to the two-layer models, not to {name}")
+    if name == "sgc":
+        return WholeModel(TextSGC(num_nodes, num_classes, K=2, normalize=False, bias=False))
+    if name == "gin":
+        return WholeModel(
+            TextGIN(num_nodes, hidden, num_classes, dropout=dropout, normalize=False,
+                    **layer_options)
+        )
+    if name not in SECOND_LAYERS:
+        raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+    conv2 = make_second_layer(name, hidden, num_classes, **layer_options)
+    if features is not None:
+        return FeatureTextGCN(num_nodes, conv2, features, hidden, dropout)
+    return TwoLayerTextGCN(num_nodes, conv2, hidden, dropout)

@@ -1,0 +1,56 @@
+"""The SciPy-built normalised adjacency equals gcn_norm + coalesce, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.nn.conv.gcn_conv import gcn_norm
+
+from gfbgcn.text.graph.adjacency import normalized_adjacency_csr
+from gfbgcn.text.corpus.benchmarks import load_benchmark
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+
+from tests.text.toydata import toy_corpus
+
+
+def _reference(edge_index: torch.Tensor, edge_weight: torch.Tensor, n: int) -> torch.Tensor:
+    ei, ew = gcn_norm(edge_index, edge_weight, n, add_self_loops=True)
+    return torch.sparse_coo_tensor(ei, ew, (n, n)).coalesce().to_sparse_csr()
+
+
+def _assert_same(got: torch.Tensor, ref: torch.Tensor) -> None:
+    assert got.layout == torch.sparse_csr and got.shape == ref.shape
+    assert torch.equal(got.crow_indices(), ref.crow_indices())
+    assert torch.equal(got.col_indices(), ref.col_indices())
+    assert torch.equal(got.values(), ref.values())  # exact, not approximate
+
+
+def _check_graph(graph) -> None:
+    data = graph.to_data()
+    _assert_same(normalized_adjacency_csr(data.edge_index, data.edge_weight, data.num_nodes),
+                 _reference(data.edge_index, data.edge_weight, data.num_nodes))
+
+
+def test_equals_gcn_norm_on_a_toy_graph_with_an_isolated_document():
+    corpus = toy_corpus(n=40, vocab=20, seed=2)
+    corpus.texts[5] = ""  # a node with only its self-loop
+    _check_graph(build_text_graph(corpus, GraphConfig(window=3, min_freq=1, stop_words=None),
+                                  cache=False, workers=1))
+
+
+@pytest.mark.realdata
+def test_equals_gcn_norm_on_r8(data_dir):
+    _check_graph(build_text_graph(load_benchmark("r8", data_dir), cache=False, workers=1))
+
+
+def test_a_random_weighted_graph():
+    rng = np.random.default_rng(0)
+    n = 300
+    pairs = np.unique(rng.integers(0, n, size=(2, 3000)), axis=1)
+    pairs = pairs[:, pairs[0] < pairs[1]]
+    edge_index = torch.from_numpy(np.concatenate([pairs, pairs[::-1]], axis=1))
+    w = rng.random(pairs.shape[1]).astype(np.float32)
+    edge_weight = torch.from_numpy(np.concatenate([w, w]))
+    _assert_same(normalized_adjacency_csr(edge_index, edge_weight, n + 5),  # 5 isolated nodes
+                 _reference(edge_index, edge_weight, n + 5))

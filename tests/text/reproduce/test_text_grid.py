@@ -1,0 +1,111 @@
+"""The text grids: which (dataset, model, variant, seed) runs exist, how a variant changes the
+protocol, and the resumable run loop (with the training replaced by a stub)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gfbgcn.core.store import RunStore
+from gfbgcn.text.reproduce import text_grid as experiment
+from gfbgcn.text.reproduce.text_grid import VARIANTS, InductiveSpec, RunSpec, grid, inductive_grid
+
+
+def test_grid_variants_apply_where_they_make_sense():
+    specs = grid(["ohsumed"], ["gcn", "gfb-max", "gfb-mean", "sgc"], [0, 1],
+                 variants=["fast", "stopacc", "lambda0", "lr0.2", "fast"])
+    keys = [(s.model, s.variant, s.seed) for s in specs]
+    assert len(set(keys)) == len(keys)  # a variant named twice is listed once
+    assert ("gfb-max", "fast", 1) in keys and ("gcn", "fast", 0) not in keys
+    assert ("gfb-mean", "fast", 0) not in keys  # the fast form only shifts its logits
+    assert ("gcn", "stopacc", 0) in keys and ("gfb-max", "stopacc", 1) in keys
+    assert ("gfb-max", "lambda0", 0) in keys and ("gcn", "lambda0", 0) not in keys
+    # lr0.2 is Text SGC's learning rate: no other model runs it
+    assert {m for m, v, _ in keys if v == "lr0.2"} == {"sgc"}
+    gin = grid(["r8"], ["gcn", "gin"], [0], variants=["eps-1"])
+    assert {(s.model, s.variant) for s in gin} == {("gcn", "default"), ("gin", "default"),
+                                                   ("gin", "eps-1")}
+    assert [s.seed for s in specs][:1] == [0] and specs[-1].seed == 1  # seeds outermost
+    assert {s.dataset for s in specs} == {"ohsumed"}
+    with pytest.raises(ValueError, match="unknown variant"):
+        grid(["r8"], ["gcn"], [0], variants=["fastest"])
+
+
+def test_default_grid_is_the_paper_setting_only():
+    specs = grid(["r8", "r52"], ["gcn", "gfb-max"], range(3))
+    assert len(specs) == 2 * 3 * 2 and {s.variant for s in specs} == {"default"}
+    assert [s.dataset for s in specs] == ["r8"] * 6 + ["r52"] * 6  # one data set at a time
+    assert specs[0].key() == {"dataset": "r8", "model": "gcn", "variant": "default", "seed": 0}
+
+
+def test_run_spec_config_applies_the_variant():
+    cfg = RunSpec("r8", "gfb-max", "lambda0", 3).config(epochs=7)
+    assert (cfg.model, cfg.seed, cfg.epochs, cfg.train_lambda) == ("gfb-max", 3, 7, False)
+    assert cfg.layer_options == {"lambda_init": 0.0}
+    cfg.layer_options["exact"] = False  # a run's options are its own copy
+    assert VARIANTS["lambda0"]["layer_options"] == {"lambda_init": 0.0}
+    assert RunSpec("r8", "sgc", "lr0.2", 0).config(200).lr == 0.2
+    assert RunSpec("r8", "gcn", "stopacc", 0).config(200).monitor == "accuracy"
+    gin = RunSpec("r8", "gin", "eps-1", 0).config(200)
+    assert gin.layer_options == {"eps": -1.0, "embedding_init": "normal"}
+    assert RunSpec("r8", "gcn", "default", 0).config(200).lr == 0.02
+
+
+class _FakeGraph:
+    def to_data(self):
+        class D:
+            edge_index = edge_weight = num_nodes = None
+
+        return D()
+
+
+def test_grid_resume_skips_finished_runs(tmp_path, monkeypatch):
+    store = RunStore(tmp_path)
+    specs = grid(["r8"], ["gcn", "gfb-max"], range(2), variants=["fast", "lambda0"])
+    assert len(specs) == 2 * (1 + 3)  # gcn; gfb-max default, fast, lambda0
+    store.save(specs[0].key(), {"test": {"accuracy": 1.0}})
+    trained: list = []
+    loaded: list = []
+
+    class FakeResult:
+        def record(self):
+            return {"test": {"accuracy": 0.5}}
+
+    monkeypatch.setattr(experiment, "load_benchmark",
+                        lambda name, data_dir: loaded.append(name) or None)
+    monkeypatch.setattr(experiment, "build_text_graph", lambda corpus: _FakeGraph())
+    monkeypatch.setattr(experiment, "normalized_adjacency", lambda *a: torch.zeros(0))
+    monkeypatch.setattr(experiment, "train_text",
+                        lambda graph, cfg, **kw: trained.append(cfg) or FakeResult())
+    experiment.run_text_grid(specs, store, None, epochs=1)
+    assert len(trained) == len(specs) - 1 and loaded == ["r8"]  # the graph is built once
+    assert all(store.done(s.key()) for s in specs)
+    assert store.load(specs[0].key())["test"]["accuracy"] == 1.0
+    trained.clear()
+    experiment.run_text_grid(specs, store, None, epochs=1)
+    assert trained == [] and loaded == ["r8"]  # nothing to do: not even loaded
+
+
+def test_inductive_grid_and_keys():
+    specs = inductive_grid(["r8", "r52"], ["gfb-max", "gcn"], range(2))
+    assert len(specs) == 8 and specs[0] == InductiveSpec("r8", "gfb-max", 0)
+    assert specs[0].key() == {"dataset": "r8", "model": "gfb-max", "seed": 0}
+    assert len({tuple(s.key().items()) for s in specs}) == 8
+
+
+@pytest.mark.parametrize("summarize", ["mean", "diag"])
+def test_fast_form_of_mean_and_diag_only_shifts_every_logit_of_a_node_alike(summarize):
+    # why the grid skips their `fast` variant: softmax (hence the loss) cannot tell them apart
+    from gfbgcn.nn import GFBConv
+
+    torch.manual_seed(0)
+    x = torch.randn(12, 5, dtype=torch.float64)
+    edge_index = torch.randint(0, 12, (2, 40))
+    exact = GFBConv(5, 4, summarize=summarize, eps=0.1).double()
+    fast = GFBConv(5, 4, summarize=summarize, eps=0.1, exact=False).double()
+    fast.load_state_dict(exact.state_dict())
+    out_exact, out_fast = exact(x, edge_index), fast(x, edge_index)
+    assert not torch.allclose(out_exact, out_fast)
+    torch.testing.assert_close(out_exact.log_softmax(1), out_fast.log_softmax(1))
+    assert experiment.variant_applies("fast", f"gfb-{summarize}") is False
+    assert experiment.variant_applies("fast", "gfb-max") is True
