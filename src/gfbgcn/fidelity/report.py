@@ -189,7 +189,7 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
         if s.config.reference:
             name += " (reference)"
         if s.config.existing:
-            name += " (records of reproduce text)"
+            name += f" (records of reproduce {row.task})"
         if chosen is not None and s is chosen:
             name = f"**{name} ← chosen on validation**"
         if not s.n:

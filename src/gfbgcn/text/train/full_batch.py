@@ -64,6 +64,12 @@ class TrainConfig:
     batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/train/minibatch.py)
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
+    # Departures from the paper's protocol for the fidelity experiments (gfbgcn.fidelity),
+    # full-batch only; the defaults change nothing:
+    lambda_lr: float | None = None  # Adam lr of GFB's lambda (None: lr)
+    lambda_weight_decay: float | None = None  # its weight decay (None: weight_decay)
+    clip_norm: float | None = None  # clip the gradient's global l2 norm before each step
+    warmup_epochs: int = 0  # lr_e = lr * min(1, e / warmup_epochs) for epoch e = 1, 2, ...
 
     def __post_init__(self) -> None:
         if self.batch_size < 0 or self.fanout < 1:
@@ -73,6 +79,12 @@ class TrainConfig:
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
+        if self.batch_size and (self.lambda_lr is not None or self.clip_norm is not None
+                                or self.lambda_weight_decay is not None or self.warmup_epochs):
+            raise ValueError("lambda_lr, lambda_weight_decay, clip_norm and warmup_epochs "
+                             "apply to full-batch training (batch_size 0) only")
+        if self.warmup_epochs < 0:
+            raise ValueError(f"warmup_epochs must be >= 0, got {self.warmup_epochs}")
         check_train_settings(self)
         check_features_fit(self)
 
@@ -166,8 +178,7 @@ def _prepare(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     if not config.train_lambda:
         for p in _lambda_parameters(model):
             p.requires_grad_(False)
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad],
-                                 lr=config.lr, weight_decay=config.weight_decay)
+    optimizer = make_optimizer(model, config)
     train_idx = data.train_mask.nonzero().view(-1)
     val_idx = data.val_mask.nonzero().view(-1)
     check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
@@ -233,6 +244,32 @@ def _epoch_values(loss: torch.Tensor, stats: list[torch.Tensor], model: torch.nn
     return (*values[:4], values[4] if len(values) > 4 else None)
 
 
+def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
+    """Adam over the trainable parameters; with ``lambda_lr`` / ``lambda_weight_decay`` GFB's
+    ``lambda`` forms a second group with those settings (otherwise one group, as always)."""
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    if config.lambda_lr is None and config.lambda_weight_decay is None:
+        return torch.optim.Adam([p for _, p in params], lr=config.lr,
+                                weight_decay=config.weight_decay)
+    lams = [p for n, p in params if n.endswith("lam")]
+    rest = [p for n, p in params if not n.endswith("lam")]
+    groups: list[dict[str, Any]] = [{"params": rest}]
+    if lams:
+        groups.append({
+            "params": lams,
+            "lr": config.lr if config.lambda_lr is None else config.lambda_lr,
+            "weight_decay": (config.weight_decay if config.lambda_weight_decay is None
+                             else config.lambda_weight_decay)})
+    return torch.optim.Adam(groups, lr=config.lr, weight_decay=config.weight_decay)
+
+
+def _set_warmup_lr(optimizer: torch.optim.Optimizer, epoch: int, warmup: int) -> None:
+    """Linear warm-up: every group's lr is its ``initial_lr`` times ``min(1, epoch / warmup)``."""
+    for group in optimizer.param_groups:
+        group.setdefault("initial_lr", group["lr"])
+        group["lr"] = group["initial_lr"] * min(1.0, epoch / warmup)
+
+
 def _fit(s: _Setup, config: TrainConfig, progress: bool
          ) -> tuple[list[dict[str, float]], EarlyStopping]:
     """The training loop with early stopping; the best validated weights are restored."""
@@ -249,6 +286,11 @@ def _fit(s: _Setup, config: TrainConfig, progress: bool
         train_loss, val_loss, val_acc, train_acc, lam = _epoch_values(loss, stats, s.model)
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
+        if config.clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(
+                [p for p in s.model.parameters() if p.grad is not None], config.clip_norm)
+        if config.warmup_epochs:
+            _set_warmup_lr(s.optimizer, epoch, config.warmup_epochs)
         s.optimizer.step()
         history.append({
             "epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
