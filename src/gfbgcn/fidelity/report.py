@@ -27,11 +27,13 @@ from gfbgcn.fidelity.experiment import ROWS, Config, Row
 
 @dataclass(frozen=True)
 class Unit:
-    """The validation and test accuracy of one unit, and what else a row's table shows."""
+    """The validation and test accuracy of one unit, and what else a row's table shows.
+    ``id``: (seed, fold) for graphs, (seed,) for text: what pairs units across configs."""
 
     val: float
     test: float
     extra: dict[str, Any]
+    id: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def graph_units(config: Config, records: Sequence[dict[str, Any]]) -> list[Unit]
             r = chosen[f]
             units.append(Unit(100.0 * r["val_acc"], 100.0 * r["test_acc"], {
                 "lambda": r.get("lambda") or [], "best_epoch": r["best_epoch"],
-                "point": f"{r['key']['hidden']}x{r['key']['layers']}"}))
+                "point": f"{r['key']['hidden']}x{r['key']['layers']}"}, (seed, f)))
     return units
 
 
@@ -92,7 +94,8 @@ def text_units(records: Sequence[dict[str, Any]]) -> list[Unit]:
     for r in sorted(records, key=lambda r: int(r["key"]["seed"])):
         units.append(Unit(r["val"]["accuracy"], r["test"]["accuracy"], {
             "lambda": [r["lambda"]] if r.get("lambda") is not None else [],
-            "best_epoch": r["best_epoch"], "macro_f1": r["test"].get("macro_f1")}))
+            "best_epoch": r["best_epoch"], "macro_f1": r["test"].get("macro_f1")},
+            (int(r["key"]["seed"]),)))
     return units
 
 
@@ -155,6 +158,18 @@ def _paper(row: Row) -> str:
     return f"{value[0]:.4f} ± {value[1]:.4f}" if value else "–"
 
 
+def paired(s: Summary, ref: Summary, points: float = 1.0) -> str:
+    """Test accuracy minus the reference's on the units both have (times ``points``): mean ±
+    std, and on how many units it is higher / lower."""
+    theirs = {u.id: u.test for u in ref.units}
+    diff = [points * (u.test - theirs[u.id]) for u in s.units if u.id in theirs]
+    if not diff or s is ref:
+        return ""
+    m, sd = mean_std(diff)
+    up, down = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
+    return f"{m:+.2f} ± {sd:.2f} vs `{ref.config.name}` ({up} up, {down} down of {len(diff)})"
+
+
 def _extra(s: Summary) -> str:
     if not s.units:
         return ""
@@ -176,14 +191,27 @@ def _extra(s: Summary) -> str:
     return "; ".join(parts)
 
 
+def _paired_cell(s: Summary, ref: Summary | None, by_name: dict[str, Summary],
+                 points: float) -> str:
+    other = by_name.get(s.config.versus) if s.config.versus else ref
+    return paired(s, other, points) if other is not None and other.n else ""
+
+
 def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
     digits = 1 if row.task == "graphs" else 4
     unit = "(seed, fold)" if row.task == "graphs" else "seed"
     chosen = choose(sums)
+    ref = next((x for x in sums if x.config.reference and x.n), None)
+    by_name = {x.config.name: x for x in sums}
+    points = 1.0 if row.task == "graphs" else 100.0
     lines = [f"## {row.title}", "",
              f"Row `{row.id}`; paper: **{_paper(row)}**. Each cell: mean ± std over units "
-             f"(one unit = one {unit}), number of units in brackets.", "",
-             "| configuration | hypothesis | validation | test | notes |", "|---|---|---|---|---|"]
+             f"(one unit = one {unit}), number of units in brackets."
+             + (" Paired: test accuracy minus that of the reference named, on the same "
+                "units" + (" (in points)" if row.task != "graphs" else "") + "." if ref else ""),
+             "",
+             "| configuration | hypothesis | validation | test | paired | notes |",
+             "|---|---|---|---|---|---|"]
     for s in sums:
         name = f"`{s.config.name}`"
         if s.config.reference:
@@ -193,12 +221,13 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
         if chosen is not None and s is chosen:
             name = f"**{name} ← chosen on validation**"
         if not s.n:
-            lines.append(f"| {name} | {s.config.hypothesis} | not run | | |")
+            lines.append(f"| {name} | {s.config.hypothesis} | not run | | | |")
             continue
         v, t = s.val(), s.test()
         lines.append(f"| {name} | {s.config.hypothesis} | "
                      f"{format_mean_std(*v, n=s.n, digits=digits)} | "
-                     f"{format_mean_std(*t, n=s.n, digits=digits)} | {_extra(s)} |")
+                     f"{format_mean_std(*t, n=s.n, digits=digits)} | "
+                     f"{_paired_cell(s, ref, by_name, points)} | {_extra(s)} |")
     lines.append("")
     lines.append("Configurations (as run):")
     lines.append("")
