@@ -149,6 +149,8 @@ BP_R8 = Row(
         Config("power-l2", "signed square root + l2 (bilinear pooling's normalisation)",
                _t("bp", layer_options={"second_norm": "power-l2"})),
         Config("clip1", "gradient-norm clipping at 1", _t("bp", clip_norm=1.0)),
+        Config("patience50", "early-stopping patience 50 instead of 10: are the stalled "
+               "seeds slow starters that patience ends?", _t("bp", patience=50)),
     ),
 )
 
@@ -168,6 +170,9 @@ GFB_DIAG_OHSUMED = Row(
                                                     layer_options={"lambda_init": 0.1})),
         Config("lam-lr0.002", "lambda learned 10x slower (own Adam lr 0.002)",
                _t("gfb-diag", lambda_lr=0.002)),
+        Config("no-second-dropout", "dropout on the first-order term only: in training the "
+               "squared term of dropout(H) is inflated by the 1/(1-p) scaling",
+               _t("gfb-diag", layer_options={"second_order_dropout": False})),
     ),
 )
 
@@ -187,6 +192,8 @@ GFB_MAX_OHSUMED = Row(
                _t("gfb-max", layer_options={"exact": False, "second_norm": "l2"})),
         Config("fast-lam-lr0.002", "fast form, lambda learned 10x slower",
                _t("gfb-max", layer_options={"exact": False}, lambda_lr=0.002)),
+        Config("fast-no-second-dropout", "fast form, dropout on the first-order term only",
+               _t("gfb-max", layer_options={"exact": False, "second_order_dropout": False})),
     ),
 )
 

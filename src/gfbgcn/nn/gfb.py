@@ -71,6 +71,13 @@ class GFBMixin:
             with torch.no_grad():
                 lam.fill_(self.lambda_init)
 
+    def gfb_second(self, z: Tensor) -> Tensor:
+        """``lambda N(GenVec(z z^T + eps I))`` per row (the second-order term alone)."""
+        second = genvec(z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top)
+        if self.second_norm != "none":
+            second = normalize_second(second, self.second_norm, self.second_scale)
+        return self.lam * second
+
     def gfb(self, z: Tensor) -> Tensor:
         """``z + lambda N(GenVec(z z^T + eps I))`` per row, ``N`` the optional normalisation
         (identity by default).  ``z``: [*, k] -> [*, k]."""

@@ -144,3 +144,56 @@ def test_bp_second_norm_gradients_match_materialised(mode: str) -> None:
     want = torch.autograd.grad((ref * g).sum(), [x, layer.weight])
     for a, b in zip(got, want):
         torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-9)
+
+
+# ---- GFBConv.forward_split and Text GCN's second_order_dropout ---------------------------
+
+
+@pytest.mark.parametrize("mode", SECOND_NORMS)
+def test_forward_split_matches_its_equation(mode: str) -> None:
+    layer = helpers.make(lambda **kw: GFBConv(D, OUT, summarize="max", eps=0.05,
+                                              second_norm=mode, **kw))
+    edge_index, weight = helpers.graph()
+    a = helpers.dense_adjacency(edge_index, weight)
+    x1, x2 = helpers.features(seed=1), helpers.features(seed=7)
+    torch.testing.assert_close(layer.forward_split(x1, x1, edge_index, weight),
+                               layer(x1, edge_index, weight), rtol=1e-12, atol=1e-12)
+    w = layer.lin.weight
+    second = helpers.literal_genvec(x2 @ w.t(), "max", 0.05, 3, True)
+    if mode != "none":
+        second = literal_norm(second, mode, 1.0)
+    want = a @ (x1 @ w.t() + layer.lam * second) + layer.bias
+    torch.testing.assert_close(layer.forward_split(x1, x2, edge_index, weight), want,
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_text_gcn_second_order_dropout_off() -> None:
+    from gfbgcn.nn.models import TwoLayerTextGCN
+
+    edge_index, weight = helpers.graph()
+    adj = helpers.dense_adjacency(edge_index, weight).to_sparse_csr()
+
+    def model(flag: bool) -> TwoLayerTextGCN:
+        torch.manual_seed(0)
+        conv2 = GFBConv(5, OUT, summarize="diag", normalize=False, bias=False)
+        return TwoLayerTextGCN(helpers.N, conv2, hidden=5, dropout=0.5,
+                               second_order_dropout=flag).double()
+
+    on, off = model(True), model(False)
+    on.eval()
+    off.eval()
+    torch.testing.assert_close(on(adj), off(adj))  # no dropout at evaluation: identical
+    off.train()
+    torch.manual_seed(3)
+    got = off(adj)
+    h = off.hidden(adj)
+    torch.manual_seed(3)
+    dropped = torch.nn.functional.dropout(h, 0.5, True)
+    w, lam = off.conv2.lin.weight, off.conv2.lam
+    dense = adj.to_dense()
+    want = dense @ (dropped @ w.t() + lam * ((h @ w.t()) ** 2 + off.conv2.eps))
+    torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="forward_split"):
+        from gfbgcn.nn.conv import FastGCNConv
+
+        TwoLayerTextGCN(4, FastGCNConv(5, 3), hidden=5, second_order_dropout=False)
