@@ -40,6 +40,11 @@ class Unit:
 class Summary:
     config: Config
     units: list[Unit]
+    expected: int = 0  # units of a finished configuration (0: not known)
+
+    @property
+    def complete(self) -> bool:
+        return self.n > 0 and self.n >= self.expected
 
     @property
     def n(self) -> int:
@@ -112,7 +117,8 @@ def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Su
         else:
             recs = [r for r in mine.get(c.name, []) if int(r["key"]["seed"]) < c.seeds]
         units = graph_units(c, recs) if row.task == "graphs" else text_units(recs)
-        out_list.append(Summary(c, units))
+        expected = c.seeds * (row.folds if row.task == "graphs" else 1)
+        out_list.append(Summary(c, units, expected))
     return out_list
 
 
@@ -136,11 +142,11 @@ def existing_records(config: Config, out: Path, task: str = "text") -> list[dict
 
 
 def choose(sums: Sequence[Summary]) -> Summary | None:
-    """The non-reference configuration with the best mean validation accuracy (ties: the
-    earlier one in the list).  Reads nothing but validation numbers."""
+    """The finished non-reference configuration with the best mean validation accuracy (ties:
+    the earlier one in the list).  Reads nothing but validation numbers."""
     best: Summary | None = None
     for s in sums:
-        if s.config.reference or not s.n:
+        if s.config.reference or not s.complete:
             continue
         if best is None or s.val()[0] > best.val()[0]:
             best = s
@@ -201,14 +207,16 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
     digits = 1 if row.task == "graphs" else 4
     unit = "(seed, fold)" if row.task == "graphs" else "seed"
     chosen = choose(sums)
-    ref = next((x for x in sums if x.config.reference and x.n), None)
+    ref = next((x for x in sums if x.config.reference and x.n), None) or (
+        sums[0] if sums and sums[0].n else None)
     by_name = {x.config.name: x for x in sums}
     points = 1.0 if row.task == "graphs" else 100.0
     lines = [f"## {row.title}", "",
              f"Row `{row.id}`; paper: **{_paper(row)}**. Each cell: mean ± std over units "
              f"(one unit = one {unit}), number of units in brackets."
-             + (" Paired: test accuracy minus that of the reference named, on the same "
-                "units" + (" (in points)" if row.task != "graphs" else "") + "." if ref else ""),
+             + (" Paired: test accuracy minus that of the configuration named, on the same "
+                "units" + (" (in points)" if row.task != "graphs" else "") + "." if ref else "")
+             + " Only finished configurations are chosen.",
              "",
              "| configuration | hypothesis | validation | test | paired | notes |",
              "|---|---|---|---|---|---|"]
@@ -218,6 +226,8 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
             name += " (reference)"
         if s.config.existing:
             name += f" (records of reproduce {row.task})"
+        if s.n and not s.complete:
+            name += f" (unfinished: {s.n} of {s.expected} units)"
         if chosen is not None and s is chosen:
             name = f"**{name} ← chosen on validation**"
         if not s.n:
