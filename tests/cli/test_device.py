@@ -21,7 +21,6 @@ from gfbgcn.core.harness import Invocations, Layout
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.reproduce import text_grid as experiment
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
-
 from tests.entity.conftest import toy_entities
 from tests.graphcls.toydata import write_tu
 from tests.text.toydata import toy_corpus, write_topic_csv

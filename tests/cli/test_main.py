@@ -21,6 +21,7 @@ DOCUMENTED_VERBS = [
     ("reproduce", "own-corpora"),
     ("reproduce", "entity"),
     ("reproduce", "graphs"),
+    ("reproduce", "fidelity"),
     ("figures", "pooling"),
 ]
 

@@ -32,6 +32,8 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
      "reproduce the entity-classification table"),
     (("reproduce", "graphs"), "gfbgcn.cli.reproduce_graphs", "reproduce_graphs",
      "reproduce the graph-classification table"),
+    (("reproduce", "fidelity"), "gfbgcn.cli.reproduce_fidelity", "reproduce_fidelity",
+     "experiments behind the cells that differ from the paper"),
     (("figures", "pooling"), "gfbgcn.cli.figures", "figures_pooling",
      "render the pooling-operator figure"),
 )

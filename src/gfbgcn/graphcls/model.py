@@ -16,6 +16,8 @@ The model itself is :class:`~gfbgcn.nn.models.GraphClassifier`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from torch import nn
 from torch_geometric.nn import SAGEConv
 
@@ -35,21 +37,24 @@ GCN_NORMALISED: frozenset[str] = frozenset({"gcn", "gfb-gcn"})
 
 
 def make_conv(
-    model: str, in_channels: int, out_channels: int, normalize: bool = True
+    model: str, in_channels: int, out_channels: int, normalize: bool = True,
+    gfb_options: dict[str, Any] | None = None,
 ) -> nn.Module:
     """One convolution of family ``model`` mapping [N, in_channels] -> [N, out_channels].
 
     ``normalize=False`` (GCN families only) expects the caller to pass the GCN-normalised
     adjacency with self-loops (as ``(edge_index, edge_weight)`` or a sparse matrix).
+    ``gfb_options`` go to the GFB convolutions (they may override ``summarize="diag"``).
     """
+    gfb = {"summarize": "diag", **(gfb_options or {})}
     if model == "gcn":
         return FastGCNConv(in_channels, out_channels, normalize=normalize)
     if model == "sage":
         return SAGEConv(in_channels, out_channels)
     if model == "gfb-gcn":
-        return GFBConv(in_channels, out_channels, summarize="diag", normalize=normalize)
+        return GFBConv(in_channels, out_channels, normalize=normalize, **gfb)
     if model == "gfb-sage":
-        return GFBSAGEConv(in_channels, out_channels, summarize="diag")
+        return GFBSAGEConv(in_channels, out_channels, **gfb)
     raise ValueError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
 
 
@@ -60,6 +65,8 @@ def build_classifier(
     layers: int,
     num_classes: int,
     dropout: float = 0.5,
+    conv_options: dict[str, Any] | None = None,
+    readout: str = "mean",
 ) -> GraphClassifier:
     """``layers`` convolutions of family ``model`` (width ``hidden``), mean pooling, MLP head.
 
@@ -70,10 +77,11 @@ def build_classifier(
         raise ValueError(f"layers must be >= 1, got {layers}")
     shared_norm = model in GCN_NORMALISED
     conv_kwargs = {"normalize": False} if shared_norm else {}
-    convs = [make_conv(model, in_channels if i == 0 else hidden, hidden, **conv_kwargs)
+    convs = [make_conv(model, in_channels if i == 0 else hidden, hidden, **conv_kwargs,
+                       gfb_options=conv_options)
              for i in range(layers)]
     return GraphClassifier(convs, hidden, num_classes, dropout,
-                           adjacency="gcn" if shared_norm else "binary")
+                           adjacency="gcn" if shared_norm else "binary", readout=readout)
 
 
 def count_parameters(module: nn.Module) -> int:

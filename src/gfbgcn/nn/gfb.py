@@ -13,6 +13,7 @@ from torch import Tensor
 from torch.nn import Parameter
 
 from gfbgcn.nn.genvec import canonical_summarizer, genvec
+from gfbgcn.nn.second_norm import check_second_norm, normalize_second
 
 __all__ = ["GFBMixin"]
 
@@ -30,6 +31,8 @@ class GFBMixin:
     exact: bool
     k_top: int
     lambda_init: float
+    second_norm: str = "none"
+    second_scale: float = 1.0
     lam: Parameter
 
     def init_gfb(
@@ -40,8 +43,14 @@ class GFBMixin:
         exact: bool,
         k_top: int,
         lambda_init: float,
+        second_norm: str = "none",
+        second_scale: float = 1.0,
     ) -> None:
-        """Validate and store the GFB hyper-parameters and create ``lam = lambda_init``."""
+        """Validate and store the GFB hyper-parameters and create ``lam = lambda_init``.
+
+        ``second_norm`` / ``second_scale``: normalisation of the GenVec term per node
+        (:func:`gfbgcn.nn.second_norm.normalize_second`; ``"none"`` is Eq. ``cfm`` as written).
+        """
         self.summarize = canonical_summarizer(summarize)
         if self.summarize == "topk" and not 1 <= k_top <= out_channels:
             raise ValueError(f"TopKVec needs 1 <= k_top <= out_channels, got k_top={k_top}")
@@ -49,6 +58,8 @@ class GFBMixin:
         self.exact = bool(exact)
         self.k_top = int(k_top)
         self.lambda_init = float(lambda_init)
+        self.second_norm = check_second_norm(second_norm)
+        self.second_scale = float(second_scale)
         self.lam = Parameter(torch.empty(()))  # lambda_l of Eq. cfm
         self.reset_lambda()
 
@@ -60,9 +71,19 @@ class GFBMixin:
             with torch.no_grad():
                 lam.fill_(self.lambda_init)
 
-    def gfb(self, z: Tensor) -> Tensor:
-        """``z + lambda GenVec(z z^T + eps I)`` per row.  ``z``: [*, k] -> [*, k]."""
+    def gfb_second(self, z: Tensor) -> Tensor:
+        """``lambda N(GenVec(z z^T + eps I))`` per row (the second-order term alone)."""
         second = genvec(z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top)
+        if self.second_norm != "none":
+            second = normalize_second(second, self.second_norm, self.second_scale)
+        return self.lam * second
+
+    def gfb(self, z: Tensor) -> Tensor:
+        """``z + lambda N(GenVec(z z^T + eps I))`` per row, ``N`` the optional normalisation
+        (identity by default).  ``z``: [*, k] -> [*, k]."""
+        second = genvec(z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top)
+        if self.second_norm != "none":
+            second = normalize_second(second, self.second_norm, self.second_scale)
         return z + self.lam * second
 
     def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]
@@ -82,4 +103,5 @@ class GFBMixin:
 
     def gfb_repr(self) -> str:
         """The GFB settings for ``__repr__``."""
-        return f"summarize={self.summarize}"
+        extra = "" if self.second_norm == "none" else f", second_norm={self.second_norm}"
+        return f"summarize={self.summarize}{extra}"

@@ -128,3 +128,28 @@ def test_text_gin_two_layers_equal_the_dense_formula() -> None:
     torch.testing.assert_close(model(None, adj_t), expected)
     with pytest.raises(ValueError, match="num_layers"):
         TextGIN(N, 4, C, num_layers=0)
+
+
+def test_text_gin_without_input_dropout_drops_only_hidden_layers() -> None:
+    """dropout_input=False: H1 = ReLU(GIN_1(E)) without dropout, then dropout(H1) into GIN_2.
+    With one layer the model is deterministic in training mode; the default is not."""
+    edge_index, weight = _graph()
+    one = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5, dropout_input=False)).train()
+    torch.testing.assert_close(one(None, edge_index, weight), one(None, edge_index, weight))
+    ahat = _dense_ahat(edge_index, weight)
+    conv = one.convs[0]
+    torch.testing.assert_close(
+        one(None, edge_index, weight),
+        conv.nn((1 + conv.eps) * one.embedding + ahat @ one.embedding))
+    two = _randomize(TextGIN(N, 4, C, num_layers=2, dropout=0.5, dropout_input=False)).train()
+    torch.manual_seed(0)
+    first, second = two.convs
+    h1 = torch.relu(first.nn((1 + first.eps) * two.embedding + ahat @ two.embedding))
+    torch.manual_seed(5)
+    got = two(None, edge_index, weight)
+    torch.manual_seed(5)
+    h1d = torch.nn.functional.dropout(h1, 0.5, training=True)
+    torch.testing.assert_close(got, second.nn((1 + second.eps) * h1d + ahat @ h1d))
+    default = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5)).train()
+    torch.manual_seed(0)
+    assert not torch.allclose(default(None, edge_index, weight), default(None, edge_index, weight))

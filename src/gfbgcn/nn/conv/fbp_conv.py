@@ -10,6 +10,7 @@ from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
 
 from gfbgcn.nn.conv.gcn_norm_conv import SecondOrderConv
+from gfbgcn.nn.second_norm import SecondNorm, check_second_norm, normalize_second
 from gfbgcn.nn.utils import chunked
 
 __all__ = ["FBPConv", "fbp_vectorize"]
@@ -45,6 +46,16 @@ class FBPConv(SecondOrderConv):
             "Factorized Bilinear Transformation").
         eps: ``epsilon`` on the diagonal (default ``1e-3``, as :class:`GFBConv`).
         chunk_size: nodes per chunk when forming the ``k^2`` features (``None``: all at once).
+        second_norm: normalisation ``N`` of each node's ``k^2`` features before ``L`` (the paper
+            has none: default ``"none"``, Eq. ``fm`` bit for bit; ``"power"``, ``"l2"``,
+            ``"power-l2"``, see :func:`gfbgcn.nn.second_norm.normalize_second`):
+
+            .. math::
+                \mathbf{x}'_v = \mathbf{L} \sum_{u} \hat a_{vu}\, s\,
+                N\big(\mathrm{vec}(\mathbf{W} \mathbf{x}_u \mathbf{x}_u^\top \mathbf{W}^\top
+                + \epsilon \mathbf{I})\big) + \mathbf{b}
+
+        second_scale: ``s`` (ignored with ``"none"``).
         cached, add_self_loops, normalize, bias: as :class:`GFBConv`.
 
     Cost: O(N d k + N k^2 out) time, O(chunk k^2) extra memory; parameters ``d k + k^2 out``.
@@ -61,6 +72,8 @@ class FBPConv(SecondOrderConv):
         rank: int = 16,
         eps: float = 1e-3,
         chunk_size: Optional[int] = 16384,
+        second_norm: SecondNorm = "none",
+        second_scale: float = 1.0,
         cached: bool = False,
         add_self_loops: Optional[bool] = None,
         normalize: bool = True,
@@ -74,6 +87,8 @@ class FBPConv(SecondOrderConv):
         self.rank = rank
         self.eps = float(eps)
         self.chunk_size = chunk_size
+        self.second_norm = check_second_norm(second_norm)
+        self.second_scale = float(second_scale)
         self.proj = Linear(in_channels, rank, bias=False, weight_initializer="glorot")  # W
         self.lin = Linear(rank * rank, out_channels, bias=False, weight_initializer="glorot")  # L
         self.reset_parameters()
@@ -88,7 +103,14 @@ class FBPConv(SecondOrderConv):
     def node_features(self, x: Tensor) -> Tensor:
         """``L vec(W x x^T W^T + eps I)``.  [N, d] -> [N, out]."""
         h = self.proj(x)  # W x_u, [N, k]
-        return chunked(lambda part: self.lin(fbp_vectorize(part, self.eps)), h, self.chunk_size)
+
+        def features(part: Tensor) -> Tensor:
+            f = fbp_vectorize(part, self.eps)
+            if self.second_norm != "none":
+                f = normalize_second(f, self.second_norm, self.second_scale)
+            return self.lin(f)
+
+        return chunked(features, h, self.chunk_size)
 
     def __repr__(self) -> str:
         return (

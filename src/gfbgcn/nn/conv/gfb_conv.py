@@ -11,9 +11,11 @@ from typing import Optional
 from torch import Tensor
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
+from torch_geometric.typing import Adj, OptTensor
 
 from gfbgcn.nn.conv.gcn_norm_conv import SecondOrderConv
 from gfbgcn.nn.gfb import GFBMixin
+from gfbgcn.nn.second_norm import SecondNorm
 
 __all__ = ["GFBConv"]
 
@@ -56,6 +58,17 @@ class GFBConv(GFBMixin, SecondOrderConv):
             glorot-initialised ``W`` and O(1) inputs ``h'`` is O(1), so neither term dominates.
             ``0.0`` would start exactly at ``GCNConv``.
         k_top: ``k'`` of TopKVec (the paper uses 3); must satisfy ``1 <= k_top <= k``.
+        second_norm: normalisation ``N`` of the GenVec term per node, before ``lambda`` (the
+            paper has none: default ``"none"``, the layer above bit for bit); ``"power"``,
+            ``"l2"`` or ``"power-l2"`` as in bilinear pooling
+            (:func:`gfbgcn.nn.second_norm.normalize_second`):
+
+            .. math::
+                \mathbf{z}_u = \mathbf{h}'_u + \lambda\, s\, N\big(\mathrm{GenVec}(
+                \mathbf{h}'_u \mathbf{h}'^\top_u + \epsilon \mathbf{I})\big),\quad
+                N \in \{\mathrm{power}, \mathrm{l2}, \mathrm{l2} \circ \mathrm{power}\}
+
+        second_scale: ``s``, the multiplier after ``N`` (ignored with ``"none"``).
         cached, add_self_loops, normalize: see :class:`~gfbgcn.nn.conv.GCNNormConv`.
         bias: learn an additive bias ``b`` (applied after aggregation, as in ``GCNConv``).
 
@@ -74,6 +87,8 @@ class GFBConv(GFBMixin, SecondOrderConv):
         eps: float = 1e-3,
         lambda_init: float = 1.0,
         k_top: int = 3,
+        second_norm: SecondNorm = "none",
+        second_scale: float = 1.0,
         cached: bool = False,
         add_self_loops: Optional[bool] = None,
         normalize: bool = True,
@@ -86,7 +101,8 @@ class GFBConv(GFBMixin, SecondOrderConv):
         )
         # W in R^{k x d} of Eq. cfm, shared by the first- and second-order terms (F = lambda W).
         self.lin = Linear(in_channels, out_channels, bias=False, weight_initializer="glorot")
-        self.init_gfb(out_channels, summarize, eps, exact, k_top, lambda_init)
+        self.init_gfb(out_channels, summarize, eps, exact, k_top, lambda_init,
+                      second_norm=second_norm, second_scale=second_scale)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -99,6 +115,24 @@ class GFBConv(GFBMixin, SecondOrderConv):
     def node_features(self, x: Tensor) -> Tensor:
         """Per-node ``z_u = h'_u + lambda GenVec(h'_u h'_u^T + eps I)``.  [N, d] -> [N, k]."""
         return self.gfb(self.lin(x))  # h'_u = W x_u, then Eq. cfm's per-node term
+
+    def forward_split(self, x_first: Tensor, x_second: Tensor, edge_index: Adj,
+                      edge_weight: OptTensor = None) -> Tensor:
+        r"""The layer with separate inputs for its two terms (e.g. dropout on the first only).
+
+        .. math::
+            \mathbf{x}'_v = \sum_{u} \hat a_{vu} \big[\mathbf{W} \mathbf{a}_u + \lambda\,
+            N\big(\mathrm{GenVec}(\mathbf{W} \mathbf{b}_u \mathbf{b}_u^\top
+            \mathbf{W}^\top + \epsilon \mathbf{I})\big)\big] + \mathbf{b}
+
+        with ``a = x_first`` and ``b = x_second``; ``forward_split(x, x, ...)`` equals
+        ``forward(x, ...)``.
+        """
+        edge_index, edge_weight = self.normalized_adjacency(
+            edge_index, edge_weight, x_first.size(self.node_dim), x_first.dtype)
+        z = self.lin(x_first) + self.gfb_second(self.lin(x_second))
+        out = self.aggregate_gcn(z, edge_index, edge_weight)
+        return out + self.bias if self.bias is not None else out
 
     def __repr__(self) -> str:
         return (

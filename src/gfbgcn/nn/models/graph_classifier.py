@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
-from torch_geometric.nn import global_mean_pool
+from torch_geometric.nn import global_add_pool, global_mean_pool
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.utils import to_torch_csr_tensor
 
@@ -42,6 +42,8 @@ class GraphClassifier(nn.Module):
         num_classes: ``C``.
         dropout: dropout before the last linear layer.
         adjacency: one of :data:`ADJACENCIES`.
+        readout: ``"mean"`` (``g`` above, PyG's ``global_mean_pool``) or ``"sum"``
+            (``g = sum_{v in G} h_v``, ``global_add_pool``, as in GIN).
 
     Shapes:
         - **input:** ``x`` ``[N, F]``, ``edge_index`` ``[2, E]``, ``batch`` ``[N]`` graph ids
@@ -55,6 +57,7 @@ class GraphClassifier(nn.Module):
         num_classes: int,
         dropout: float = 0.5,
         adjacency: str = "gcn",
+        readout: str = "mean",
     ) -> None:
         super().__init__()
         if not convs:
@@ -66,6 +69,9 @@ class GraphClassifier(nn.Module):
         self.lin2 = nn.Linear(hidden, num_classes)
         self.dropout = dropout
         self.adjacency_kind = adjacency
+        if readout not in ("mean", "sum"):
+            raise ValueError(f"readout must be 'mean' or 'sum', got {readout!r}")
+        self.readout = readout
 
     def reset_parameters(self) -> None:
         for conv in self.convs:
@@ -102,7 +108,8 @@ class GraphClassifier(nn.Module):
         adj = self.adjacency(edge_index, x.size(0), x.dtype, undirected)
         for conv in self.convs:
             x = F.relu(conv(x, adj))
-        g = global_mean_pool(x, batch)
+        pool = global_mean_pool if self.readout == "mean" else global_add_pool
+        g = pool(x, batch)
         g = F.relu(self.lin1(g))
         g = F.dropout(g, p=self.dropout, training=self.training)
         return self.lin2(g)

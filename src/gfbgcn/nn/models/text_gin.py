@@ -44,6 +44,14 @@ class TextGIN(Module):
             neighbours (see ``docs/results/text_notes.md``).
         embedding_init: ``"glorot"`` (default, as Text GCN's ``W_1``) or ``"normal"``
             (``N(0, 1)``, as ``torch.nn.Embedding``).
+        dropout_input: apply dropout to ``H^(0) = E`` too (default True).  ``False`` drops out
+            only the hidden layers, as our Text GCN (whose layer 1 has no dropout):
+
+            .. math::
+                \mathbf{H}^{(1)} = \mathrm{ReLU}\big(\mathrm{GIN}_1(\mathbf{E},
+                \hat{\mathbf{A}})\big),\quad
+                \mathbf{H}^{(l)} = \mathrm{ReLU}\big(\mathrm{GIN}_l(
+                \mathrm{dropout}(\mathbf{H}^{(l-1)}), \hat{\mathbf{A}})\big),\ l > 1
         cached, add_self_loops, normalize: passed to every :class:`WeightedGINConv`.
 
     Shapes:
@@ -64,6 +72,7 @@ class TextGIN(Module):
         normalize: bool = True,
         eps: float = 0.0,
         embedding_init: str = "glorot",
+        dropout_input: bool = True,
     ) -> None:
         super().__init__()
         if num_layers < 1:
@@ -76,6 +85,7 @@ class TextGIN(Module):
         self.hidden = hidden
         self.num_classes = num_classes
         self.dropout = dropout
+        self.dropout_input = bool(dropout_input)
         self.embedding = Parameter(torch.empty(num_nodes, hidden))  # I E
         self.convs = ModuleList()
         for layer in range(num_layers):
@@ -109,7 +119,8 @@ class TextGIN(Module):
         require_featureless(x, type(self).__name__)
         h = self.embedding
         for layer, conv in enumerate(self.convs):
-            h = F.dropout(h, p=self.dropout, training=self.training)
+            if layer > 0 or self.dropout_input:
+                h = F.dropout(h, p=self.dropout, training=self.training)
             h = conv(h, edge_index, edge_weight)
             if layer < len(self.convs) - 1:
                 h = F.relu(h)

@@ -31,11 +31,23 @@ class TrainConfig:
     batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/train/minibatch.py)
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
+    # Departures from the paper's protocol for the fidelity experiments (gfbgcn.fidelity),
+    # full-batch only; the defaults change nothing:
+    lambda_lr: float | None = None  # Adam lr of GFB's lambda (None: lr)
+    lambda_weight_decay: float | None = None  # its weight decay (None: weight_decay)
+    clip_norm: float | None = None  # clip the gradient's global l2 norm before each step
+    warmup_epochs: int = 0  # lr_e = lr * min(1, e / warmup_epochs) for epoch e = 1, 2, ...
 
     def __post_init__(self) -> None:
         if self.monitor not in ("loss", "accuracy"):
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         check_model(self.model)
+        if self.batch_size and (self.lambda_lr is not None or self.clip_norm is not None
+                                or self.lambda_weight_decay is not None or self.warmup_epochs):
+            raise ValueError("lambda_lr, lambda_weight_decay, clip_norm and warmup_epochs "
+                             "apply to full-batch training (batch_size 0) only")
+        if self.warmup_epochs < 0:
+            raise ValueError(f"warmup_epochs must be >= 0, got {self.warmup_epochs}")
         check_train_settings(self)
         check_features_fit(self)
 

@@ -91,6 +91,13 @@ def _epoch_values(loss: torch.Tensor, stats: list[torch.Tensor], model: torch.nn
     return (*values[:4], values[4] if len(values) > 4 else None)
 
 
+def _set_warmup_lr(optimizer: torch.optim.Optimizer, epoch: int, warmup: int) -> None:
+    """Linear warm-up: every group's lr is its ``initial_lr`` times ``min(1, epoch / warmup)``."""
+    for group in optimizer.param_groups:
+        group.setdefault("initial_lr", group["lr"])
+        group["lr"] = group["initial_lr"] * min(1.0, epoch / warmup)
+
+
 def _fit(s: RunSetup, config: TrainConfig, progress: bool
          ) -> tuple[list[dict[str, float]], EarlyStopping]:
     """The training loop with early stopping; the best validated weights are restored."""
@@ -107,6 +114,11 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool
         train_loss, val_loss, val_acc, train_acc, lam = _epoch_values(loss, stats, s.model)
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
+        if config.clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(
+                [p for p in s.model.parameters() if p.grad is not None], config.clip_norm)
+        if config.warmup_epochs:
+            _set_warmup_lr(s.optimizer, epoch, config.warmup_epochs)
         s.optimizer.step()
         history.append({
             "epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,

@@ -63,8 +63,7 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     if not config.train_lambda:
         for p in lambda_parameters(model):
             p.requires_grad_(False)
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad],
-                                 lr=config.lr, weight_decay=config.weight_decay)
+    optimizer = make_optimizer(model, config)
     train_idx = data.train_mask.nonzero().view(-1)
     val_idx = data.val_mask.nonzero().view(-1)
     check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
@@ -100,3 +99,22 @@ def lambda_value(model: torch.nn.Module) -> float | None:
     """The trade-off lambda of a text model's GFB layer (``None`` for the other models)."""
     lams = lambda_parameters(model)
     return float(lams[0].detach()) if len(lams) == 1 else None
+
+
+def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
+    """Adam over the trainable parameters; with ``lambda_lr`` / ``lambda_weight_decay`` GFB's
+    ``lambda`` forms a second group with those settings (otherwise one group, as always)."""
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    if config.lambda_lr is None and config.lambda_weight_decay is None:
+        return torch.optim.Adam([p for _, p in params], lr=config.lr,
+                                weight_decay=config.weight_decay)
+    lams = [p for n, p in params if n.endswith("lam")]
+    rest = [p for n, p in params if not n.endswith("lam")]
+    groups: list[dict[str, Any]] = [{"params": rest}]
+    if lams:
+        groups.append({
+            "params": lams,
+            "lr": config.lr if config.lambda_lr is None else config.lambda_lr,
+            "weight_decay": (config.weight_decay if config.lambda_weight_decay is None
+                             else config.lambda_weight_decay)})
+    return torch.optim.Adam(groups, lr=config.lr, weight_decay=config.weight_decay)

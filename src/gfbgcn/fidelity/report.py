@@ -1,0 +1,284 @@
+"""``docs/results/fidelity.md``: per row of the fidelity table, every configuration tried, its
+validation and test accuracy (mean ± std over its units), and the configuration chosen on
+validation.  The tables come from the records; ``fidelity_notes.md`` (by hand) is appended.
+
+A *unit* is one seed of a text configuration, or one (split seed, fold) of a graph
+configuration, after the configuration's own choice among its grid points (on validation).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.harness import Layout, invocations_markdown
+from gfbgcn.core.io import atomic_write_text
+from gfbgcn.core.paper import paper_table
+from gfbgcn.core.stats import format_mean_std, mean_std
+from gfbgcn.core.store import RunStore
+from gfbgcn.fidelity.experiment import ROWS, Config, Row
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The validation and test accuracy of one unit, and what else a row's table shows.
+    ``id``: (seed, fold) for graphs, (seed,) for text: what pairs units across configs."""
+
+    val: float
+    test: float
+    extra: dict[str, Any]
+    id: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Summary:
+    config: Config
+    units: list[Unit]
+    expected: int = 0  # units of a finished configuration (0: not known)
+
+    @property
+    def complete(self) -> bool:
+        return self.n > 0 and self.n >= self.expected
+
+    @property
+    def n(self) -> int:
+        return len(self.units)
+
+    def val(self) -> tuple[float, float]:
+        return mean_std([u.val for u in self.units])
+
+    def test(self) -> tuple[float, float]:
+        return mean_std([u.test for u in self.units])
+
+
+# ---- units from records ------------------------------------------------------------------
+
+
+def graph_units(config: Config, records: Sequence[dict[str, Any]]) -> list[Unit]:
+    """Per (seed, fold), the grid point chosen by the configuration's rule; only seeds whose
+    folds all hold every grid point of the configuration count."""
+    c = config.config
+    grid = {(h, n) for h in c["hidden"] for n in c["layers"]}
+    by_seed: dict[int, dict[int, dict[tuple[int, int], dict]]] = defaultdict(
+        lambda: defaultdict(dict))
+    for r in records:
+        k = r["key"]
+        by_seed[int(k["seed"])][int(k["fold"])][(k["hidden"], k["layers"])] = r
+    units: list[Unit] = []
+    for seed in sorted(by_seed):
+        folds = by_seed[seed]
+        complete = {f: pts for f, pts in folds.items() if set(pts) >= grid}
+        if not complete:
+            continue
+        if c.get("select", "val-acc") == "val-loss-mean":
+            mean_loss = {p: float(np.mean([complete[f][p]["val_loss"] for f in complete]))
+                         for p in sorted(grid)}
+            point = min(sorted(grid), key=lambda p: mean_loss[p])
+            chosen = {f: complete[f][point] for f in complete}
+        else:
+            chosen = {f: min((pts[p] for p in sorted(grid)),
+                             key=lambda r: (-r["val_acc"], r["val_loss"], r["key"]["hidden"],
+                                            r["key"]["layers"]))
+                      for f, pts in complete.items()}
+        for f in sorted(chosen):
+            r = chosen[f]
+            units.append(Unit(100.0 * r["val_acc"], 100.0 * r["test_acc"], {
+                "lambda": r.get("lambda") or [], "best_epoch": r["best_epoch"],
+                "point": f"{r['key']['hidden']}x{r['key']['layers']}"}, (seed, f)))
+    return units
+
+
+def text_units(records: Sequence[dict[str, Any]]) -> list[Unit]:
+    units = []
+    for r in sorted(records, key=lambda r: int(r["key"]["seed"])):
+        units.append(Unit(r["val"]["accuracy"], r["test"]["accuracy"], {
+            "lambda": [r["lambda"]] if r.get("lambda") is not None else [],
+            "best_epoch": r["best_epoch"], "macro_f1": r["test"].get("macro_f1")},
+            (int(r["key"]["seed"]),)))
+    return units
+
+
+def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Summary]:
+    """One :class:`Summary` per configuration of ``row`` (from its records)."""
+    mine: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        if r["key"].get("row") == row.id:
+            mine[r["key"]["config"]].append(r)
+    out_list = []
+    for c in row.configs:
+        if c.existing:
+            recs = existing_records(c, out, row.task)
+        else:
+            recs = [r for r in mine.get(c.name, []) if int(r["key"]["seed"]) < c.seeds]
+        units = graph_units(c, recs) if row.task == "graphs" else text_units(recs)
+        expected = c.seeds * (row.folds if row.task == "graphs" else 1)
+        out_list.append(Summary(c, units, expected))
+    return out_list
+
+
+def existing_records(config: Config, out: Path, task: str = "text") -> list[dict[str, Any]]:
+    """The records of ``reproduce text|graphs`` a configuration stands for
+    (``config["existing"]`` holds their key without the seed; a graph record, made from split
+    seed 0, gets ``seed = 0``)."""
+    want = config.config["existing"]
+    recs = []
+    for r in RunStore(out / "raw" / task).records():
+        k = r["key"]
+        if not all(k.get(name) == value for name, value in want.items()):
+            continue
+        if task == "graphs":
+            if r.get("seed", 0) != 0:
+                continue
+            r = {**r, "key": {**k, "seed": 0}}
+        if int(r["key"]["seed"]) < config.seeds:
+            recs.append(r)
+    return recs
+
+
+def choose(sums: Sequence[Summary]) -> Summary | None:
+    """The finished non-reference configuration with the best mean validation accuracy (ties:
+    the earlier one in the list).  Reads nothing but validation numbers."""
+    best: Summary | None = None
+    for s in sums:
+        if s.config.reference or not s.complete:
+            continue
+        if best is None or s.val()[0] > best.val()[0]:
+            best = s
+    return best
+
+
+# ---- rendering ---------------------------------------------------------------------------
+
+
+def _paper(row: Row) -> str:
+    if row.task == "graphs":
+        value = paper_table("graphs")["results"].get(row.model, {}).get(row.dataset)
+        return f"{value[0]:.1f} ± {value[1]:.1f}" if value else "–"
+    value = paper_table("text")["accuracy"].get(row.model, {}).get(row.dataset)
+    return f"{value[0]:.4f} ± {value[1]:.4f}" if value else "–"
+
+
+def paired(s: Summary, ref: Summary, points: float = 1.0) -> str:
+    """Test accuracy minus the reference's on the units both have (times ``points``): mean ±
+    std, and on how many units it is higher / lower."""
+    theirs = {u.id: u.test for u in ref.units}
+    diff = [points * (u.test - theirs[u.id]) for u in s.units if u.id in theirs]
+    if not diff or s is ref:
+        return ""
+    m, sd = mean_std(diff)
+    up, down = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
+    return f"{m:+.2f} ± {sd:.2f} vs `{ref.config.name}` ({up} up, {down} down of {len(diff)})"
+
+
+def _extra(s: Summary) -> str:
+    if not s.units:
+        return ""
+    parts = [f"best epoch {np.mean([u.extra['best_epoch'] for u in s.units]):.0f}"]
+    lams = [u.extra["lambda"] for u in s.units if u.extra.get("lambda")]
+    if lams:
+        depth = min(len(x) for x in lams)
+        parts.append("λ " + ", ".join(f"{np.mean([x[i] for x in lams]):.2f}"
+                                       for i in range(depth)))
+    points = [u.extra["point"] for u in s.units if "point" in u.extra]
+    if points and len(set(points)) > 1:
+        counts: dict[str, int] = defaultdict(int)
+        for p in points:
+            counts[p] += 1
+        parts.append("chosen " + ", ".join(f"{p}: {n}" for p, n in sorted(counts.items())))
+    f1 = [u.extra["macro_f1"] for u in s.units if u.extra.get("macro_f1") is not None]
+    if f1:
+        parts.append(f"macro F1 {np.mean(f1):.3f}")
+    return "; ".join(parts)
+
+
+def _paired_cell(s: Summary, ref: Summary | None, by_name: dict[str, Summary],
+                 points: float) -> str:
+    other = by_name.get(s.config.versus) if s.config.versus else ref
+    return paired(s, other, points) if other is not None and other.n else ""
+
+
+def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
+    digits = 1 if row.task == "graphs" else 4
+    unit = "(seed, fold)" if row.task == "graphs" else "seed"
+    chosen = choose(sums)
+    ref = next((x for x in sums if x.config.reference and x.n), None) or (
+        sums[0] if sums and sums[0].n else None)
+    by_name = {x.config.name: x for x in sums}
+    points = 1.0 if row.task == "graphs" else 100.0
+    lines = [f"## {row.title}", "",
+             f"Row `{row.id}`; paper: **{_paper(row)}**. Each cell: mean ± std over units "
+             f"(one unit = one {unit}), number of units in brackets."
+             + (" Paired: test accuracy minus that of the configuration named, on the same "
+                "units" + (" (in points)" if row.task != "graphs" else "") + "." if ref else "")
+             + " Only finished configurations are chosen.",
+             "",
+             "| configuration | hypothesis | validation | test | paired | notes |",
+             "|---|---|---|---|---|---|"]
+    for s in sums:
+        name = f"`{s.config.name}`"
+        if s.config.reference:
+            name += " (reference)"
+        if s.config.existing:
+            name += f" (records of reproduce {row.task})"
+        if s.n and not s.complete:
+            name += f" (unfinished: {s.n} of {s.expected} units)"
+        if chosen is not None and s is chosen:
+            name = f"**{name} ← chosen on validation**"
+        if not s.n:
+            lines.append(f"| {name} | {s.config.hypothesis} | not run | | | |")
+            continue
+        v, t = s.val(), s.test()
+        lines.append(f"| {name} | {s.config.hypothesis} | "
+                     f"{format_mean_std(*v, n=s.n, digits=digits)} | "
+                     f"{format_mean_std(*t, n=s.n, digits=digits)} | "
+                     f"{_paired_cell(s, ref, by_name, points)} | {_extra(s)} |")
+    lines.append("")
+    lines.append("Configurations (as run):")
+    lines.append("")
+    for s in sums:
+        lines.append(f"- `{s.config.name}`: `{json.dumps(s.config.config, sort_keys=True)}`")
+    lines.append("")
+    return lines
+
+
+def render(layout: Layout, rows: Sequence[Row] = ROWS) -> str:
+    records = list(layout.store().records())
+    lines = [
+        "# Fidelity: experiments behind the cells that differ from the paper (issue 26)",
+        "",
+        "Generated by `gfbgcn reproduce fidelity` (`src/gfbgcn/fidelity/`) from the run "
+        "records in `raw/fidelity/` beside this file (and, for configurations marked so, "
+        "those of `reproduce text` in `raw/text/`). Each row is one cell of the paper that "
+        "our main tables do not reproduce; each configuration is one hypothesis about why. "
+        "Per row the configuration with the best **mean validation accuracy** is chosen "
+        "(reference configurations, e.g. Text GCN for a gain, are shown but never chosen); "
+        "test accuracy plays no part in the choice. The paper's numbers come from "
+        "`src/gfbgcn/paper/*.json` and are never used as results.",
+        "",
+        "Graph rows: a unit is one fold of one cross-validation split seed (the paper's "
+        "10-fold protocol of `reproduce graphs`; fold k of split seed s trains from seed "
+        "s + k), accuracy in %. Text rows: a unit is one seed, accuracy as a fraction.",
+        "",
+    ]
+    for row in rows:
+        lines += row_markdown(row, summaries(row, records, layout.out))
+    notes = layout.read_notes()
+    if notes:
+        lines += [notes, ""]
+    lines += invocations_markdown(layout)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_report(layout: Layout, rows: Sequence[Row] = ROWS) -> Path:
+    atomic_write_text(layout.report, render(layout, rows))
+    return layout.report
+
+
+__all__ = ["Summary", "Unit", "choose", "graph_units", "render", "row_markdown", "summaries",
+           "text_units", "write_report"]

@@ -1,0 +1,113 @@
+"""The fidelity report: choices on validation only (shuffling the test numbers of the records
+changes no choice), the graph rules, rendering from records."""
+
+from __future__ import annotations
+
+import random
+
+from gfbgcn.core.harness import Layout
+from gfbgcn.fidelity.experiment import Config, Row
+from gfbgcn.fidelity.report import choose, graph_units, render, summaries
+
+GRID = {"hidden": [16, 32], "layers": [1, 2]}
+
+
+def _graph_row() -> Row:
+    base = {"model": "gfb-gcn", **GRID}
+    return Row("g", "graphs", "MUTAG", "gfb-gcn", "toy graph row", (
+        Config("ref", "reference", {**base, "model": "gcn"}, seeds=2, reference=True),
+        Config("a", "a", base, seeds=2),
+        Config("b", "b", {**base, "select": "val-loss-mean"}, seeds=2),
+        Config("c", "c", base, seeds=2),
+    ), folds=3)
+
+
+def _text_row() -> Row:
+    return Row("t", "text", "r8", "bp", "toy text row", tuple(
+        Config(name, name, {"model": "bp"}, seeds=4, reference=name == "ref")
+        for name in ("ref", "a", "b", "c")))
+
+
+def _records(row: Row, rng: random.Random) -> list[dict]:
+    out = []
+    for c in row.configs:
+        for seed in range(c.seeds):
+            if row.task == "text":
+                out.append({"key": {"row": row.id, "config": c.name, "seed": seed},
+                            "val": {"accuracy": rng.random()},
+                            "test": {"accuracy": rng.random(), "macro_f1": 0.5},
+                            "best_epoch": 10})
+                continue
+            for fold in range(row.folds):
+                for h in GRID["hidden"]:
+                    for n in GRID["layers"]:
+                        out.append({"key": {"row": row.id, "config": c.name, "seed": seed,
+                                            "fold": fold, "hidden": h, "layers": n},
+                                    "val_acc": rng.choice([0.5, 0.6, 0.7]),
+                                    "val_loss": rng.random(), "test_acc": rng.random(),
+                                    "best_epoch": 5, "lambda": [1.0]})
+    return out
+
+
+def _shuffle_test(records: list[dict], rng: random.Random) -> list[dict]:
+    """Every record keeps its validation numbers; the test numbers are permuted among them."""
+    field = "test_acc" if "test_acc" in records[0] else "test"
+    values = [r[field] for r in records]
+    rng.shuffle(values)
+    return [{**r, field: v} for r, v in zip(records, values)]
+
+
+def test_choices_do_not_depend_on_the_test_numbers(tmp_path) -> None:
+    for trial in range(20):
+        rng = random.Random(trial)
+        for row in (_graph_row(), _text_row()):
+            records = _records(row, rng)
+            first = summaries(row, records, tmp_path)
+            shuffled = summaries(row, _shuffle_test(records, rng), tmp_path)
+            assert choose(first).config.name == choose(shuffled).config.name
+            # and the grid points chosen inside each configuration are the same too
+            for s1, s2 in zip(first, shuffled):
+                assert [u.val for u in s1.units] == [u.val for u in s2.units]
+                assert [u.extra.get("point") for u in s1.units] == \
+                    [u.extra.get("point") for u in s2.units]
+
+
+def test_choose_skips_references_and_takes_the_best_validation_mean(tmp_path) -> None:
+    row = _text_row()
+    recs = []
+    for name, val in (("ref", 0.99), ("a", 0.5), ("b", 0.7), ("c", 0.6)):
+        recs += [{"key": {"row": "t", "config": name, "seed": s}, "val": {"accuracy": val},
+                  "test": {"accuracy": 1.0 - val}, "best_epoch": 1} for s in range(4)]
+    assert choose(summaries(row, recs, tmp_path)).config.name == "b"
+
+
+def test_graph_rules() -> None:
+    row = _graph_row()
+    recs = []
+    # fold 0: (16,1) best val acc; (32,2) best val loss on average over the folds
+    for fold in range(3):
+        for h in (16, 32):
+            for n in (1, 2):
+                best_acc = (h, n) == (16, 1) and fold == 0
+                recs.append({"key": {"row": "g", "config": "a", "seed": 0, "fold": fold,
+                                     "hidden": h, "layers": n},
+                             "val_acc": 0.9 if best_acc else 0.5,
+                             "val_loss": 0.1 if (h, n) == (32, 2) else 0.5,
+                             "test_acc": 0.3, "best_epoch": 1})
+    per_fold = graph_units(row.configs[1], recs)
+    assert [u.extra["point"] for u in per_fold] == ["16x1", "32x2", "32x2"]
+    kernel = graph_units(row.configs[2], recs)
+    assert [u.extra["point"] for u in kernel] == ["32x2"] * 3
+    # a fold missing a grid point does not count
+    assert len(graph_units(row.configs[1], recs[:-1])) == 2
+
+
+def test_render_from_records(tmp_path) -> None:
+    layout = Layout(tmp_path, "fidelity")
+    store = layout.store()
+    row = _text_row()
+    for r in _records(row, random.Random(0)):
+        store.save(r["key"], {k: v for k, v in r.items() if k != "key"})
+    text = render(layout, [row])
+    assert "## toy text row" in text and "← chosen on validation" in text
+    assert text.count("← chosen") == 1

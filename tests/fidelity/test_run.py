@@ -1,0 +1,52 @@
+"""The fidelity runner: records per task, resumable, with the configuration, options and
+provenance; the declarative list is well formed."""
+
+from __future__ import annotations
+
+from gfbgcn.core.store import RunStore
+from gfbgcn.fidelity.experiment import ROWS, Config, Row
+from gfbgcn.fidelity.run import run_row, tasks
+from gfbgcn.fidelity.text_run import text_config
+
+
+def test_rows_are_well_formed() -> None:
+    ids = [r.id for r in ROWS]
+    assert len(ids) == len(set(ids))
+    for row in ROWS:
+        names = [c.name for c in row.configs]
+        assert len(names) == len(set(names)), row.id
+        assert any(not c.reference for c in row.configs), row.id
+        for c in row.configs:
+            assert not c.versus or c.versus in names, (row.id, c.name)
+            if row.task == "text" and not c.existing:
+                text_config(c.config, 0)  # a valid TrainConfig
+            assert c.seeds >= 1
+
+
+def test_tasks_skip_existing_and_cap_seeds() -> None:
+    row = Row("r", "graphs", "MUTAG", "gfb-gcn", "t", (
+        Config("a", "a", {"model": "gcn", "hidden": [8, 16], "layers": [1]}, seeds=2),
+        Config("b", "b", {"model": "gcn", "hidden": [8], "layers": [1],
+                          "existing": {"dataset": "MUTAG"}}, existing=True),
+    ), folds=3)
+    assert len(tasks(row, row.configs)) == 2 * 3 * 2
+    assert len(tasks(row, row.configs, seeds=1)) == 3 * 2
+    assert tasks(row, row.configs)[0].key() == {"row": "r", "config": "a", "seed": 0,
+                                                "fold": 0, "hidden": 8, "layers": 1}
+
+
+def test_graph_row_runs_and_resumes(tmp_path, data_dir) -> None:
+    row = Row("r", "graphs", "MUTAG", "gfb-gcn", "t", (
+        Config("a", "a", {"model": "gfb-gcn", "hidden": [8], "layers": [1],
+                          "train": {"epochs": 1},
+                          "options": {"conv": {"second_norm": "l2"}, "readout": "sum"}},
+               seeds=1),
+    ), folds=3)
+    store = RunStore(tmp_path)
+    assert run_row(row, store, data_dir=str(data_dir)) == 3
+    rec = store.load({"row": "r", "config": "a", "seed": 0, "fold": 2, "hidden": 8,
+                      "layers": 1})
+    assert rec["options"]["readout"] == "sum" and rec["config"]["options"]["conv"] == {
+        "second_norm": "l2"}
+    assert rec["train_config"]["epochs"] == 1 and "versions" in rec and "machine" in rec
+    assert run_row(row, store, data_dir=str(data_dir)) == 0
