@@ -12,7 +12,8 @@ import torch
 from gfbgcn.core.runinfo import peak_rss_mib, seed_everything
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
-from gfbgcn.text.graph.text_graph import TextGraph, normalized_adjacency
+from gfbgcn.text.graph.adjacency import graph_adjacency
+from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features import node_features
@@ -43,9 +44,9 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
     on every device."""
     seed_everything(config.seed)
-    data = graph.to_data(config.val_ratio, config.seed)
+    data = graph.to_data(config.val_ratio, config.seed, edges=False)
     if adj is None:
-        adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
+        adj = graph_adjacency(graph)
     adj = to_device(adj, device)  # no copy when the caller shares one already there
     multi = multilabel_targets is not None
     targets = data.y
