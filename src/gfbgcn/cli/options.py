@@ -117,4 +117,5 @@ def train_config_from_args(args: argparse.Namespace):
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, train_lambda=args.fixed_lambda is None, layer_options=options,
         batch_size=args.batch_size, fanout=args.fanout, features=args.features,
+        optimizer=getattr(args, "optimizer", "adam"),
     )

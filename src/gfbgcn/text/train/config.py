@@ -8,10 +8,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import machine_info, package_versions
 from gfbgcn.text.train.checks import check_train_settings
 from gfbgcn.text.train.features import check_features_fit
-from gfbgcn.text.train.models import MODELS
+from gfbgcn.text.train.models import MODELS, WHOLE_MODELS
+from gfbgcn.text.train.optim import check_optimizer
 
 
 @dataclass
@@ -31,16 +33,21 @@ class TrainConfig:
     batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/train/minibatch.py)
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
+    optimizer: str = "adam"  # or "sparse-adam": row-sparse W1 in mini-batch (text/train/optim.py)
 
     def __post_init__(self) -> None:
-        if self.batch_size < 0 or self.fanout < 1:
-            raise ValueError(f"batch_size must be >= 0 and fanout >= 1, got {self.batch_size}, "
-                             f"{self.fanout}")
+        if self.batch_size < 0:
+            raise OptionError(f"--batch-size must be >= 0, got {self.batch_size}")
+        if self.fanout < 1:
+            raise OptionError(f"--fanout must be >= 1, got {self.fanout}")
         if self.monitor not in ("loss", "accuracy"):
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         if self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {', '.join(MODELS)}")
+        if self.batch_size and self.model in WHOLE_MODELS:
+            raise OptionError(f"--batch-size supports the two-layer models, not {self.model}")
         check_train_settings(self)
+        check_optimizer(self, WHOLE_MODELS)
         check_features_fit(self)
 
 

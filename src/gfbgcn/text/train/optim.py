@@ -1,0 +1,92 @@
+"""The optimiser of a training run: Adam (the paper's), or Adam that keeps ``W1`` row-sparse.
+
+``adam`` (default): ``torch.optim.Adam`` over every trained parameter.  In mini-batch training
+the featureless first layer's table ``W1`` ``[N, hidden]`` then receives a dense ``[N, hidden]``
+gradient every step, and every step updates all ``N x hidden`` moments: per node,
+``16 * hidden`` bytes (weight, gradient, two moments) and a full pass over them per step.
+
+``sparse-adam`` (mini-batch only): a step reads ``W1`` only at the columns ``C`` of its sampled
+layer-1 rows (an ``nn.Embedding(sparse=True)`` lookup sharing ``W1``), so the gradient of ``W1``
+is a row-sparse ``[|C|, hidden]`` tensor and ``torch.optim.SparseAdam`` ("lazy Adam") updates
+the weight and both moments on those rows only, with Adam's formulas and the global step
+count in the bias correction:
+
+.. math::
+    m_r \\leftarrow \\beta_1 m_r + (1 - \\beta_1) g_r,\\quad
+    v_r \\leftarrow \\beta_2 v_r + (1 - \\beta_2) g_r^2,\\quad
+    w_r \\leftarrow w_r - \\eta \\frac{m_r / (1 - \\beta_1^t)}{\\sqrt{v_r / (1 - \\beta_2^t)}
+    + \\epsilon}\\qquad (r \\in C)
+
+Rows outside ``C`` keep their moments (dense Adam would decay them towards zero and still move
+the weight by the decayed momentum).  The other parameters (the second layer, lambda, the
+feature projection of ``--features``) stay with ``torch.optim.Adam``.  Per node this holds
+``12 * hidden`` bytes (no dense gradient).  SparseAdam has no weight decay and needs the row
+lookup of mini-batch training: :func:`check_optimizer` refuses the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from gfbgcn.core.errors import OptionError
+
+__all__ = ["OPTIMIZERS", "RowSparseAdam", "check_optimizer", "make_optimizer", "release_state"]
+
+OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
+
+
+def check_optimizer(config: Any, whole_models: tuple[str, ...]) -> None:
+    """Refuse an optimiser the run cannot use (one line, before any work)."""
+    if config.optimizer not in OPTIMIZERS:
+        raise OptionError(f"--optimizer must be one of {', '.join(OPTIMIZERS)}, "
+                          f"got {config.optimizer!r}")
+    if config.optimizer != "sparse-adam":
+        return
+    if config.model in whole_models:
+        raise OptionError(f"--optimizer sparse-adam needs a two-layer model (its row table "
+                          f"W1); {config.model} has none")
+    if not config.batch_size:
+        raise OptionError("--optimizer sparse-adam needs --batch-size: a full-batch step "
+                          "touches every row of W1, so there is nothing sparse to exploit")
+    if config.weight_decay:
+        raise OptionError(f"--optimizer sparse-adam has no weight decay (got --weight-decay "
+                          f"{config.weight_decay}); use --optimizer adam")
+
+
+class RowSparseAdam:
+    """``torch.optim.SparseAdam`` for ``W1`` and ``torch.optim.Adam`` for the rest, stepped
+    together (see the module docstring)."""
+
+    def __init__(self, model: nn.Module, lr: float, weight_decay: float) -> None:
+        w1 = model.w1
+        rest = [p for p in model.parameters() if p.requires_grad and p is not w1]
+        self.parts: list[torch.optim.Optimizer] = [torch.optim.SparseAdam([w1], lr=lr)]
+        if rest:
+            self.parts.append(torch.optim.Adam(rest, lr=lr, weight_decay=weight_decay))
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for part in self.parts:
+            part.zero_grad(set_to_none=set_to_none)
+
+    def step(self) -> None:
+        for part in self.parts:
+            part.step()
+
+
+def make_optimizer(model: nn.Module, config: Any) -> torch.optim.Optimizer | RowSparseAdam:
+    """The run's optimiser over the model's trainable parameters (``config.optimizer``)."""
+    if config.optimizer == "sparse-adam":
+        return RowSparseAdam(model, config.lr, config.weight_decay)
+    return torch.optim.Adam([p for p in model.parameters() if p.requires_grad],
+                            lr=config.lr, weight_decay=config.weight_decay)
+
+
+def release_state(optimizer: torch.optim.Optimizer | RowSparseAdam, model: nn.Module) -> None:
+    """Free the moments and gradients once training is over (before the exact evaluation,
+    which needs room for the hidden layer of every node)."""
+    model.zero_grad(set_to_none=True)
+    for part in getattr(optimizer, "parts", [optimizer]):
+        part.state.clear()
