@@ -39,7 +39,8 @@ def measure(name: str, epochs: int, models: list[str], device_spec: str,
     from gfbgcn.nn.sparse import to_device
     from gfbgcn.text.corpus.benchmarks import load_benchmark
     from gfbgcn.text.graph.text_graph import build_text_graph, normalized_adjacency
-    from gfbgcn.text.train.full_batch import TrainConfig, train_text
+    from gfbgcn.text.train.config import TrainConfig
+    from gfbgcn.text.train.run import train_text
 
     device = resolve_device(device_spec)
     graph = build_text_graph(load_benchmark(name), cache=not whole_run)

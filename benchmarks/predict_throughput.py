@@ -23,7 +23,8 @@ from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model, save_model
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,8 @@ from gfbgcn.text.train import features
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.tokenize.preprocess import textgcn_tokenize
-from gfbgcn.text.train.full_batch import TrainConfig, train_text
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
 
 
 def frequent_words(count: int) -> list[str]:
