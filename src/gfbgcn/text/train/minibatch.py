@@ -1,10 +1,14 @@
 """Mini-batch training of the two-layer text models on sampled subgraphs (``--batch-size``).
 
 Each epoch shuffles the training documents (seeded by the run's seed and the epoch) and cuts
-them into batches.  For a batch, :class:`~gfbgcn.text.train.sampler.SubgraphSampler` gives the
-exact layer-2 rows of its documents and sampled layer-1 rows of the nodes those read; the
+them into batches, and draws one layer-1 sample of every node's row of ``Â``
+(:meth:`~gfbgcn.text.train.sampler.SubgraphSampler.presample`, keyed by the epoch: at most
+``fanout`` weighted entries a row).  For a batch, the sampler gives the exact layer-2 rows of its
+documents, and the layer-1 rows of the nodes those read are taken from the epoch's sample; the
 model's own ``hidden``/``head`` (the same layers as full-batch training) run on them, and the
-optimiser steps once per batch.  After every epoch the validation documents are evaluated on
+optimiser steps once per batch.  Each step's estimate of ``Â_S W1`` is unbiased; steps of one
+epoch share their nodes' draws (drawing once per epoch instead of once per step is what makes
+a mini-batch epoch cheaper than a full-batch one, ``docs/benchmarks.md``).  After every epoch the validation documents are evaluated on
 their exact layer-2 rows over one fixed layer-1 sample (the same draws every epoch; an exact
 pass would cost a full-graph product per epoch), and early stopping watches that validation
 loss as in full-batch training, keeping the best weights.  The test metrics and the
