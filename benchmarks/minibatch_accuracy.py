@@ -3,10 +3,13 @@
 Mini-batch runs are ``gfbgcn train --batch-size N --out docs/results/raw/minibatch/<name>``
 directories (``--run`` trains the missing ones first); full-batch runs are the records of
 ``gfbgcn reproduce text`` under ``docs/results/raw/text/`` (same graph, same protocol, same
-seeds).  Writes the "minibatch-accuracy" section of docs/benchmarks.md.
+seeds; ``--full-dir`` adds directories of such records, read only).  ``--full-run`` trains the
+missing full-batch seeds too (``gfbgcn train`` without ``--batch-size``, into
+``docs/results/raw/fullbatch/``).  Writes one section of docs/benchmarks.md (``--section``,
+default "minibatch-accuracy").
 
     python benchmarks/minibatch_accuracy.py --dataset 20ng --model gcn --batch-size 512 \\
-        --seeds 0 1 2 [--run]
+        --seeds 0 1 2 [--run] [--optimizer sparse-adam] [--section NAME]
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 from _report import REPORT, command_line, machine_line, update_section
 
@@ -29,55 +33,94 @@ def mean_std(values: list[float]) -> str:
     return f"{statistics.mean(values):.4f} ± {std:.4f} ({len(values)})"
 
 
-def main() -> int:
+def _train(args: argparse.Namespace, seed: int, out: Path, batch: int, optimizer: str) -> None:
+    cmd = [sys.executable, "-m", "gfbgcn", "train", "--dataset", args.dataset, "--model",
+           args.model, "--seed", str(seed), "--threads", str(args.threads), "--quiet",
+           "--device", "cpu", "--out", str(out)]
+    if batch:
+        cmd += ["--batch-size", str(batch), "--fanout", str(args.fanout), "--optimizer",
+                optimizer]
+    subprocess.run(cmd, check=True)
+
+
+def _run_name(args: argparse.Namespace, seed: int) -> str:
+    extra = "" if args.optimizer == "adam" else f"-{args.optimizer}"
+    fan = "" if args.fanout == 32 else f"-fanout{args.fanout}"
+    return f"{args.dataset}-{args.model}-bs{args.batch_size}{fan}{extra}-seed{seed}"
+
+
+def _full_record(args: argparse.Namespace, seed: int) -> dict | None:
+    name = f"dataset={args.dataset}__model={args.model}__variant=default__seed={seed}.json"
+    for folder in [RESULTS / "text", *args.full_dir]:
+        if (Path(folder) / name).is_file():
+            return json.loads((Path(folder) / name).read_text())
+    own = RESULTS / "fullbatch" / f"{args.dataset}-{args.model}-seed{seed}"
+    if args.full_run and not (own / "metrics.json").is_file():
+        _train(args, seed, own, 0, "adam")
+    if (own / "metrics.json").is_file():
+        return json.loads((own / "metrics.json").read_text())
+    return None
+
+
+def _row(seed: int, full: dict | None, mini: dict) -> str:
+    left = (f"{full['test']['accuracy']:.4f} | {full['best_epoch']} | "
+            f"{full['seconds_per_epoch']:.1f}" if full else "– | – | –")
+    return (f"| {seed} | {left} | {mini['test']['accuracy']:.4f} | {mini['best_epoch']} | "
+            f"{mini['seconds_per_epoch']:.1f} | {mini['peak_rss_mib']:,.0f} |")
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dataset", default="20ng")
     parser.add_argument("--model", default="gcn")
     parser.add_argument("--batch-size", type=int, default=512)
+    parser.add_argument("--fanout", type=int, default=32)
+    parser.add_argument("--optimizer", default="adam", choices=["adam", "sparse-adam"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--threads", type=int, default=1, help="torch threads of each run (1)")
     parser.add_argument("--run", action="store_true", help="train missing mini-batch runs")
-    args = parser.parse_args()
+    parser.add_argument("--full-run", action="store_true",
+                        help="train missing full-batch runs (docs/results/raw/fullbatch/)")
+    parser.add_argument("--full-dir", nargs="*", default=[], type=Path,
+                        help="more directories with full-batch records (read only)")
+    parser.add_argument("--section", default="minibatch-accuracy")
+    parser.add_argument("--note", default="", help="a sentence on the conditions")
+    return parser
+
+
+def main() -> int:
+    args = _parser().parse_args()
     rows, mini_acc, full_acc, mini_all = [], [], [], []
     for seed in args.seeds:
-        run = RESULTS / "minibatch" / f"{args.dataset}-{args.model}-bs{args.batch_size}-seed{seed}"
+        run = RESULTS / "minibatch" / _run_name(args, seed)
         if args.run and not (run / "metrics.json").is_file():
-            subprocess.run([sys.executable, "-m", "gfbgcn", "train", "--dataset", args.dataset,
-                            "--model", args.model, "--batch-size", str(args.batch_size),
-                            "--seed", str(seed), "--threads", "1", "--quiet", "--out", str(run)],
-                           check=True)
-        full_path = (RESULTS / "text" /
-                     f"dataset={args.dataset}__model={args.model}__variant=default__seed={seed}.json")
+            _train(args, seed, run, args.batch_size, args.optimizer)
+        full = _full_record(args, seed)
         if not (run / "metrics.json").is_file():
             continue
         mini = json.loads((run / "metrics.json").read_text())
         mini_all.append(mini["test"]["accuracy"])
-        if not full_path.is_file():  # no full-batch record of this seed: mini-batch only
-            rows.append(f"| {seed} | – | – | – | {mini['test']['accuracy']:.4f} | "
-                        f"{mini['best_epoch']} | {mini['seconds_per_epoch']:.1f} | "
-                        f"{mini['peak_rss_mib']:,.0f} |")
-            continue
-        full = json.loads(full_path.read_text())
-        mini_acc.append(mini["test"]["accuracy"])
-        full_acc.append(full["test"]["accuracy"])
-        rows.append(f"| {seed} | {full['test']['accuracy']:.4f} | {full['best_epoch']} | "
-                    f"{full['seconds_per_epoch']:.1f} | {mini['test']['accuracy']:.4f} | "
-                    f"{mini['best_epoch']} | {mini['seconds_per_epoch']:.1f} | "
-                    f"{mini['peak_rss_mib']:,.0f} |")
+        rows.append(_row(seed, full, mini))
+        if full is not None:
+            mini_acc.append(mini["test"]["accuracy"])
+            full_acc.append(full["test"]["accuracy"])
     diff = [m - f for m, f in zip(mini_acc, full_acc)]
     body = "\n".join([
-        f"## Mini-batch against full-batch accuracy ({args.dataset}, {args.model})",
+        f"## Mini-batch against full-batch accuracy ({args.dataset}, {args.model}, batch "
+        f"{args.batch_size}, {args.optimizer})",
         "",
         f"Command: `{command_line()}`  ",
-        f"Machine (mini-batch runs): {machine_line(1)}",
+        f"Machine (mini-batch runs): {machine_line(args.threads)}"
+        + (f"; {args.note}" if args.note else ""),
         "",
         f"Mini-batch: `gfbgcn train --dataset {args.dataset} --model {args.model} --batch-size "
-        f"{args.batch_size} --seed S --threads 1 --out "
-        f"docs/results/raw/minibatch/{args.dataset}-{args.model}-bs{args.batch_size}-seedS` "
-        "(fanout 32). Full batch: the records of `gfbgcn reproduce text` in "
-        "`docs/results/raw/text/` for the same seeds (the same graph: the sharded build is "
-        "identical). Epoch seconds were measured on a shared machine at different loads (the "
-        "mini-batch runs beside other jobs at load average 4-6 on 2 cores): do not read them "
-        "as a speed comparison.",
+        f"{args.batch_size} --fanout {args.fanout} --optimizer {args.optimizer} --seed S "
+        f"--threads {args.threads} --out docs/results/raw/minibatch/{_run_name(args, 'S')}`. "
+        "Full batch: the records of `gfbgcn reproduce text` (`docs/results/raw/text/` and the "
+        "directories given) or of `gfbgcn train` without `--batch-size` for the same seeds (the "
+        "same graph and protocol). Epoch seconds come from runs at different times and loads "
+        "on a shared machine: do not read them as a speed comparison (the epoch-time sections "
+        "compare speed within one process).",
         "",
         "| seed | full-batch accuracy | best epoch | s/epoch | mini-batch accuracy | best epoch | "
         "s/epoch | mini-batch peak RSS MiB |",
@@ -88,7 +131,7 @@ def main() -> int:
         f"{mean_std(mini_acc)}; mini-batch minus full batch per seed {mean_std(diff)}. "
         f"All mini-batch seeds: {mean_std(mini_all)}.",
     ])
-    update_section("minibatch-accuracy", body)
+    update_section(args.section, body)
     print(body)
     return 0
 

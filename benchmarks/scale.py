@@ -92,9 +92,12 @@ from gfbgcn.text.train.run import train_text
 torch.set_num_threads(int(sys.argv[3]))
 g = build_text_graph(scale_corpus(int(sys.argv[1])))  # from the cache the build wrote
 batch = int(sys.argv[2])
-cfg = TrainConfig(model="gcn", epochs=1 if batch else 2, patience=5, batch_size=batch)
-r = train_text(g, cfg, progress=False)
-print(json.dumps({"epoch_s": r.history[-1]["seconds"], "peak_mib": peaks()[0]}))
+cfg = TrainConfig(model="gcn", epochs=1 if batch else 2, patience=5, batch_size=batch,
+                  optimizer=sys.argv[4] if batch else "adam")
+t = time.perf_counter()
+r = train_text(g, cfg, progress=False, device="cpu")
+print(json.dumps({"epoch_s": r.history[-1]["seconds"], "peak_mib": peaks()[0],
+                  "run_s": time.perf_counter() - t}))
 """
 
 
@@ -140,14 +143,15 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict) -> dict:
-    row: dict = {"docs": n, "phases": phases}
+def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict,
+            optimizer: str = "adam") -> dict:
+    row: dict = {"docs": n, "phases": phases, "optimizer": optimizer}
     if "build" in phases:
         build = child(BUILD, str(n), env=env)
         row.update(build or {"build_failed": True})
     for phase, batch in (("full", 0), ("mini", batch_size)):
         if phase in phases:
-            got = child(TRAIN, str(n), str(batch), str(threads), env=env)
+            got = child(TRAIN, str(n), str(batch), str(threads), optimizer, env=env)
             row.update({f"{phase}_s": got["epoch_s"], f"{phase}_mib": got["peak_mib"]} if got
                        else {f"{phase}_failed": True})
     return row
@@ -172,7 +176,25 @@ def table_row(r: dict) -> str:
             + _cell(r, "full", f"{r.get('full_mib', 0) / 1024:.2f}"))
     mini = (_cell(r, "mini", f"{r.get('mini_s', 0):.1f}") + " | "
             + _cell(r, "mini", f"{r.get('mini_mib', 0) / 1024:.2f}"))
-    return f"| {r['docs']:,} | {graph} | {build} | {full} | {mini} |"
+    code = ("–" if "mini" not in r["phases"] else
+            r.get("mini_optimizer", "before issue 27"))
+    return f"| {r['docs']:,} | {graph} | {build} | {full} | {mini} | {code} |"
+
+
+def merged_rows(path: Path) -> list[dict]:
+    """Every size's measurements, later runs overriding earlier ones phase by phase (a size
+    built once can have its training phases measured again later)."""
+    latest: dict[int, dict] = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        if "optimizer" in row and "mini" in row["phases"]:
+            row["mini_optimizer"] = row["optimizer"]
+        old = latest.get(row["docs"], {"phases": []})
+        for phase in row["phases"]:  # a re-run phase replaces the old one's failure mark
+            old.pop(f"{phase}_failed", None)
+        phases = sorted(set(old["phases"]) | set(row["phases"]))
+        latest[row["docs"]] = {**old, **row, "phases": phases}
+    return [latest[n] for n in sorted(latest)]
 
 
 def main() -> int:
@@ -182,6 +204,12 @@ def main() -> int:
                         default=["build", "full", "mini"])
     parser.add_argument("--batch-size", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=1, help="torch threads of training (1)")
+    parser.add_argument("--optimizer", default="adam", choices=["adam", "sparse-adam"],
+                        help="optimiser of the mini-batch phase (adam)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="graph cache directory kept between runs (default: a scratch "
+                        "directory, removed at the end), so that a size built once can train "
+                        "again later")
     parser.add_argument("--max-gib", type=float, default=12.0,
                         help="address-space limit of each phase's process, GiB (12)")
     parser.add_argument("--rows", type=Path, default=None,
@@ -190,10 +218,11 @@ def main() -> int:
     parser.add_argument("--note", default="", help="a sentence on the conditions")
     args = parser.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = str(args.cache or scratch)
         env = {**os.environ, "GFBGCN_CACHE": cache, "SCALE_MAX_GIB": str(args.max_gib)}
         for n in args.sizes:
-            row = measure(n, args.phases, args.batch_size, args.threads, env)
+            row = measure(n, args.phases, args.batch_size, args.threads, env, args.optimizer)
             row["command"] = command_line()
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -201,11 +230,7 @@ def main() -> int:
                 with open(args.rows, "a") as fh:
                     fh.write(json.dumps(row) + "\n")
     if args.rows:
-        latest = {}
-        for line in args.rows.read_text().splitlines():
-            row = json.loads(line)
-            latest[row["docs"]] = row
-        rows = [latest[n] for n in sorted(latest)]
+        rows = merged_rows(args.rows)
     figure = REPORT.parent / "figures" / "scale.png"
     plot(rows, figure)
     commands = sorted({r["command"] for r in rows})
@@ -224,15 +249,17 @@ def main() -> int:
         f"on the CPU with {args.threads} torch thread(s), each phase in a fresh process (peak "
         "RSS of that process, graph loading and `Â` included); full batch: the second of two "
         f"epochs; mini-batch: one epoch of batches of {args.batch_size:,} documents, fanout 32, "
-        "validation included. Each process runs under an address-space limit of "
+        "validation included (*mini-batch code*: the optimiser of runs with issue 27's "
+        "mini-batch trainer, whose process builds `Â` from the graph cache's mapped edge "
+        "arrays and releases them; *before issue 27*: the earlier trainer). Each process runs under an address-space limit of "
         f"{args.max_gib:g} GiB; *failed*: the phase died (out of memory at that limit); "
         "–: not run. One run per size on a shared machine: read the trend, not the digits. "
         "Plot: `docs/figures/scale.png`.",
         "",
         "| documents | words | nodes | nnz(Â) | build s | build CPU s | load | build peak GiB "
         "(main) | (worker) | full-batch epoch s | full-batch peak GiB | mini-batch epoch s | "
-        "mini-batch peak GiB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "mini-batch peak GiB | mini-batch code |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *map(table_row, rows),
         "",
         "![cost against documents](figures/scale.png)",

@@ -207,3 +207,86 @@ def test_graph_batches_and_training_on_the_gpu() -> None:
     rec = train_one("gfb-gcn", graphs, split, 2, 2, 8, 2, cfg, seed=3, device="cuda")
     assert rec["device"].startswith("cuda:0 (") and 1 <= rec["best_epoch"] <= 6
     assert 0.0 <= rec["test_acc"] <= 1.0 and len(rec["lambda"]) == 2
+
+
+# --- mini-batch training on the GPU (issue 27) ---------------------------------------------
+
+
+def _one_step_config(graph, **settings) -> TrainConfig:
+    """Batch = the whole training split (one step an epoch), dropout 0: the first epoch's
+    training loss is the first step's loss, which the devices must agree on."""
+    n_train = int(graph.is_train.sum())
+    n_train -= round(0.1 * n_train)
+    return TrainConfig(model="gfb-max", hidden=16, epochs=1, patience=5, dropout=0.0,
+                       batch_size=n_train, fanout=3, seed=2, **settings)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sparse-adam"])
+def test_minibatch_first_step_on_the_gpu_equals_the_cpu(optimizer: str) -> None:
+    graph = _graph()
+    config = _one_step_config(graph, optimizer=optimizer)
+    cpu = train_text(graph, config, progress=False, device="cpu")
+    gpu = train_text(graph, config, progress=False, device="cuda")
+    assert gpu.device.startswith("cuda:0 (") and all(p.is_cuda for p in gpu.model.parameters())
+    for key in ("train_loss", "val_loss"):
+        first_cpu, first_gpu = cpu.history[0][key], gpu.history[0][key]
+        assert abs(first_gpu - first_cpu) <= RTOL * abs(first_cpu), key
+    np.testing.assert_allclose(gpu.probabilities, cpu.probabilities, rtol=1e-4, atol=1e-5)
+
+
+def test_sampler_on_the_gpu_draws_what_the_cpu_draws() -> None:
+    from gfbgcn.text.train.sampler import SubgraphSampler
+
+    adj = _adjacency(_graph())
+    cpu, gpu = SubgraphSampler(adj, 3, seed=1), SubgraphSampler(to_device(adj, GPU), 3, seed=1)
+    batch = torch.tensor([3, 9, 1, 30])
+    rows_cpu, needed_cpu = cpu.batch_rows(batch)
+    rows_gpu, needed_gpu = gpu.batch_rows(batch.to(GPU))
+    assert torch.equal(needed_gpu.cpu(), needed_cpu)
+    assert torch.equal(rows_gpu.to_dense().cpu(), rows_cpu.to_dense())
+    a, b = cpu.presample(step=7), gpu.presample(step=7)
+    assert torch.equal(b.crow_indices().cpu(), a.crow_indices())
+    # the float64 prefix sums may round differently on the device: nearly every draw agrees
+    same = (b.col_indices().cpu() == a.col_indices()).float().mean()
+    assert float(same) > 0.999
+    torch.testing.assert_close(b.values().cpu(), a.values(), rtol=1e-6, atol=0)
+
+
+def test_minibatch_with_the_sampler_on_the_gpu() -> None:
+    graph = _graph()
+    adj = to_device(_adjacency(graph), GPU)
+    config = TrainConfig(model="gcn", hidden=16, epochs=4, patience=4, batch_size=16, fanout=3)
+    result = train_text(graph, config, progress=False, adj=adj, device="cuda")
+    assert result.epochs_run == 4 and result.device.startswith("cuda:0 (")
+    assert all(np.isfinite(h["train_loss"]) for h in result.history)
+
+
+def test_two_process_nccl_minibatch(tmp_path) -> None:
+    """One process per GPU under torchrun (NCCL), against one process with the same batch."""
+    import os
+    import subprocess
+    import sys
+
+    if torch.cuda.device_count() < 2:
+        pytest.skip(f"needs two CUDA GPUs for an NCCL run; torch sees "
+                    f"{torch.cuda.device_count()}")
+    corpus = tmp_path / "own.csv"
+    rows = ["text,label"] + [f"\"{' '.join(['goal match team'] * 3)} w{i}\",sport" if i % 2
+                             else f"\"{' '.join(['bank shares market'] * 3)} w{i}\",money"
+                             for i in range(40)]
+    corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    common = ["train", "--dataset", str(corpus), "--model", "gcn", "--min-freq", "1",
+              "--hidden", "8", "--dropout", "0", "--epochs", "3", "--patience", "3",
+              "--batch-size", "8", "--fanout", "3", "--quiet", "--no-cache", "--no-baseline",
+              "--workers", "1", "--device", "cuda"]
+    assert main([*common, "--out", str(tmp_path / "one")]) == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+         "-m", "gfbgcn", *common, "--out", str(tmp_path / "two")],
+        env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    one = [float(line.split(",")[3]) for line in
+           (tmp_path / "one" / "history.csv").read_text().splitlines()[1:]]
+    two = [float(line.split(",")[3]) for line in
+           (tmp_path / "two" / "history.csv").read_text().splitlines()[1:]]
+    np.testing.assert_allclose(two, one, rtol=1e-4)

@@ -117,4 +117,5 @@ def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
         tokenizer=args.tokenizer or default_tokenizer_name(args.dataset),
         no_numbers=args.no_numbers, cjk_split=args.cjk_split, batch_size=args.batch_size,
         fanout=args.fanout, device=str(args.device), auto=args.auto, budget=args.budget,
-        cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet)
+        cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet,
+        optimizer=args.optimizer)

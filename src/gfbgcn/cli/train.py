@@ -19,6 +19,7 @@ from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.train.models import MODELS
+from gfbgcn.text.train.optim import OPTIMIZERS
 
 
 def train_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +68,10 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         "torchrun with one shard of each batch per process")
     parser.add_argument("--fanout", type=harness.positive_int, default=32, metavar="K",
                         help="mini-batch: sampled layer-1 neighbours per node (32)")
+    parser.add_argument("--optimizer", default="adam", choices=OPTIMIZERS,
+                        help="adam (the paper's), or sparse-adam: mini-batch only, W1 read and "
+                        "updated at the rows a batch uses (lazy Adam; less memory per node, no "
+                        "weight decay)")
 
 
 def _print_result(result, multi_label: bool) -> None:
@@ -96,8 +101,6 @@ def train(args: argparse.Namespace) -> int:
     from gfbgcn.text.estimator.settings import check_savable
     from gfbgcn.text.train.checks import check_has_test, check_has_words
 
-    if getattr(args, "batch_size", 0) and args.device == "auto":
-        args.device = "cpu"  # mini-batch training runs on the CPU (see text/train/full_batch.py)
     device = device_from_args(args)  # an absent GPU fails here, before any work
     args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)

@@ -55,11 +55,11 @@ def csr_transpose(adj: Tensor) -> Tensor:
     n_rows, n_cols = adj.shape
     crow, col, val = adj.crow_indices(), adj.col_indices(), adj.values()
     row = torch.repeat_interleave(torch.arange(n_rows, device=col.device), crow.diff())
-    order = torch.argsort(col * n_rows + row)  # sort entries by (col, row)
+    order = torch.argsort(col.long() * n_rows + row)  # sort entries by (col, row)
     new_crow = torch.zeros(n_cols + 1, dtype=crow.dtype, device=crow.device)
     new_crow[1:] = torch.cumsum(torch.bincount(col, minlength=n_cols), 0)
-    transpose = torch.sparse_csr_tensor(
-        new_crow, row[order], val[order], (n_cols, n_rows), dtype=val.dtype
+    transpose = torch.sparse_csr_tensor(  # the indices keep their dtype (int32 or int64)
+        new_crow, row[order].to(crow.dtype), val[order], (n_cols, n_rows), dtype=val.dtype
     )
     _remember(adj, transpose)
     return transpose

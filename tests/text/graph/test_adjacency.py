@@ -53,3 +53,19 @@ def test_a_random_weighted_graph():
     edge_weight = torch.from_numpy(np.concatenate([w, w]))
     _assert_same(normalized_adjacency_csr(edge_index, edge_weight, n + 5),  # 5 isolated nodes
                  _reference(edge_index, edge_weight, n + 5))
+
+
+def test_int32_indices_and_small_chunks_give_the_same_matrix(monkeypatch):
+    import gfbgcn.text.graph.adjacency as adjacency
+
+    corpus = toy_corpus(n=50, vocab=30, seed=4)
+    graph = build_text_graph(corpus, GraphConfig(window=3, min_freq=1, stop_words=None),
+                             cache=False, workers=1)
+    data = graph.to_data()
+    ref = _reference(data.edge_index, data.edge_weight, data.num_nodes)
+    monkeypatch.setattr(adjacency, "CHUNK", 37)  # many chunks, a row split over several
+    small = normalized_adjacency_csr(graph.edge_index.astype(np.int32), graph.edge_weight,
+                                     graph.num_nodes, index_dtype=torch.int32)
+    assert small.col_indices().dtype == small.crow_indices().dtype == torch.int32
+    _assert_same(torch.sparse_csr_tensor(small.crow_indices().long(), small.col_indices().long(),
+                                         small.values(), small.shape), ref)

@@ -38,11 +38,15 @@ def corpus_csv(tmp_path):
     return path
 
 
-def test_two_processes_equal_one_process_with_the_same_batch(corpus_csv, tmp_path, capsys):
-    common = ["train", "--dataset", str(corpus_csv), "--model", "gfb-max", "--min-freq", "1",
+@pytest.mark.parametrize("optimizer", ["adam", "sparse-adam"])
+def test_two_processes_equal_one_process_with_the_same_batch(corpus_csv, tmp_path, capsys,
+                                                             optimizer):
+    """sparse-adam: DDP all-reduces W1's row-sparse gradient over gloo (the rows of both
+    processes, summed where they meet)."""
+    common = ["train", "--optimizer", optimizer, "--dataset", str(corpus_csv), "--model", "gfb-max", "--min-freq", "1",
               "--hidden", "16", "--dropout", "0", "--epochs", "6", "--patience", "6",
               "--batch-size", "16", "--fanout", "3", "--seed", "4", "--threads", "1",
-              "--workers", "1", "--quiet", "--no-cache", "--no-baseline"]
+              "--build-workers", "1", "--quiet", "--no-cache", "--no-baseline"]
     one, two = tmp_path / "one", tmp_path / "two"
     assert main([*common, "--out", str(one / "run"), "--save", str(one / "model")]) == 0
     capsys.readouterr()

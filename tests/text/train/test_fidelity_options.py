@@ -8,8 +8,8 @@ import pytest
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.full_batch import _set_warmup_lr
 from gfbgcn.text.train.models import build_text_model
+from gfbgcn.text.train.optim import make_optimizer
 from gfbgcn.text.train.run import train_text
-from gfbgcn.text.train.setup import make_optimizer
 
 
 def _hist(result) -> list[tuple[float, float]]:

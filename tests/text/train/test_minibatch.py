@@ -130,7 +130,7 @@ def test_cli_train_batch_size_save_predict(tmp_path, capsys):
     model_dir, out_dir = tmp_path / "model", tmp_path / "run"
     assert main(["train", "--dataset", str(path), "--model", "gfb-max", "--min-freq", "1",
                  "--hidden", "16", "--epochs", "30", "--batch-size", "10", "--fanout", "4",
-                 "--quiet", "--no-cache", "--workers", "1", "--save", str(model_dir),
+                 "--quiet", "--no-cache", "--build-workers", "1", "--save", str(model_dir),
                  "--out", str(out_dir)]) == 0
     out = capsys.readouterr().out
     assert "test accuracy 1.0000" in out
@@ -145,13 +145,73 @@ def test_cli_train_batch_size_save_predict(tmp_path, capsys):
     assert "two-layer" in capsys.readouterr().err
 
 
-def test_sampler_row_weights_are_float64_prefix_sums_of_each_row(toy):
+def test_sampler_cumulative_weights_are_normalised_per_row(toy):
     _, adj = toy
     sampler = SubgraphSampler(adj, fanout=3)
     crow, values = adj.crow_indices(), adj.values().to(torch.float64)
+    assert sampler.cdf.dtype == torch.float32 and len(sampler.cdf) == adj.values().numel()
     for row in (0, 1, adj.shape[0] // 2, adj.shape[0] - 1):
         a, b = int(crow[row]), int(crow[row + 1])
-        torch.testing.assert_close(sampler.row_start[row], values[:a].sum(), rtol=1e-12, atol=0)
         torch.testing.assert_close(sampler.row_sum[row], values[a:b].sum(), rtol=1e-12, atol=0)
-    assert float(sampler.row_start[0]) == 0.0
-    assert sampler.cum.dtype == torch.float64 and len(sampler.cum) == adj.values().numel()
+        expected = torch.cumsum(values[a:b], 0) / values[a:b].sum()
+        torch.testing.assert_close(sampler.cdf[a:b].double(), expected, rtol=0, atol=1e-7)
+        assert float(sampler.cdf[b - 1]) == 1.0
+
+
+def test_row_cdf_in_small_blocks_equals_one_block(toy, monkeypatch):
+    import gfbgcn.text.train.sampler as sampler_module
+
+    _, adj = toy
+    whole = sampler_module.row_cdf(adj.crow_indices(), adj.values())
+    monkeypatch.setattr(sampler_module, "CDF_BLOCK", 7)  # rows longer than a block, too
+    blocks = sampler_module.row_cdf(adj.crow_indices(), adj.values())
+    for name in ("cdf", "total", "buckets", "guide_start", "guide"):
+        assert torch.equal(getattr(whole, name), getattr(blocks, name)), name
+
+
+def test_int32_adjacency_samples_what_int64_samples(toy):
+    _, adj = toy
+    small = torch.sparse_csr_tensor(adj.crow_indices().int(), adj.col_indices().int(),
+                                    adj.values(), adj.shape)
+    nodes = torch.arange(adj.shape[0])
+    a, b = SubgraphSampler(adj, fanout=3), SubgraphSampler(small, fanout=3)
+    for rows_a, rows_b in ((a.sampled_rows(nodes, 5), b.sampled_rows(nodes, 5)),
+                           (a.batch_rows(nodes[:20])[0], b.batch_rows(nodes[:20])[0])):
+        assert torch.equal(rows_a.crow_indices(), rows_b.crow_indices())
+        assert torch.equal(rows_a.col_indices(), rows_b.col_indices())
+        assert torch.equal(rows_a.values(), rows_b.values())
+
+
+def test_guided_draws_equal_a_plain_search_of_each_row(toy):
+    _, adj = toy
+    sampler = SubgraphSampler(adj, fanout=2)
+    crow = adj.crow_indices()
+    gen = torch.Generator().manual_seed(0)
+    v = torch.randint(0, adj.shape[0], (400, 8), generator=gen)
+    u = torch.rand(400, 8, generator=gen)
+    u[0, :3] = torch.tensor([0.0, 1.0, float(sampler.cdf[int(crow[int(v[0, 2])])])])  # edges
+    got = sampler._draw(v, u)
+    for (node, x), p in zip(zip(v.view(-1).tolist(), u.view(-1).tolist()), got.view(-1)):
+        a, b = int(crow[node]), int(crow[node + 1])
+        above = (sampler.cdf[a:b] > x).nonzero()
+        assert int(p) == (a + int(above[0]) if len(above) else b - 1)
+
+
+def test_presample_holds_every_row_of_sampled_rows(toy):
+    from gfbgcn.text.train.sampler import local_columns
+
+    _, adj = toy
+    small = torch.sparse_csr_tensor(adj.crow_indices().int(), adj.col_indices().int(),
+                                    adj.values(), adj.shape)
+    sampler = SubgraphSampler(small, fanout=3, seed=2)
+    whole = sampler.presample(step=4)
+    chunked = sampler.presample(step=4, chunk=7)
+    assert whole.col_indices().dtype == torch.int32
+    nodes = torch.tensor([70, 3, 41, 5])
+    expected = sampler.sampled_rows(nodes, step=4).to_dense()
+    for layer1 in (whole, chunked):
+        rows = csr_rows(layer1, nodes)
+        assert torch.equal(rows.to_dense(), expected)
+        local, used = local_columns(rows)
+        assert torch.equal(local.to_dense(), expected[:, used])
+        assert torch.equal(used, expected.abs().sum(0).nonzero().view(-1))

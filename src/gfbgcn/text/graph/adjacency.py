@@ -4,16 +4,21 @@ PyG's ``gcn_norm`` appends the self-loops to a copy of ``edge_index``, and
 ``torch.sparse_coo_tensor(...).coalesce()`` then sorts all ``E`` entries through int64 keys and a
 permutation before ``to_sparse_csr``: about 60 bytes an edge on top of the graph, which made
 every training process (mini-batch ones too) peak like full batch.  Here the same float32
-arithmetic runs on the edge arrays as they are (the degree accumulated in edge order with the
-self-loop's 1 last, exactly as ``gcn_norm`` does with the loops appended; each weight
-``d_r^-1/2 * w * d_c^-1/2`` left to right), and SciPy's linear COO -> CSR conversion orders the
-entries.  ``tests/text/test_adjacency.py`` checks the result equal, bit for bit, to the
+arithmetic runs on the edge arrays a chunk of edges at a time (the degree accumulated in edge
+order with the self-loop's 1 last, exactly as ``gcn_norm`` does with the loops appended; each
+weight ``d_r^-1/2 * w * d_c^-1/2`` left to right), each chunk is bucketed into its rows with
+SciPy's linear COO -> CSR conversion and copied into the output arrays, the self-loop goes last
+in each row, and SciPy sorts every row in place.  Beside the edge arrays (which may be int32
+maps of the graph cache, :mod:`gfbgcn.text.graph.npz_map`) the build holds the output (4 or 8
+bytes of column index and 4 of value per entry) and one chunk's temporaries.
+``tests/text/graph/test_adjacency.py`` checks the result equal, bit for bit, to the
 ``gcn_norm`` + ``coalesce`` path.
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,41 +26,108 @@ import torch
 from torch import Tensor
 
 from gfbgcn.nn.sparse import mark_symmetric
-from gfbgcn.text.graph.text_graph import TextGraph
 
-__all__ = ["normalized_adjacency_csr"]
+__all__ = ["graph_adjacency", "normalized_adjacency_csr"]
+
+#: Edges per chunk of the build (bounds its temporaries).
+CHUNK = 1 << 22
+_INT32_MAX = np.iinfo(np.int32).max
 
 
-def _gcn_norm_weights(edge_index: Tensor, edge_weight: Tensor, num_nodes: int
-                      ) -> tuple[Tensor, Tensor]:
-    """``(normalised edge weights, self-loop weights)``, float32, as ``gcn_norm`` computes them."""
-    from torch_geometric.utils import scatter
+def _numpy(a: Tensor | np.ndarray) -> np.ndarray:
+    return a.numpy() if isinstance(a, Tensor) else np.asarray(a)
 
-    row, col = edge_index[0], edge_index[1]
-    deg = scatter(edge_weight, col, 0, dim_size=num_nodes, reduce="sum")
-    deg += 1.0  # the self-loop, added last as in gcn_norm's appended loops
+
+def _chunks(total: int) -> list[tuple[int, int]]:
+    return [(a, min(a + CHUNK, total)) for a in range(0, total, CHUNK)]
+
+
+def _index(part: np.ndarray) -> Tensor:
+    """A chunk of node ids as an int64 tensor (what ``scatter_add_`` and indexing take)."""
+    return torch.from_numpy(np.asarray(part, dtype=np.int64))
+
+
+def _inv_sqrt_degree(col: np.ndarray, weight: np.ndarray, num_nodes: int) -> Tensor:
+    """``d^-1/2`` with ``d_v = sum_e w_e [col_e = v] + 1``, float32, summed in edge order as
+    ``gcn_norm``'s ``scatter_add_`` does (its loops are appended last)."""
+    deg = torch.zeros(num_nodes, dtype=torch.float32)
+    for a, b in _chunks(len(col)):
+        deg.scatter_add_(0, _index(col[a:b]), torch.from_numpy(
+            np.asarray(weight[a:b], dtype=np.float32)))
+    deg += 1.0
     inv_sqrt = deg.pow_(-0.5)
     inv_sqrt.masked_fill_(inv_sqrt == float("inf"), 0.0)
-    weight = inv_sqrt[row] * edge_weight
-    weight *= inv_sqrt[col]
-    return weight, inv_sqrt * 1.0 * inv_sqrt
+    return inv_sqrt
 
 
-def normalized_adjacency_csr(edge_index: Tensor, edge_weight: Tensor, num_nodes: int) -> Tensor:
-    """``D^-1/2 (A + I) D^-1/2`` of a graph without self-loops, as a torch sparse CSR tensor
-    (int64 indices, columns sorted in each row)."""
-    weight, loops = _gcn_norm_weights(edge_index, edge_weight.to(torch.float32), num_nodes)
-    nodes = np.arange(num_nodes)
-    adj = sp.csr_matrix((weight.numpy(), (edge_index[0].numpy(), edge_index[1].numpy())),
-                        shape=(num_nodes, num_nodes))
-    del weight
-    adj.sort_indices()  # canonical operands: the sum below is a linear merge, rows sorted
-    adj = adj + sp.csr_matrix((loops.numpy(), (nodes, nodes)), shape=adj.shape)
-    crow = torch.from_numpy(adj.indptr.astype(np.int64))
-    col = torch.from_numpy(adj.indices.astype(np.int64))
+def _row_counts(row: np.ndarray, num_nodes: int) -> np.ndarray:
+    """Entries per row of ``A + I``: the edges of each row plus its self-loop."""
+    counts = np.ones(num_nodes, dtype=np.int64)
+    for a, b in _chunks(len(row)):
+        counts += np.bincount(row[a:b], minlength=num_nodes)
+    return counts
+
+
+def _fill(row: np.ndarray, col: np.ndarray, weight: np.ndarray, inv_sqrt: Tensor,
+          indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """Copy the normalised edges into their rows, chunk by chunk (in edge order within a row
+    and chunk); returns the next free position of every row (where its self-loop goes)."""
+    n = len(indptr) - 1
+    cursor = indptr[:-1].astype(np.int64)
+    for a, b in _chunks(len(row)):
+        r, c = _index(row[a:b]), _index(col[a:b])
+        w = inv_sqrt[r] * torch.from_numpy(np.asarray(weight[a:b], dtype=np.float32))
+        w *= inv_sqrt[c]
+        part = sp.coo_matrix((w.numpy(), (r.numpy(), c.numpy())), shape=(n, n)).tocsr()
+        del r, c, w
+        per_row = np.diff(part.indptr)
+        pos = np.repeat(cursor - part.indptr[:-1], per_row) + np.arange(part.nnz)
+        cols[pos] = part.indices
+        vals[pos] = part.data
+        cursor += per_row
+    return cursor
+
+
+def normalized_adjacency_csr(edge_index: Tensor | np.ndarray, edge_weight: Tensor | np.ndarray,
+                             num_nodes: int, index_dtype: torch.dtype = torch.int64) -> Tensor:
+    """``D^-1/2 (A + I) D^-1/2`` of a graph without self-loops, as a ``[N, N]`` torch sparse CSR
+    tensor with ``index_dtype`` indices (``torch.int32`` halves them; it needs fewer than 2^31
+    entries) and columns sorted in each row.  ``edge_index`` ``[2, E]`` int32 or int64."""
+    row, col = _numpy(edge_index[0]), _numpy(edge_index[1])
+    weight = _numpy(edge_weight)
+    inv_sqrt = _inv_sqrt_degree(col, weight, num_nodes)
+    counts = _row_counts(row, num_nodes)
+    nnz = int(counts.sum())
+    small = nnz <= _INT32_MAX and num_nodes <= _INT32_MAX
+    if index_dtype == torch.int32 and not small:
+        raise ValueError(f"{nnz:,} entries do not fit int32 indices")
+    np_index = np.int32 if small else np.int64  # SciPy keeps int32 when it fits anyway
+    indptr = np.zeros(num_nodes + 1, dtype=np_index)
+    np.cumsum(counts, out=indptr[1:])
+    del counts
+    cols, vals = np.empty(nnz, dtype=np_index), np.empty(nnz, dtype=np.float32)
+    loop_pos = _fill(row, col, weight, inv_sqrt, indptr, cols, vals)
+    cols[loop_pos] = np.arange(num_nodes)
+    vals[loop_pos] = (inv_sqrt * 1.0 * inv_sqrt).numpy()
+    adj = sp.csr_matrix((vals, cols, indptr), shape=(num_nodes, num_nodes), copy=False)
+    del cols, vals
+    adj.sum_duplicates()  # sorts each row in place (and adds up repeated edges, if any)
+    out = np.int32 if index_dtype == torch.int32 else np.int64
+    crow = torch.from_numpy(adj.indptr.astype(out, copy=False))
+    col_t = torch.from_numpy(adj.indices.astype(out, copy=False))
     values = torch.from_numpy(adj.data)
     del adj
-    return torch.sparse_csr_tensor(crow, col, values, (num_nodes, num_nodes))
+    return torch.sparse_csr_tensor(crow, col_t, values, (num_nodes, num_nodes))
+
+
+def graph_adjacency(graph: Any, index_dtype: torch.dtype = torch.int64) -> Tensor:
+    """``Â`` of a :class:`~gfbgcn.text.graph.text_graph.TextGraph` straight from its edge arrays
+    (int64 in memory or int32 maps of its cache file; never copied whole), marked symmetric
+    for :func:`gfbgcn.nn.sparse.spmm`.  Text graphs have no self-loops by construction."""
+    with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
+        warnings.simplefilter("ignore", UserWarning)
+        return mark_symmetric(normalized_adjacency_csr(
+            graph.edge_index, graph.edge_weight, graph.num_nodes, index_dtype))
 
 
 def normalized_adjacency(
@@ -79,8 +151,9 @@ def normalized_adjacency(
         return mark_symmetric(coo.to_sparse_csr())
 
 
-def node_degrees(graph: TextGraph) -> np.ndarray:
-    """``deg_i = 1 + sum_j A_ij`` of every node of the training graph (self-loop included)."""
+def node_degrees(graph: Any) -> np.ndarray:
+    """``deg_i = 1 + sum_j A_ij`` of every node of a
+    :class:`~gfbgcn.text.graph.text_graph.TextGraph` (self-loop included), float64."""
     deg = np.bincount(
         graph.edge_index[0], weights=graph.edge_weight.astype(np.float64), minlength=graph.num_nodes
     )

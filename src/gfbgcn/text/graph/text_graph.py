@@ -22,7 +22,6 @@ The counting kernels (TF-IDF, window co-occurrence, PPMI) are in :mod:`gfbgcn.te
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -39,6 +38,10 @@ from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir
 from gfbgcn.core.validate import check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.cache_key import (  # re-exported
+    GRAPH_FORMAT_VERSION,
+    graph_cache_key,
+)
 from gfbgcn.text.graph.counts import (
     ppmi_matrix,
     tfidf_from_counts,
@@ -46,15 +49,13 @@ from gfbgcn.text.graph.counts import (
     window_counts,
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
+from gfbgcn.text.graph.npz_map import map_edges, verify_members
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
 from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize, tokenizer_key
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus
-from gfbgcn.text.tokenize.stop_words import stop_words_digest
 
 log = logging.getLogger(__name__)
-
-GRAPH_FORMAT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,14 @@ class GraphConfig:
 
 @dataclass
 class TextGraph:
-    """A built corpus graph plus what is needed to interpret and extend it."""
+    """A built corpus graph plus what is needed to interpret and extend it.
 
-    edge_index: np.ndarray  # int64 [2, E], both directions, no self-loops
+    ``edge_index`` is int64 after a build; a graph read from the cache (or after
+    :meth:`release_edges`) holds int32 copy-on-write maps of the cache file instead, which cost
+    no memory until read (:mod:`gfbgcn.text.graph.npz_map`).  The values are the same.
+    """
+
+    edge_index: np.ndarray  # int64 (int32 when mapped) [2, E], both directions, no self-loops
     edge_weight: np.ndarray  # float32 [E]
     num_docs: int
     vocab: list[str]
@@ -96,6 +102,7 @@ class TextGraph:
     build_seconds: float = 0.0
     from_cache: bool = False
     notes: list[str] = field(default_factory=list)
+    cache_path: str = ""  # the cache file holding this graph ("" when not cached)
 
     @property
     def num_words(self) -> int:
@@ -137,10 +144,25 @@ class TextGraph:
         """
         return self.to_data(val_ratio, seed)
 
-    def to_data(self, val_ratio: float = 0.1, seed: int = 0) -> Data:
+    def release_edges(self) -> bool:
+        """Replace the edge arrays by fresh maps of the cache file: pages read so far (or the
+        int64 arrays of a build) leave this process's memory, and the arrays read back from the
+        file on demand.  ``False`` (nothing changed) without a cache file that can be mapped."""
+        if not self.cache_path:
+            return False
+        edge_index, edge_weight = map_edges(self.cache_path)
+        if edge_index is None or edge_index.shape != self.edge_index.shape:
+            return False
+        self.edge_index = edge_index
+        if edge_weight is not None:  # caches written before members were aligned: kept read
+            self.edge_weight = edge_weight
+        return True
+
+    def to_data(self, val_ratio: float = 0.1, seed: int = 0, edges: bool = True) -> Data:
         """A PyG ``Data`` with masks; ``val_ratio`` of the training docs become validation.
 
-        Word nodes have label -1 and belong to no mask.
+        Word nodes have label -1 and belong to no mask.  ``edge_index`` is int64 (a copy when
+        the graph holds int32 maps); ``edges=False`` leaves the edges out (masks and labels).
         """
         n, d = self.num_nodes, self.num_docs
         y = torch.full((n,), -1, dtype=torch.long)
@@ -154,9 +176,10 @@ class TextGraph:
         masks["train"][torch.from_numpy(val_docs)] = False
         masks["val"][torch.from_numpy(val_docs)] = True
         masks["test"][torch.from_numpy(np.flatnonzero(~self.is_train))] = True
+        graph = {"edge_index": torch.from_numpy(np.asarray(self.edge_index, dtype=np.int64)),
+                 "edge_weight": torch.from_numpy(self.edge_weight)} if edges else {}
         return Data(
-            edge_index=torch.from_numpy(self.edge_index),
-            edge_weight=torch.from_numpy(self.edge_weight),
+            **graph,
             y=y,
             num_nodes=n,
             num_docs=d,
@@ -168,30 +191,6 @@ class TextGraph:
 
 # ---------------------------------------------------------------------------------------------
 # Building and caching
-
-
-def corpus_digest(corpus: Corpus) -> str:
-    h = hashlib.sha256()
-    for text, label, flag in zip(corpus.texts, corpus.labels, corpus.is_train):
-        h.update(label.encode("utf-8", "surrogatepass"))
-        h.update(b"\x1f1" if flag else b"\x1f0")
-        h.update(text.encode("utf-8", "surrogatepass"))
-        h.update(b"\x1e")
-    return h.hexdigest()
-
-
-def graph_cache_key(corpus: Corpus, config: GraphConfig, tokenizer: str) -> str:
-    fields = {
-        "format": GRAPH_FORMAT_VERSION,
-        "corpus": corpus_digest(corpus),
-        "config": asdict(config),
-        "tokenizer": tokenizer,
-    }
-    digest = stop_words_digest(config.stop_words)
-    if digest is not None:  # a stop-word file: its content, not only its path, keys the graph
-        fields["stop_words_file"] = digest
-    payload = json.dumps(fields, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
 def build_graph_from_tokens(
@@ -285,6 +284,7 @@ def _save(graph: TextGraph, path: Path) -> None:
             savez_converted(  # edge_index as int32, converted a slice at a time
                 fh,
                 {"edge_index": (graph.edge_index, np.int32)},
+                aligned=("edge_weight",),  # both edge arrays can be mapped (npz_map)
                 edge_weight=graph.edge_weight,
                 vocab=np.array(graph.vocab, dtype=str),
                 idf=graph.idf,
@@ -299,13 +299,19 @@ def _save(graph: TextGraph, path: Path) -> None:
 
 
 def _load(path: Path) -> TextGraph:
+    """The cached graph; its edge arrays mapped from the file where it allows (checked against
+    their CRC first), else read (``edge_index`` then as int64)."""
+    edge_index, edge_weight = map_edges(path)
+    mapped = [name for name, a in (("edge_index", edge_index), ("edge_weight", edge_weight))
+              if a is not None]
+    verify_members(path, mapped)
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
         if meta.get("format") != GRAPH_FORMAT_VERSION:
             raise ValueError(f"{path}: graph format {meta.get('format')} is not supported")
         return TextGraph(
-            edge_index=z["edge_index"].astype(np.int64),
-            edge_weight=z["edge_weight"],
+            edge_index=z["edge_index"].astype(np.int64) if edge_index is None else edge_index,
+            edge_weight=z["edge_weight"] if edge_weight is None else edge_weight,
             num_docs=meta["num_docs"],
             vocab=[str(w) for w in z["vocab"]],
             idf=z["idf"],
@@ -324,6 +330,7 @@ def _load(path: Path) -> TextGraph:
             build_seconds=meta["build_seconds"],
             from_cache=True,
             notes=meta["notes"],
+            cache_path=str(path),
         )
 
 
@@ -368,4 +375,5 @@ def build_text_graph(
     graph.key = key
     if use_cache:
         _save(graph, path)
+        graph.cache_path = str(path)
     return graph

@@ -47,6 +47,18 @@ def check_train_settings(config: Any) -> None:
                      low_open=low_open, high_open=high_open, whole=whole)
 
 
+def check_batch_size(is_train: np.ndarray, batch_size: int, val_ratio: float) -> None:
+    """Refuse ``--batch-size`` larger than the training documents left after the validation
+    split (``round(val_ratio * train)`` of them, as :meth:`TextGraph.to_data` draws)."""
+    n_train = int(np.count_nonzero(is_train))
+    n_val = int(round(val_ratio * n_train))
+    if batch_size > n_train - n_val:
+        raise UserError(f"--batch-size {batch_size} is larger than the {n_train - n_val:,} "
+                        f"training documents (--val-ratio {val_ratio} kept {n_val:,} of "
+                        f"{n_train:,} for validation); use at most {n_train - n_val}, or 0 for "
+                        "full-batch training")
+
+
 def check_has_test(is_train: np.ndarray) -> None:
     """Refuse a corpus without test documents (``gfbgcn train`` reports test metrics; the
     Python API may train on training documents only, e.g. for inductive prediction)."""

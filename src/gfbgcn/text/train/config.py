@@ -8,10 +8,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import machine_info, package_versions
 from gfbgcn.text.train.checks import check_train_settings
 from gfbgcn.text.train.features import check_features_fit
-from gfbgcn.text.train.models import check_model
+from gfbgcn.text.train.models import WHOLE_MODELS, check_model
+from gfbgcn.text.train.optim import check_optimizer
 
 
 @dataclass
@@ -37,11 +39,14 @@ class TrainConfig:
     lambda_weight_decay: float | None = None  # its weight decay (None: weight_decay)
     clip_norm: float | None = None  # clip the gradient's global l2 norm before each step
     warmup_epochs: int = 0  # lr_e = lr * min(1, e / warmup_epochs) for epoch e = 1, 2, ...
+    optimizer: str = "adam"  # or "sparse-adam": row-sparse W1 in mini-batch (text/train/optim.py)
 
     def __post_init__(self) -> None:
         if self.monitor not in ("loss", "accuracy"):
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         check_model(self.model)
+        if self.batch_size and self.model in WHOLE_MODELS:
+            raise OptionError(f"--batch-size supports the two-layer models, not {self.model}")
         if self.batch_size and (self.lambda_lr is not None or self.clip_norm is not None
                                 or self.lambda_weight_decay is not None or self.warmup_epochs):
             raise ValueError("lambda_lr, lambda_weight_decay, clip_norm and warmup_epochs "
@@ -49,6 +54,7 @@ class TrainConfig:
         if self.warmup_epochs < 0:
             raise ValueError(f"warmup_epochs must be >= 0, got {self.warmup_epochs}")
         check_train_settings(self)
+        check_optimizer(self, WHOLE_MODELS)
         check_features_fit(self)
 
 

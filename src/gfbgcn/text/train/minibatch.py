@@ -1,25 +1,43 @@
 """Mini-batch training of the two-layer text models on sampled subgraphs (``--batch-size``).
 
 Each epoch shuffles the training documents (seeded by the run's seed and the epoch) and cuts
-them into batches.  For a batch, :class:`~gfbgcn.text.train.sampler.SubgraphSampler` gives the exact
-layer-2 rows of its documents and sampled layer-1 rows of the nodes those read; the model's own
-``hidden``/``head`` (the same layers as full-batch training) run on them, and Adam steps once per
-batch.  After every epoch the validation documents are evaluated on their exact layer-2 rows
-over one fixed layer-1 sample (the same draws every epoch; an exact pass would cost a
-full-graph product per epoch), and early stopping watches that validation loss as in
-full-batch training, keeping the best weights.  The test metrics and the probabilities are
-exact (layer 1 for all nodes in row chunks, no gradients), and the result is an ordinary :class:`~gfbgcn.text.train.config.TrainResult`
-(so ``--save`` and ``gfbgcn predict`` work unchanged).
+them into batches, and draws one layer-1 sample of every node's row of ``Â``
+(:meth:`~gfbgcn.text.train.sampler.SubgraphSampler.presample`, keyed by the epoch: at most
+``fanout`` weighted entries a row).  For a batch, the sampler gives the exact layer-2 rows of its
+documents, and the layer-1 rows of the nodes those read are taken from the epoch's sample; the
+model's own ``hidden``/``head`` (the same layers as full-batch training) run on them, and the
+optimiser steps once per batch.  Each step's estimate of ``Â_S W1`` is unbiased; steps of one
+epoch share their nodes' draws (drawing once per epoch instead of once per step is what makes
+a mini-batch epoch cheaper than a full-batch one, ``docs/benchmarks.md``).  After every epoch the validation documents are evaluated on
+their exact layer-2 rows over one fixed layer-1 sample (the same draws every epoch; an exact
+pass would cost a full-graph product per epoch), and early stopping watches that validation
+loss as in full-batch training, keeping the best weights.  The test metrics and the
+probabilities are exact (layer 1 for all nodes in row chunks, no gradients), and the result is
+an ordinary :class:`~gfbgcn.text.train.config.TrainResult` (so ``--save`` and
+``gfbgcn predict`` work unchanged).
 
-Data parallel: with ``world > 1`` (see :mod:`gfbgcn.text.train.distributed`) every process takes the
-slice ``batch[rank::world]`` of each batch and ``DistributedDataParallel`` averages gradients;
-each process's loss is scaled so that the average is the gradient of the whole batch's mean
-loss.  With dropout 0 the result equals a single process's run with the same batch size.
+Memory: the process holds ``Â`` with int32 indices (8 bytes an entry), the sampler's float32
+cumulative weights (4 bytes an entry) and the model; the graph's edge arrays go back to the
+cache file once ``Â`` exists (:meth:`~gfbgcn.text.graph.text_graph.TextGraph.release_edges`).
+With ``--optimizer sparse-adam`` a step reads ``W1`` only at the columns of its layer-1 rows and
+updates those rows (:mod:`gfbgcn.text.train.optim`).
+
+Devices: the sampler runs where ``Â`` is (the CPU unless the caller passes ``Â`` on a GPU);
+each batch's rows are moved to the training device, which holds the model, its optimiser state
+and the targets.  A seed gives the same batches and draws on every device.
+
+Data parallel: with ``world > 1`` (see :mod:`gfbgcn.text.train.distributed`) every process takes
+the slice ``batch[rank::world]`` of each batch and ``DistributedDataParallel`` averages
+gradients; each process's loss is scaled so that the average is the gradient of the whole
+batch's mean loss.  With dropout 0 the result equals a single process's run with the same batch
+size.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -28,11 +46,10 @@ from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from gfbgcn.core.early_stopping import EarlyStopping
-from gfbgcn.core.metrics import classification_metrics
-from gfbgcn.nn.models import TwoLayerTextGCN
-from gfbgcn.nn.sparse import csr_rows
+from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
+from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.train.sampler import SubgraphSampler
+from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 
 __all__ = ["epoch_batches", "exact_doc_logits", "train_minibatch"]
 
@@ -40,15 +57,40 @@ __all__ = ["epoch_batches", "exact_doc_logits", "train_minibatch"]
 EVAL_CHUNK_ROWS = 65_536
 
 
-class _BatchForward(nn.Module):
-    """``head(hidden(rows1), rows2)`` as a ``forward``, so DistributedDataParallel can wrap it."""
+def _shared_embedding(w1: nn.Parameter) -> nn.Embedding:
+    """An ``nn.Embedding(sparse=True)`` whose weight *is* ``w1`` (no copy): lookups give
+    ``w1`` a row-sparse gradient, and DistributedDataParallel knows to expect one."""
+    embedding = nn.Embedding(w1.shape[0], w1.shape[1], sparse=True, device="meta")
+    embedding.weight = w1
+    return embedding
 
-    def __init__(self, model: TwoLayerTextGCN) -> None:
+
+class _BatchForward(nn.Module):
+    """``head(hidden(rows1), rows2)`` as a ``forward``, so DistributedDataParallel can wrap it.
+
+    ``sparse``: layer 1 reads ``W1`` (and the feature term of
+    :class:`~gfbgcn.nn.models.FeatureTextGCN`) only at the columns ``C`` its rows use:
+    ``ReLU(Â_S,C (W1[C] + F[C] W2))``, with a row-sparse gradient for ``W1``."""
+
+    def __init__(self, model: TwoLayerTextGCN, sparse: bool = False) -> None:
         super().__init__()
+        if sparse:  # registered before the model: DDP attributes W1 to the embedding
+            self.embedding = _shared_embedding(model.w1)
         self.model = model
 
-    def forward(self, layer1_rows: Tensor, layer2_rows: Tensor) -> Tensor:
-        return self.model.head(self.model.hidden(layer1_rows), layer2_rows)
+    def _input_rows(self, columns: Tensor) -> Tensor:
+        x = self.embedding(columns)
+        if isinstance(self.model, FeatureTextGCN):
+            x = torch.addmm(x, self.model.features[columns].to(x.dtype), self.model.w2)
+        return x
+
+    def forward(self, layer1_rows: Tensor, layer2_rows: Tensor,
+                columns: Tensor | None = None) -> Tensor:
+        if columns is None:
+            h = self.model.hidden(layer1_rows)
+        else:
+            h = F.relu(spmm(layer1_rows, self._input_rows(columns)))
+        return self.model.head(h, layer2_rows)
 
 
 def epoch_batches(train_idx: Tensor, batch_size: int, seed: int, epoch: int) -> list[Tensor]:
@@ -69,10 +111,11 @@ def _row_range(adj: Tensor, first: int, last: int) -> Tensor:
 
 @torch.no_grad()
 def exact_hidden(model: TwoLayerTextGCN, adj: Tensor) -> Tensor:
-    """Layer 1 for every node, ``ReLU(Â W1)``, computed in row chunks (bounded temporaries)."""
-    n = adj.shape[0]
+    """Layer 1 for every node, ``ReLU(Â X W)`` ``[N, hidden]`` on the model's device, computed
+    in row chunks of ``Â`` (bounded temporaries; each chunk moved to the device)."""
+    n, x = adj.shape[0], model.input_weight()
     parts = [
-        torch.relu(_row_range(adj, a, min(a + EVAL_CHUNK_ROWS, n)) @ model.w1)
+        torch.relu(_row_range(adj, a, min(a + EVAL_CHUNK_ROWS, n)).to(x.device) @ x)
         for a in range(0, n, EVAL_CHUNK_ROWS)
     ]
     return torch.cat(parts)
@@ -81,72 +124,96 @@ def exact_hidden(model: TwoLayerTextGCN, adj: Tensor) -> Tensor:
 @torch.no_grad()
 def exact_doc_logits(model: TwoLayerTextGCN, adj: Tensor, nodes: Tensor,
                      h: Tensor | None = None) -> Tensor:
-    """Exact logits of ``nodes`` (evaluation mode), layer 2 in chunks of rows."""
+    """Exact logits ``[len(nodes), C]`` of ``nodes`` (evaluation mode, on the model's device),
+    layer 2 in chunks of rows."""
     was_training = model.training
     model.eval()
     h = exact_hidden(model, adj) if h is None else h
-    out = [model.head(h, csr_rows(adj, nodes[a:a + EVAL_CHUNK_ROWS]))
+    nodes = nodes.to(adj.device)
+    out = [model.head(h, csr_rows(adj, nodes[a:a + EVAL_CHUNK_ROWS]).to(h.device))
            for a in range(0, len(nodes), EVAL_CHUNK_ROWS)]
     model.train(was_training)
-    return torch.cat(out) if out else torch.empty(0, model.conv2.out_channels)
+    return torch.cat(out) if out else torch.empty(0, model.conv2.out_channels, device=h.device)
 
 
-def _train_epoch(step_fn: nn.Module, model: TwoLayerTextGCN, sampler: SubgraphSampler,
-                 optimizer: torch.optim.Optimizer, targets: Tensor, batches: list[Tensor],
-                 first_step: int, rank: int, world: int) -> tuple[float, float]:
-    """One pass over ``batches``; ``(mean training loss, training accuracy)`` of this process."""
-    model.train()
+@dataclass
+class _Loop:
+    """What every training step works with."""
+
+    step_fn: nn.Module
+    model: TwoLayerTextGCN
+    sampler: SubgraphSampler
+    optimizer: Any
+    targets: Tensor  # [num_nodes] on the training device
+    device: torch.device
+    sparse: bool
+    rank: int = 0
+    world: int = 1
+
+    def inputs(self, nodes: Tensor, layer1: Tensor) -> tuple[Tensor, ...]:
+        """``(layer-1 rows, layer-2 rows[, columns])`` of a batch, on the training device;
+        ``layer1``: the epoch's layer-1 sample of every node (:meth:`SubgraphSampler.presample`)."""
+        rows2, needed = self.sampler.batch_rows(nodes)
+        rows1 = csr_rows(layer1, needed)
+        if self.sparse:
+            rows1, columns = local_columns(rows1)
+            return rows1.to(self.device), rows2.to(self.device), columns.to(self.device)
+        return rows1.to(self.device), rows2.to(self.device)
+
+
+def _train_epoch(loop: _Loop, batches: list[Tensor], epoch: int) -> tuple[float, float]:
+    """One pass over ``batches``; ``(mean training loss, training accuracy)`` of this process.
+    Layer 1 of every step reads the epoch's sample, drawn once (keyed by the epoch)."""
+    loop.model.train()
     loss_sum = correct = seen = 0.0
-    for t, batch in enumerate(batches):
-        mine = batch[rank::world]
-        rows2, needed = sampler.batch_rows(mine)
-        rows1 = sampler.sampled_rows(needed, first_step + t)
-        optimizer.zero_grad(set_to_none=True)
-        logits = step_fn(rows1, rows2)
-        y = targets[mine]
+    layer1 = loop.sampler.presample(step=epoch)
+    for batch in batches:
+        mine = batch[loop.rank::loop.world]
+        inputs = loop.inputs(mine, layer1)
+        loop.optimizer.zero_grad(set_to_none=True)
+        logits = loop.step_fn(*inputs)
+        y = loop.targets[mine.to(loop.device)]
         # the sum over this slice / the whole batch: DDP's mean over processes is then the
         # gradient of the whole batch's mean loss
-        loss = F.cross_entropy(logits, y, reduction="sum") * (world / len(batch))
+        loss = F.cross_entropy(logits, y, reduction="sum") * (loop.world / len(batch))
         loss.backward()
-        optimizer.step()
-        loss_sum += float(loss.detach()) * len(batch) / world
+        loop.optimizer.step()
+        loss_sum += float(loss.detach()) * len(batch) / loop.world
         correct += float((logits.argmax(1) == y).sum())
         seen += len(mine)
     return loss_sum / max(seen, 1), correct / max(seen, 1)
 
 
-def fit_minibatch(model: TwoLayerTextGCN, optimizer: torch.optim.Optimizer, adj: Tensor,
-                  targets: Tensor, train_idx: Tensor, val_idx: Tensor, config, progress: bool,
-                  rank: int = 0, world: int = 1) -> tuple[list[dict[str, float]], EarlyStopping]:
+def _validate(loop: _Loop, val_rows: tuple[Tensor, Tensor], y_val: Tensor) -> tuple[float, float]:
+    """``(loss, accuracy)`` of the validation documents on their fixed layer-1 sample."""
+    with torch.no_grad():
+        loop.model.eval()
+        logits = loop.model.head(loop.model.hidden(val_rows[0]), val_rows[1])
+        loop.model.train()
+    return (float(F.cross_entropy(logits, y_val)),
+            float((logits.argmax(1) == y_val).float().mean()))
+
+
+def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progress: bool
+                  ) -> tuple[list[dict[str, float]], EarlyStopping]:
     """The mini-batch training loop with exact validation and early stopping."""
-    sampler = SubgraphSampler(adj, config.fanout, seed=config.seed)
-    step_fn: nn.Module = _BatchForward(model)
-    if world > 1:
-        step_fn = nn.parallel.DistributedDataParallel(step_fn)
     # validation: the exact rows of the validation documents over one fixed sample of layer 1
     # (the same draws every epoch, so the loss compares weights, not samples); an exact pass
     # would cost a full-graph product per epoch, as much as full-batch training
-    val_rows2, val_needed = sampler.batch_rows(val_idx)
-    val_rows1 = sampler.sampled_rows(val_needed, step=-1)
+    val_rows2, val_needed = loop.sampler.batch_rows(val_idx)
+    val_rows = (loop.sampler.sampled_rows(val_needed, step=-1).to(loop.device),
+                val_rows2.to(loop.device))
+    y_val = loop.targets[val_idx.to(loop.device)]
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
-    steps = 0
     bar = tqdm(range(1, config.epochs + 1), desc=f"{config.model} (batch {config.batch_size})",
-               disable=not progress or rank != 0, leave=False)
+               disable=not progress or loop.rank != 0, leave=False)
     for epoch in bar:
         t0 = time.perf_counter()
         batches = epoch_batches(train_idx, config.batch_size, config.seed, epoch)
-        train_loss, train_acc = _train_epoch(step_fn, model, sampler, optimizer, targets,
-                                             batches, steps, rank, world)
-        steps += len(batches)
-        with torch.no_grad():
-            model.eval()
-            val_logits = model.head(model.hidden(val_rows1), val_rows2)
-            model.train()
-        y_val = targets[val_idx]
-        val_loss = float(F.cross_entropy(val_logits, y_val))
-        val_acc = float((val_logits.argmax(1) == y_val).float().mean())
-        stop = stopper.step(val_loss if config.monitor == "loss" else val_acc, model, epoch)
+        train_loss, train_acc = _train_epoch(loop, batches, epoch)
+        val_loss, val_acc = _validate(loop, val_rows, y_val)
+        stop = stopper.step(val_loss if config.monitor == "loss" else val_acc, loop.model, epoch)
         history.append({"epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
                         "val_loss": val_loss, "val_acc": val_acc, "batches": len(batches),
                         "seconds": time.perf_counter() - t0})
@@ -155,35 +222,82 @@ def fit_minibatch(model: TwoLayerTextGCN, optimizer: torch.optim.Optimizer, adj:
         if stop:
             break
     bar.close()
-    stopper.restore(model)
+    stopper.restore(loop.model)
     return history, stopper
 
 
-def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
-                    adj: Tensor | None = None):
-    """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step;
-    data-parallel when a process group is initialised (:mod:`gfbgcn.text.train.distributed`)."""
-    from gfbgcn.text.train.checks import check_converged
-    from gfbgcn.text.train.distributed import rank_and_world
-    from gfbgcn.text.train.setup import fitted_result, prepare_run
+def _adjacency(graph: TextGraph, adj: Tensor | None) -> Tensor:
+    """``Â`` with int32 indices where they fit, built from the graph's edge arrays read back
+    from its cache file, which then leave this process's memory (``release_edges``)."""
+    from gfbgcn.text.graph.adjacency import graph_adjacency
+
+    if adj is not None:
+        return adj
+    small = graph.edge_weight.shape[0] + graph.num_nodes < 2**31
+    graph.release_edges()  # the int64 arrays of a fresh build, if any: back to the file
+    adj = graph_adjacency(graph, torch.int32 if small else torch.int64)
+    graph.release_edges()  # the pages read to build Â
+    return adj
+
+
+def _data_parallel(device: torch.device, config) -> tuple[torch.device, Any, int, int]:
+    """``(device, DDP process group, rank, world)`` of this process."""
+    from gfbgcn.core.errors import OptionError
+    from gfbgcn.text.train.distributed import data_parallel_device, rank_and_world
 
     rank, world = rank_and_world()
+    group = None
+    if world > 1:
+        device, group = data_parallel_device(device)
+        if group is not None and config.optimizer == "sparse-adam":
+            raise OptionError("--optimizer sparse-adam cannot average its row-sparse gradients "
+                              "over NCCL; use --optimizer adam for multi-GPU training")
+    return device, group, rank, world
 
-    setup = prepare_run(graph, config, adj, None, torch.device("cpu"))  # CPU only, see train_text
+
+def _step_module(model: TwoLayerTextGCN, sparse: bool, device: torch.device, group: Any,
+                 world: int) -> nn.Module:
+    step_fn: nn.Module = _BatchForward(model, sparse)
+    if world > 1:
+        ids = [device.index] if device.type == "cuda" else None
+        step_fn = nn.parallel.DistributedDataParallel(step_fn, device_ids=ids,
+                                                      process_group=group)
+    return step_fn
+
+
+def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
+                    adj: Tensor | None = None, device: torch.device | None = None):
+    """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step on
+    ``device`` (default the CPU); data-parallel when a process group is initialised
+    (:mod:`gfbgcn.text.train.distributed`)."""
+    from gfbgcn.core.device import device_name
+    from gfbgcn.core.metrics import classification_metrics
+    from gfbgcn.text.train.checks import check_batch_size, check_converged
+    from gfbgcn.text.train.optim import release_state
+    from gfbgcn.text.train.setup import fitted_result, prepare_run
+
+    check_batch_size(graph.is_train, config.batch_size, config.val_ratio)  # before any work
+    device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
+    adj = _adjacency(graph, adj)
+    setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):
         raise ValueError(f"--batch-size supports the two-layer models, not {config.model}")
+    sparse = config.optimizer == "sparse-adam"
+    loop = _Loop(_step_module(model, sparse, device, group, world), model,
+                 SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,
+                 setup.targets, device, sparse, rank, world)
     start = time.perf_counter()
-    history, stopper = fit_minibatch(model, setup.optimizer, setup.adj, setup.targets,
-                                     setup.train_idx, setup.val_idx, config, progress,
-                                     rank, world)
+    history, stopper = fit_minibatch(loop, setup.train_idx, setup.val_idx, config, progress)
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
-    docs = torch.arange(graph.num_docs)
-    logits = exact_doc_logits(model, setup.adj, docs)
-    pred, y = logits.argmax(1).numpy(), setup.targets[: graph.num_docs].numpy()
-    vi, ti = setup.val_idx.numpy(), setup.test_idx.numpy()
+    del loop
+    release_state(setup.optimizer, model)
+    logits = exact_doc_logits(model, setup.adj, torch.arange(graph.num_docs)).cpu()
+    pred, y = logits.argmax(1).numpy(), setup.targets[: graph.num_docs].cpu().numpy()
+    vi, ti = setup.val_idx.cpu().numpy(), setup.test_idx.cpu().numpy()
     return fitted_result(config, history, stopper.best_epoch, train_seconds,
                          classification_metrics(y[ti], pred[ti], setup.num_classes),
                          classification_metrics(y[vi], pred[vi], setup.num_classes), model,
-                         torch.softmax(logits, 1).numpy().astype(np.float32))
+                         torch.softmax(logits, 1).numpy().astype(np.float32),
+                         device=device_name(device))

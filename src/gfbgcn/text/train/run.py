@@ -28,6 +28,10 @@ def train_text(
     ``cpu``, ``cuda`` or ``cuda:N`` (see :mod:`gfbgcn.core.device`); the returned model stays
     there.  ``adj`` (the normalised adjacency) may be passed in to share it between runs
     (passing it already on ``device`` saves a copy per run).
+    ``config.batch_size > 0`` trains on sampled subgraphs (:mod:`gfbgcn.text.train.minibatch`):
+    the sampler works where ``adj`` is (built on the CPU when not passed), the model on
+    ``device``; the graph's edge arrays are then released to its cache file
+    (:meth:`TextGraph.release_edges`).
     ``multilabel_targets`` (``[num_docs, L]`` 0/1, see :mod:`gfbgcn.text.corpus.labels`) switches
     to multi-label training: BCE-with-logits, sigmoid outputs, micro/macro F1 and subset
     accuracy at a threshold chosen on the validation documents.
@@ -37,9 +41,6 @@ def train_text(
         if config.batch_size:
             if multilabel_targets is not None:
                 raise ValueError("mini-batch training (batch_size > 0) is single-label only")
-            if device.type != "cpu":  # its sampler and DDP set-up are written for the CPU
-                raise ValueError(f"mini-batch training (--batch-size) runs on the CPU in this "
-                                 f"version, not on {device}; use --device cpu")
-            return train_minibatch(graph, config, progress=progress, adj=adj)
+            return train_minibatch(graph, config, progress=progress, adj=adj, device=device)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device)

@@ -12,12 +12,13 @@ import torch
 from gfbgcn.core.runinfo import peak_rss_mib, seed_everything
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
-from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.text.graph.adjacency import graph_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features import node_features
 from gfbgcn.text.train.models import build_text_model
+from gfbgcn.text.train.optim import RowSparseAdam, make_optimizer
 
 
 @dataclass
@@ -25,7 +26,7 @@ class RunSetup:
     """Everything one training run works on (built by :func:`prepare_run`)."""
 
     model: torch.nn.Module
-    optimizer: torch.optim.Optimizer
+    optimizer: torch.optim.Optimizer | RowSparseAdam
     adj: torch.Tensor
     targets: torch.Tensor  # [num_nodes] class ids, or [num_docs, L] 0/1 (multi-label)
     multi: bool
@@ -38,16 +39,19 @@ class RunSetup:
 
 
 def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
-             multilabel_targets: np.ndarray | None, device: torch.device) -> RunSetup:
-    """Model, optimiser, ``Â``, targets and document indices, all on ``device``.
+                multilabel_targets: np.ndarray | None, device: torch.device, *,
+                adj_device: torch.device | None = None, row_adj: bool = True) -> RunSetup:
+    """Model, optimiser, ``Â``, targets and document indices, all on ``device`` (``Â`` on
+    ``adj_device`` when given: mini-batch training samples it where it is); ``row_adj``: also
+    the rows of ``Â`` of the training and validation documents (full-batch training).
 
     The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
     on every device."""
     seed_everything(config.seed)
-    data = graph.to_data(config.val_ratio, config.seed)
+    data = graph.to_data(config.val_ratio, config.seed, edges=False)
     if adj is None:
-        adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
-    adj = to_device(adj, device)  # no copy when the caller shares one already there
+        adj = graph_adjacency(graph)
+    adj = to_device(adj, adj_device or device)  # no copy when the caller's is already there
     multi = multilabel_targets is not None
     targets = data.y
     if multi:
@@ -68,12 +72,12 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     val_idx = data.val_mask.nonzero().view(-1)
     check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
                 config.val_ratio, multi)
-    train_idx, val_idx = train_idx.to(device), val_idx.to(device)
-    row_adj = None
-    if isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
-        row_adj = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
+    train_idx, val_idx = train_idx.to(adj.device), val_idx.to(adj.device)
+    rows = None
+    if row_adj and isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
+        rows = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
     return RunSetup(model, optimizer, adj, targets, multi, num_classes, train_idx, val_idx,
-                  data.test_mask.nonzero().view(-1).to(device), row_adj, device)
+                    data.test_mask.nonzero().view(-1).to(adj.device), rows, device)
 
 
 def fitted_result(config: TrainConfig, history: list[dict[str, float]], best_epoch: int,
@@ -100,21 +104,3 @@ def lambda_value(model: torch.nn.Module) -> float | None:
     lams = lambda_parameters(model)
     return float(lams[0].detach()) if len(lams) == 1 else None
 
-
-def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
-    """Adam over the trainable parameters; with ``lambda_lr`` / ``lambda_weight_decay`` GFB's
-    ``lambda`` forms a second group with those settings (otherwise one group, as always)."""
-    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    if config.lambda_lr is None and config.lambda_weight_decay is None:
-        return torch.optim.Adam([p for _, p in params], lr=config.lr,
-                                weight_decay=config.weight_decay)
-    lams = [p for n, p in params if n.endswith("lam")]
-    rest = [p for n, p in params if not n.endswith("lam")]
-    groups: list[dict[str, Any]] = [{"params": rest}]
-    if lams:
-        groups.append({
-            "params": lams,
-            "lr": config.lr if config.lambda_lr is None else config.lambda_lr,
-            "weight_decay": (config.weight_decay if config.lambda_weight_decay is None
-                             else config.lambda_weight_decay)})
-    return torch.optim.Adam(groups, lr=config.lr, weight_decay=config.weight_decay)
