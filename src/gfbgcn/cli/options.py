@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
+from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.validate import encoding_name, int_in
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     """``--dataset`` and the options that read a corpus and build its graph."""
-    parser.add_argument("--dataset", required=True, metavar="NAME|FILE",
+    parser.add_argument("--dataset", type=nonempty_path, required=True, metavar="NAME|FILE",
                         help="20ng, r8, r52, ohsumed, or a CSV/TSV/JSONL corpus file")
     add_data_dir_argument(parser)
     parser.add_argument("--text-col", default="text", help="text column of a corpus file")

@@ -15,6 +15,7 @@ from gfbgcn.cli.options import (
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.text.auto.own_corpus import is_own_file
@@ -48,11 +49,11 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="GFB: the paper's fast GenVec form instead of the exact one")
     parser.add_argument("--fixed-lambda", type=float_in(), default=None, metavar="VALUE",
                         help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
-    parser.add_argument("--out", default=None, metavar="DIR", help="write config.json, "
+    parser.add_argument("--out", type=nonempty_path, default=None, metavar="DIR", help="write config.json, "
                         "history.csv and metrics.json to this directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_threads_argument(parser)
-    parser.add_argument("--save", default=None, metavar="MODEL_DIR",
+    parser.add_argument("--save", type=nonempty_path, default=None, metavar="MODEL_DIR",
                         help="save the trained model for `gfbgcn predict` / gfbgcn.load "
                         "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
     parser.add_argument("--multi-label", action="store_true",

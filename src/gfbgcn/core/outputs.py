@@ -19,6 +19,7 @@ module adds the empty-path and not-a-model rules for a results directory.
 
 from __future__ import annotations
 
+import argparse
 import os
 import stat
 import sys
@@ -34,11 +35,22 @@ STDOUT = "-"
 _GFBGCN_DIRECTORIES = {"model": "a saved model (--save)", "run": "a training run (--out)"}
 
 
+class EmptyPathError(OptionError, argparse.ArgumentTypeError):
+    """An empty path: an :class:`OptionError` from Python, argparse's own message (``argument
+    --out: empty path ...``) when the command line is parsed."""
+
+
 def nonempty_path(value: str) -> str:
     """``argparse`` type of every path option: the empty string is refused at parse time."""
     if not value.strip():
-        raise OptionError("empty path (an unset variable?); give a file or directory name")
+        raise EmptyPathError("empty path (an unset variable?); give a file or directory name")
     return value
+
+
+def nonempty_directory(value: str) -> Path:
+    """``argparse`` type of a directory option (``--out DIR``): :func:`nonempty_path`, as a
+    :class:`~pathlib.Path`."""
+    return Path(nonempty_path(value))
 
 
 def _is_special(path: Path) -> bool:
