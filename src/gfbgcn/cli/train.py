@@ -7,7 +7,9 @@ import sys
 
 from gfbgcn.cli.flags import add_threads_argument
 from gfbgcn.cli.options import (
+    FANOUT,
     add_corpus_arguments,
+    check_applicable,
     classifier_from_args,
     corpus_from_args,
     train_config_from_args,
@@ -17,7 +19,7 @@ from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.runinfo import set_threads
-from gfbgcn.core.validate import float_in, int_in
+from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.train.models import MODELS
 
@@ -29,8 +31,9 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="node input: onehot identity (the paper), or wordllama: identity "
                         "plus 256-d pretrained word vectors, documents the TF-IDF-weighted mean "
                         "of their words' (needs pip install 'gfbgcn[embeddings]')")
-    parser.add_argument("--seed", type=int_in(0), default=0, help="seed of weights, dropout "
-                        "and the validation split (0; >= 0)")
+    parser.add_argument("--seed", type=int_in(0, SEED_MAX), default=0,
+                        help=f"seed of weights, dropout and the validation split (0; "
+                        f"{range_text(0, SEED_MAX)})")
     parser.add_argument("--epochs", type=int_in(1), default=200,
                         help="maximum epochs (200; >= 1)")
     parser.add_argument("--patience", type=int_in(1), default=10,
@@ -59,15 +62,17 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--multi-label", action="store_true",
                         help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
                         "micro/macro F1, threshold chosen on the validation split")
-    parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+    parser.add_argument("--label-sep", default=None, metavar="SEP",
+                        help="--multi-label: the separator of a document's labels (|)")
     add_device_argument(parser)
     add_own_corpus_arguments(parser)
     parser.add_argument("--batch-size", type=int_in(0), default=0, metavar="N",
                         help="mini-batch training: N training documents per step on sampled "
                         "subgraphs (two-layer models; 0: full batch, the default); runs under "
                         "torchrun with one shard of each batch per process")
-    parser.add_argument("--fanout", type=harness.positive_int, default=32, metavar="K",
-                        help="mini-batch: sampled layer-1 neighbours per node (32)")
+    parser.add_argument("--fanout", type=harness.positive_int, default=None, metavar="K",
+                        help=f"--batch-size: sampled layer-1 neighbours per node ({FANOUT}; "
+                        ">= 1)")
 
 
 def _print_result(result, multi_label: bool) -> None:
@@ -97,6 +102,7 @@ def train(args: argparse.Namespace) -> int:
     from gfbgcn.text.estimator.settings import check_savable
     from gfbgcn.text.train.checks import check_has_test, check_has_words
 
+    check_applicable(args)
     if getattr(args, "batch_size", 0) and args.device == "auto":
         args.device = "cpu"  # mini-batch training runs on the CPU (see text/train/full_batch.py)
     device = device_from_args(args)  # an absent GPU fails here, before any work
@@ -159,10 +165,11 @@ def _write_outputs(args: argparse.Namespace, corpus, graph, result, label_names=
 
 def _train_multi_label(args: argparse.Namespace, corpus, graph, config, device) -> int:
     """``--multi-label``: label sets as multi-hot targets, trained full batch."""
-    from gfbgcn.text.corpus.labels import multi_hot, split_labels
+    from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
     from gfbgcn.text.predict.saved import save_trained
     from gfbgcn.text.train.run import train_text
 
+    warn_if_no_separator(corpus.labels, args.label_sep)
     targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
     print(f"multi-label: {len(label_names)} labels, "
           f"{targets.sum(1).mean():.2f} labels per document on average")
