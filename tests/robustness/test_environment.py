@@ -57,3 +57,86 @@ def test_data_build_needs_its_cache(cli, corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("GFBGCN_CACHE", str(blocker / "cache"))
     cli("data", "build", "--dataset", corpus, "--min-freq", "1").assert_user_error(
         "cannot write the cache", "GFBGCN_CACHE")
+
+
+# ---- graph-building workers die with the command -------------------------------------------
+
+#: ``data build`` with a tokenizing pass slow enough to be caught running, in many shards.
+_SLOW_BUILD = """
+import sys, time
+from gfbgcn.text.graph import sharded
+sharded.MIN_SHARD_CHARS = 50  # several shards of the tiny corpus
+real = sharded._tokenize_shard
+def slow(index):
+    time.sleep(20)
+    return real(index)
+sharded._tokenize_shard = slow
+from gfbgcn.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] not in "ZX":
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return False
+
+
+def _wait(condition, seconds: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="Linux /proc")
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM", "Ctrl-C"])
+def test_build_workers_never_outlive_the_command(corpus, tmp_path, how):
+    import signal
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", _SLOW_BUILD, "data", "build", "--dataset", str(corpus),
+               "--min-freq", "1", "--no-cache", "--build-workers", "2"]
+    build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, cwd=tmp_path)
+    workers: list[int] = []
+    try:
+        assert _wait(lambda: len(_children(build.pid)) == 2, 60), "no workers started"
+        workers = _children(build.pid)
+        if how == "Ctrl-C":  # the terminal signals every process of the command
+            os.killpg(build.pid, signal.SIGINT)
+        else:
+            os.kill(build.pid, getattr(signal, how))
+        assert _wait(lambda: not any(map(_alive, workers)), 10), "a worker outlived it"
+        status = build.wait(timeout=30)
+        err = build.stderr.read().decode()
+    finally:
+        if build.poll() is None:
+            build.kill()
+        for pid in filter(_alive, workers):  # a test that failed: leave nothing running
+            os.kill(pid, signal.SIGKILL)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    if how == "Ctrl-C":
+        assert status == 130 and err.strip() == "interrupted", err
