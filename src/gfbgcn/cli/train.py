@@ -17,8 +17,10 @@ from gfbgcn.cli.options import (
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.runinfo import set_threads
+from gfbgcn.core.torchrun import torchrun_rank
 from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.train.models import MODELS
@@ -103,6 +105,7 @@ def train(args: argparse.Namespace) -> int:
     from gfbgcn.text.train.checks import check_has_test, check_has_words
 
     check_applicable(args)
+    check_torchrun(args)
     if getattr(args, "batch_size", 0) and args.device == "auto":
         args.device = "cpu"  # mini-batch training runs on the CPU (see text/train/full_batch.py)
     device = device_from_args(args)  # an absent GPU fails here, before any work
@@ -136,6 +139,19 @@ def train(args: argparse.Namespace) -> int:
     if args.save:
         print(f"saved model to {clf.save(args.save, transductive=False)}")
     return 0
+
+
+def check_torchrun(args: argparse.Namespace) -> None:
+    """Under torchrun, the processes share the mini-batch training of one model; anything else
+    would run whole in every process (each writing the same --out and --save): refused."""
+    if torchrun_rank()[1] == 1:
+        return
+    if args.auto:
+        raise OptionError("--auto does not run under torchrun (every process would search "
+                          "alone): run it in one process")
+    if not args.batch_size:
+        raise OptionError("torchrun needs --batch-size N: full-batch training runs in one "
+                          "process (run it without torchrun)")
 
 
 def _corpus_and_graph(args: argparse.Namespace, clf) -> tuple:
