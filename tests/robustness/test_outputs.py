@@ -210,3 +210,16 @@ def test_results_never_go_into_a_saved_model(cli, verb, saved_model):
         cli(*verb, *extra, "--out", saved_model).assert_user_error(
             "--out", "is a saved model")
     assert _snapshot(saved_model) == before
+
+
+def test_predict_output_to_a_process_substitution(cli, saved_model):
+    """``gfbgcn predict m --text ... --output >(gzip > p.csv.gz)``: ``/dev/fd/N`` of a pipe."""
+    read, write = os.pipe()
+    try:
+        result = cli("predict", saved_model, "--text", "goal team", "--output",
+                     f"/dev/fd/{write}")
+        assert result.status == 0, result.err
+        assert os.read(read, 1000).startswith(b"row,label")
+    finally:
+        os.close(read)
+        os.close(write)
