@@ -1,5 +1,6 @@
 """``--report-only`` means the same in every ``reproduce`` verb: the report is re-rendered from
-the records in ``--out``; no grid runs, no data set is downloaded, no command is logged."""
+the records in ``--out``; no grid runs, no data set is downloaded, no command is logged.  An
+``--out`` without records is refused (a report of nothing would replace the one there)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from gfbgcn.cli import main, reproduce_entity, reproduce_graphs
 from gfbgcn.entity import experiment as entity_experiment
 from gfbgcn.text.auto import experiment as own_experiment
-from gfbgcn.text.reproduce import text_grid
+from gfbgcn.text.auto import report as own_report
+from gfbgcn.text.reproduce import inductive_report, text_grid, text_report
 from tests.entity.conftest import toy_entities
 
 
@@ -32,14 +34,54 @@ def no_grid(monkeypatch):
 
 
 VERBS = [["text"], ["inductive"], ["own-corpora"], ["graphs"]]
+#: Each verb's report renderer (stubbed: the renderers have their own tests) and task name.
+RENDERERS = {"text": (text_report, "render_text_report"),
+             "inductive": (inductive_report, "render_inductive_report"),
+             "own-corpora": (own_report, "render_own_report"),
+             "graphs": (reproduce_graphs, "write_report")}
+
+
+@pytest.fixture()
+def renders(monkeypatch) -> list[str]:
+    """The verbs whose report was rendered (by a stub writing ``<out>/<task>.md``)."""
+    calls: list[str] = []
+    for task, (module, name) in RENDERERS.items():
+        def render(layout, *_, task=task) -> None:
+            calls.append(task)
+            layout.report.write_text("rendered", encoding="utf-8")
+        monkeypatch.setattr(module, name, render)
+    return calls
+
+
+def _with_record(out: Path, task: str) -> Path:
+    raw = out / "raw" / task
+    raw.mkdir(parents=True)
+    record = '{"key": {"dataset": "r8"}, "device": "cpu"}'
+    (raw / "dataset=r8__model=gcn__seed=0.json").write_text(record)
+    return out
 
 
 @pytest.mark.parametrize("verb", VERBS, ids=" ".join)
-def test_report_only_runs_and_logs_nothing(verb, tmp_path: Path, no_grid, capsys) -> None:
-    out = tmp_path / "results"
+def test_report_only_runs_and_logs_nothing(verb, tmp_path: Path, no_grid, renders,
+                                           capsys) -> None:
+    out = _with_record(tmp_path / "results", verb[0])
     assert main(["reproduce", *verb, "--report-only", "--out", str(out)]) == 0
-    assert "wrote" in capsys.readouterr().out
+    assert "wrote" in capsys.readouterr().out and renders == [verb[0]]
     assert not list(out.glob("raw/*/invocations.json"))  # nothing logged, nothing recorded
+
+
+@pytest.mark.parametrize("verb", [*VERBS, ["entity"]], ids=" ".join)
+def test_report_only_without_records_is_refused(verb, tmp_path: Path, no_grid, renders,
+                                                capsys) -> None:
+    out = tmp_path / "results"
+    out.mkdir()
+    report = out / f"{verb[0]}.md"
+    report.write_text("the report of last week's runs")
+    assert main(["reproduce", *verb, "--report-only", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "no run records" in err
+    assert report.read_text() == "the report of last week's runs" and renders == []
+    assert sorted(p.name for p in out.iterdir()) == [report.name]  # nothing else written
 
 
 def test_entity_report_only_reads_data_without_downloading(tmp_path: Path, no_grid,
@@ -51,7 +93,7 @@ def test_entity_report_only_reads_data_without_downloading(tmp_path: Path, no_gr
         return dataclasses.replace(toy_entities(), name=name)
 
     monkeypatch.setattr(reproduce_entity, "load_entities", load)
-    out = tmp_path / "results"
+    out = _with_record(tmp_path / "results", "entity")
     assert main(["reproduce", "entity", "--datasets", "aifb", "--report-only", "--out",
                  str(out)]) == 0
     assert calls == [False]  # the data table's statistics; never a download

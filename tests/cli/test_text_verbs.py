@@ -236,9 +236,8 @@ def test_reproduce_text_runs_resumes_and_reports(tmp_path, toy_benchmark, capsys
 def test_reproduce_text_report_only_runs_nothing(tmp_path, monkeypatch):
     out = tmp_path / "results"
     monkeypatch.setattr(experiment, "load_benchmark", lambda *a: pytest.fail("ran a grid"))
-    assert main(["reproduce", "text", "--report-only", "--out", str(out)]) == 0
-    assert (out / "text.md").is_file()
-    assert not (out / "raw" / "text").exists()
+    assert main(["reproduce", "text", "--report-only", "--out", str(out)]) == 2  # no records
+    assert not out.exists()
 
 
 def test_reproduce_inductive_runs_and_reports(tmp_path, toy_benchmark):

@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from gfbgcn.core import harness
+from gfbgcn.core.errors import UserError
 from gfbgcn.core.store import RunStore
 
 
@@ -239,10 +240,15 @@ def test_reproduce_runs_each_data_set_logs_it_and_renders(tmp_path: Path) -> Non
 def test_reproduce_report_only_renders_and_runs_nothing(tmp_path: Path) -> None:
     layout = harness.Layout(tmp_path, "task")
     calls: list[str] = []
+    with pytest.raises(UserError, match="no run records"):  # nothing to render from
+        harness.reproduce(layout, ["a"], lambda d: pytest.fail(f"ran {d}"),
+                          lambda: calls.append("render"), _loop_args(tmp_path, True))
+    assert calls == []
+    layout.store().save({"dataset": "a"}, {"accuracy": 1.0})
     harness.reproduce(layout, ["a", "b"], lambda d: pytest.fail(f"ran {d}"),
                       lambda: calls.append("render"), _loop_args(tmp_path, True))
     assert calls == ["render"]
-    assert not layout.raw.exists()  # no invocation logged
+    assert not (layout.raw / harness.Invocations.FILE).exists()  # no invocation logged
 
 
 def test_thread_counts_from_the_log_and_from_older_commands(tmp_path: Path) -> None:

@@ -101,3 +101,28 @@ def test_a_results_directory_is_not_a_model(tmp_path):
     with pytest.raises(OptionError, match="not a directory"):
         check_results_directory(str(tmp_path / "f"))
     assert check_results_directory(str(tmp_path / "results")) == tmp_path / "results"
+
+
+def test_a_process_substitution_is_written_through():
+    """``--output >(gzip > p.gz)`` names ``/dev/fd/63``: a link to ``pipe:[...]``, no path."""
+    read, write = os.pipe()
+    try:
+        out = output_file(f"/dev/fd/{write}", "--output")
+        assert out.write_through
+        out.write_text("through\n")
+        assert os.read(read, 100) == b"through\n"
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_through(tmp_path):
+    """``gfbgcn predict ... --output /dev/stdout > p.csv``: the shell's descriptor is written,
+    not its file renamed over (which would cut the caller's descriptor off its file)."""
+    log = tmp_path / "p.csv"
+    with open(log, "w") as fh:
+        out = output_file(f"/proc/self/fd/{fh.fileno()}", "--output")
+        assert out.write_through
+        out.write_text("a,b\n")
+        inode = os.fstat(fh.fileno()).st_ino
+    assert log.read_text() == "a,b\n" and log.stat().st_ino == inode

@@ -13,6 +13,7 @@ import pytest
 import gfbgcn
 from gfbgcn.core.harness import run_pending
 from gfbgcn.core.store import RunStore
+from tests.text.reproduce.test_text_report import _record as text_record
 
 
 def _damage(path, how: str) -> None:
@@ -69,6 +70,8 @@ def test_report_only_survives_corrupt_records_and_log(cli, tmp_path):
     bad = raw / "dataset=r8__model=gcn__seed=0.json"
     bad.write_text('{"key": {"dataset": "r8", "mod')
     (raw / "invocations.json").write_text('[{"command": "gfbgcn reprod')
+    record, key = text_record("gcn", 1, 0.9)  # one readable record beside the corrupt one
+    RunStore(raw).save(key, record)
     result = cli("reproduce", "text", "--out", tmp_path / "results", "--report-only",
                  "--datasets", "r8", "--models", "gcn")
     assert result.status == 0, result.err

@@ -40,7 +40,8 @@ def test_no_usable_rows(cli, tmp_path):
 
 
 @pytest.mark.parametrize(("option", "value", "expected"), [
-    ("--window", "0", ">= 1"),
+    ("--window", "0", ">= 2"),
+    ("--window", "1", ">= 2"),
     ("--min-freq", "0", ">= 1"),
     ("--patience", "0", ">= 1"),
     ("--epochs", "0", ">= 1"),
@@ -51,7 +52,9 @@ def test_no_usable_rows(cli, tmp_path):
     ("--weight-decay", "-1", ">= 0"),
     ("--val-ratio", "0", "in (0, 1)"),
     ("--val-ratio", "1", "in (0, 1)"),
-    ("--seed", "-1", ">= 0"),
+    ("--seed", "-1", "in [0, 4294967295]"),
+    ("--seed", str(2**64), "in [0, 4294967295]"),
+    ("--seed", str(2**32), "in [0, 4294967295]"),
     ("--split-seed", "-3", ">= 0"),
     ("--epochs", "ten", "not a whole number"),
     ("--encoding", "klingon", "unknown encoding"),
@@ -67,7 +70,8 @@ def test_option_out_of_range_is_refused_before_any_work(cli, corpus, tmp_path, o
 def test_help_shows_the_ranges(cli):
     text = cli("train", "--help").out
     for fragment in ("(200; >= 1)", "(10; >= 1)", "(0.02; > 0)", "(0.5; in [0, 1))",
-                     "(0.1; in (0, 1))", "--encoding", "--debug"):
+                     "(0.1; in (0, 1))", "--encoding", "--debug", "(20; >= 2)",
+                     "(0; in [0, 4294967295])"):
         assert fragment in " ".join(text.split()), fragment
 
 

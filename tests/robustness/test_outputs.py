@@ -132,3 +132,94 @@ def test_written_files_honour_the_umask(cli, corpus, tmp_path):
         assert stat.S_IMODE(directory.stat().st_mode) == 0o755
         for path in directory.iterdir():
             assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+# ---- A. one output policy in every verb (gfbgcn.core.outputs) ----------------------------------
+
+
+def test_predict_never_replaces_its_input(cli, saved_model, tmp_path):
+    docs = tmp_path / "c.csv"
+    docs.write_text("text\ngoal team\nbread soup\n")
+    before = docs.read_bytes()
+    cli("predict", saved_model, "--input", docs, "--output", docs).assert_user_error(
+        "--output", "is an input of this command", "refusing to replace it")
+    assert docs.read_bytes() == before
+
+
+def test_predict_never_writes_into_the_model_directory(cli, saved_model):
+    before = _snapshot(saved_model)
+    for name in ("config.json", "predictions.csv"):
+        cli("predict", saved_model, "--text", "goal team", "--output", saved_model / name
+            ).assert_user_error("--output")
+    assert _snapshot(saved_model) == before
+    assert gfbgcn.load(saved_model).predict(["goal team"]).labels
+
+
+def test_predict_output_dash_is_standard_output(cli, saved_model, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("predict", saved_model, "--text", "goal team", "--output", "-")
+    assert result.status == 0, result.err
+    assert result.out.startswith("row,label") and not (tmp_path / "-").exists()
+
+
+def test_predict_output_pipe_is_written_through(cli, saved_model, tmp_path):
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()  # `--output >(gzip > p.gz)`: a reader waits on the pipe
+    result = cli("predict", saved_model, "--text", "goal team", "--output", fifo)
+    reader.join(timeout=60)
+    assert result.status == 0, result.err
+    assert fifo.is_fifo() and received and received[0].startswith(b"row,label")
+
+
+@pytest.mark.parametrize("option", ["--out", "--save", "--data-dir", "--dataset"])
+def test_an_empty_train_path_is_refused_when_parsed(cli, corpus, option, monkeypatch):
+    from gfbgcn.cli import options
+
+    monkeypatch.setattr(options, "load_corpus", lambda *a, **k: pytest.fail("read a corpus"))
+    argv = ["train", "--dataset", corpus, *FAST, option, ""]
+    cli(*argv).assert_user_error(f"argument {option}: empty path")
+
+
+@pytest.mark.parametrize("option", ["--output", "--input"])
+def test_an_empty_predict_path_is_refused_when_parsed(cli, saved_model, option, tmp_path,
+                                                      monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cli("predict", saved_model, "--text", "goal", option, "").assert_user_error(
+        f"argument {option}: empty path")
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("verb", [["reproduce", "text"], ["reproduce", "graphs"],
+                                  ["figures", "pooling"]], ids=" ".join)
+def test_an_empty_results_directory_is_refused(cli, verb):
+    cli(*verb, "--out", "").assert_user_error("argument --out: empty path")
+
+
+@pytest.mark.parametrize("verb", [["reproduce", "text", "--datasets", "r8", "--models", "gcn"],
+                                  ["reproduce", "graphs", "--datasets", "MUTAG"],
+                                  ["reproduce", "entity", "--datasets", "aifb"],
+                                  ["figures", "pooling"]], ids=lambda v: " ".join(v[:2]))
+def test_results_never_go_into_a_saved_model(cli, verb, saved_model):
+    before = _snapshot(saved_model)
+    for extra in ([], ["--report-only"]) if verb[0] == "reproduce" else ([],):
+        cli(*verb, *extra, "--out", saved_model).assert_user_error(
+            "--out", "is a saved model")
+    assert _snapshot(saved_model) == before
+
+
+def test_predict_output_to_a_process_substitution(cli, saved_model):
+    """``gfbgcn predict m --text ... --output >(gzip > p.csv.gz)``: ``/dev/fd/N`` of a pipe."""
+    read, write = os.pipe()
+    try:
+        result = cli("predict", saved_model, "--text", "goal team", "--output",
+                     f"/dev/fd/{write}")
+        assert result.status == 0, result.err
+        assert os.read(read, 1000).startswith(b"row,label")
+    finally:
+        os.close(read)
+        os.close(write)

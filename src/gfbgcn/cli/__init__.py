@@ -132,27 +132,42 @@ def _add_debug(parser: argparse.ArgumentParser) -> None:
                         help="on an error, show the Python traceback (also: GFBGCN_DEBUG=1)")
 
 
+def _check_torchrun(path: tuple[str, ...] | None) -> None:
+    """Under torchrun only ``train`` runs (its mini-batch training is shared by the processes;
+    any other verb would just run once per process, all writing the same files)."""
+    from gfbgcn.core.errors import OptionError
+    from gfbgcn.core.torchrun import torchrun_rank
+
+    if torchrun_rank()[1] > 1 and path not in (None, ("train",)):
+        raise OptionError(f"gfbgcn {' '.join(path)} does not run under torchrun (only train "
+                          "--batch-size N does): run it in one process")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, a
     :class:`~gfbgcn.core.errors.UserError` such as a bad option; 1 for a bug) unless
-    ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback."""
+    ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback (under torchrun, one line from
+    rank 0 for all: :mod:`gfbgcn.core.torchrun`)."""
     from gfbgcn.core import errors
     from gfbgcn.core.streams import closable_stdout
+    from gfbgcn.core.torchrun import report_failure, torchrun_rank
 
     argv = list(sys.argv[1:] if argv is None else argv)
     args = None
     try:
         args = build_parser(argv).parse_args(argv)
+        _check_torchrun(_selected(argv))
         args.command_argv = argv  # provenance: reports record the command that made them
         with errors.one_line_warnings(), closable_stdout():
             return int(args._run(args) or 0)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        if torchrun_rank()[0] == 0:  # under torchrun, every rank was interrupted: one says it
+            print("interrupted", file=sys.stderr)
         return 130
     except Exception as err:
         if errors.debug_requested(getattr(args, "debug", "--debug" in argv)):
             raise
-        return errors.report(err)
+        return report_failure(err, errors.report)  # under torchrun: rank 0 speaks
 
 
 if __name__ == "__main__":

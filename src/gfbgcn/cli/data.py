@@ -6,6 +6,7 @@ import argparse
 import json
 
 from gfbgcn.cli.options import add_corpus_arguments, graph_from_args
+from gfbgcn.core.paths import cache_required
 
 
 def format_stats(stats: dict, notes: list[str]) -> str:
@@ -45,8 +46,10 @@ def data_build_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def data_build(args: argparse.Namespace) -> int:
-    """Build the graph into the cache; print where it is (``data stats`` describes it)."""
-    _, graph = graph_from_args(args)
+    """Build the graph into the cache; print where it is (``data stats`` describes it).  The
+    cache is this verb's output: one that cannot be written is an error, not a warning."""
+    with cache_required():
+        _, graph = graph_from_args(args)
     if graph.from_cache:
         print(f"{graph.corpus_name}: graph already cached (key {graph.key})")
     elif graph.key:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from gfbgcn.core.harness import DEFAULT_OUT, positive_int
+from gfbgcn.core.outputs import nonempty_directory, nonempty_path
 from gfbgcn.core.runinfo import thread_count
 
 #: What ``--threads`` means in every verb (``gfbgcn --help`` and each verb's help say it).
@@ -50,7 +50,7 @@ def add_deprecated_alias(parser: argparse.ArgumentParser, old: str,
 
 
 def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", default=None, metavar="DIR",
+    parser.add_argument("--data-dir", type=nonempty_path, default=None, metavar="DIR",
                         help="data root (default: $GFBGCN_DATA, then the user cache dir)")
 
 
@@ -85,7 +85,7 @@ def add_epochs_argument(parser: argparse.ArgumentParser, default: int) -> None:
 
 def add_results_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out`` (the results directory of a reproduction) and ``--report-only``."""
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+    parser.add_argument("--out", type=nonempty_directory, default=DEFAULT_OUT, metavar="DIR",
                         help=f"results directory: the report, raw/<task>/ records, figures/ and "
                         f"<task>_notes.md (default: {DEFAULT_OUT})")
     parser.add_argument("--report-only", action="store_true",

@@ -7,6 +7,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
+from gfbgcn.core.errors import OptionError
+from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.validate import encoding_name, int_in
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
@@ -20,9 +22,33 @@ if TYPE_CHECKING:
     from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
 
+#: Options that mean something only beside another: (option, destination, the one it needs).
+NEEDS = (("--budget", "budget", "--auto", "auto"),
+         ("--fanout", "fanout", "--batch-size", "batch_size"),
+         ("--label-sep", "label_sep", "--multi-label", "multi_label"))
+#: The defaults of those options where they apply.
+FANOUT, LABEL_SEP = 32, "|"
+
+
+def check_applicable(args: argparse.Namespace) -> None:
+    """Refuse an option that would be ignored (``--budget`` without ``--auto``, ...), then
+    give the options that apply their defaults; called as the command line is read."""
+    for option, dest, needed, needed_dest in NEEDS:
+        if getattr(args, dest) is not None and not getattr(args, needed_dest):
+            raise OptionError(f"{option} applies only with {needed}: add {needed}, or drop "
+                              f"{option}")
+    args.fanout = fanout_of(args)
+    args.label_sep = LABEL_SEP if args.label_sep is None else args.label_sep
+
+
+def fanout_of(args: argparse.Namespace) -> int:
+    """``--fanout``, or its default where not given."""
+    return FANOUT if args.fanout is None else int(args.fanout)
+
+
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     """``--dataset`` and the options that read a corpus and build its graph."""
-    parser.add_argument("--dataset", required=True, metavar="NAME|FILE",
+    parser.add_argument("--dataset", type=nonempty_path, required=True, metavar="NAME|FILE",
                         help="20ng, r8, r52, ohsumed, or a CSV/TSV/JSONL corpus file")
     add_data_dir_argument(parser)
     parser.add_argument("--text-col", default="text", help="text column of a corpus file")
@@ -37,8 +63,8 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    parser.add_argument("--window", type=int_in(1), default=20,
-                        help="PMI sliding window (20; >= 1)")
+    parser.add_argument("--window", type=int_in(2), default=20,
+                        help="PMI sliding window (20; >= 2)")
     parser.add_argument("--min-freq", type=int_in(1), default=5,
                         help="drop words seen fewer times (5; >= 1)")
     parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",
@@ -99,8 +125,8 @@ def train_config_from_args(args: argparse.Namespace) -> TrainConfig:
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, fast_genvec=args.fast_genvec, fixed_lambda=args.fixed_lambda,
-        batch_size=args.batch_size, fanout=args.fanout, features=args.features,
-        multi_label=getattr(args, "multi_label", False))
+        batch_size=args.batch_size, fanout=fanout_of(args), features=args.features,
+        multi_label=getattr(args, "multi_label", False), optimizer=args.optimizer)
 
 
 def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
@@ -116,6 +142,7 @@ def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
         min_freq=args.min_freq, stop_words=args.stop_words, cooccurrence=args.cooccurrence,
         tokenizer=args.tokenizer or default_tokenizer_name(args.dataset),
         no_numbers=args.no_numbers, cjk_split=args.cjk_split, batch_size=args.batch_size,
-        fanout=args.fanout, device=str(args.device), auto=args.auto, budget=args.budget,
+        fanout=fanout_of(args), device=str(args.device), auto=args.auto, budget=args.budget,
+        baseline=not args.no_baseline,
         cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet,
         optimizer=args.optimizer)

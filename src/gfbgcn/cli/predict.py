@@ -4,27 +4,30 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from gfbgcn.cli.flags import add_deprecated_alias
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.io import atomic_write_text
+from gfbgcn.core.outputs import OutputFile, nonempty_path, output_file
 from gfbgcn.core.validate import encoding_name, int_in
 from gfbgcn.text.predict.io import predictions_csv, read_documents
 
 
 def predict_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", metavar="MODEL_DIR", help="directory written by "
+    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR", help="directory written by "
                         "gfbgcn train ... --save")
     parser.add_argument("--text", action="append", default=[], help="a document to classify "
                         "(repeatable)")
-    parser.add_argument("--input", default=None, metavar="FILE", help="documents: .csv/.tsv/"
+    parser.add_argument("--input", type=nonempty_path, default=None, metavar="FILE", help="documents: .csv/.tsv/"
                         ".jsonl (column --text-col), other files or '-' (stdin): one per line")
     parser.add_argument("--text-col", default="text", help="text column of --input (text)")
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of --input (utf-8)")
-    parser.add_argument("--output", default=None, metavar="FILE", help="write the predictions "
-                        "CSV here (atomically) instead of printing it")
+    parser.add_argument("--output", type=nonempty_path, default=None, metavar="FILE",
+                        help="write the predictions CSV here instead of printing it: a file is "
+                        "replaced whole (atomically), a device or pipe written through, '-' is "
+                        "standard output; never an input or a file in MODEL_DIR")
     parser.add_argument("--top-k", type=int_in(1), default=1, help="also give the k most probable "
                         "labels (single-label models; 1)")
     batch = parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
@@ -42,6 +45,7 @@ def predict(args: argparse.Namespace) -> int:
     device = device_from_args(args)
     if not args.text and args.input is None:
         raise OptionError("give --text and/or --input")
+    output = _output(args)  # before any work: the input is read once (it may be a pipe)
     model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
     sep = read_config(args.model_dir)["labels"].get("separator") or "|"
     docs = list(args.text)
@@ -49,9 +53,19 @@ def predict(args: argparse.Namespace) -> int:
         docs += read_documents(args.input, args.text_col, args.encoding)
     pred = model.predict(docs, batch_size=args.predict_batch)
     out = predictions_csv(pred, args.top_k, sep)
-    if args.output:
-        atomic_write_text(args.output, out)
-        print(f"wrote {len(docs)} prediction(s) to {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out)
+    output.write_text(out)
+    if output.target is not None:
+        print(f"wrote {len(docs)} prediction(s) to {output.name}", file=sys.stderr)
     return 0
+
+
+def _output(args: argparse.Namespace) -> OutputFile:
+    """Where the predictions go (standard output without ``--output``); never over the
+    ``--input`` file or into the model directory (:func:`gfbgcn.core.outputs.output_file`)."""
+    if args.output is None:
+        return output_file("-", "--output")
+    model_dir = Path(args.model_dir)
+    inputs = [args.input] if args.input not in (None, "-") else []
+    if model_dir.is_dir():
+        inputs += [str(path) for path in model_dir.iterdir()]
+    return output_file(args.output, "--output", inputs=inputs)

@@ -25,6 +25,7 @@ from gfbgcn.cli.flags import (
 )
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.validate import SEED_MAX, int_in, range_text
 from gfbgcn.graphcls.data import DATASETS, load_graph_dataset
 from gfbgcn.graphcls.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
 from gfbgcn.graphcls.model import MODELS
@@ -53,8 +54,9 @@ def reproduce_graphs_arguments(parser: argparse.ArgumentParser) -> None:
                         help="K of stratified K-fold cross-validation (10)")
     parser.add_argument("--fold-limit", type=harness.positive_int, default=None, metavar="N",
                         help="run only the first N of the K folds")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="seed of the folds; fold k trains from seed S + k (0)")
+    parser.add_argument("--seed", type=int_in(0, SEED_MAX), default=0, metavar="S",
+                        help="seed of the folds; fold k trains from seed S + k (0; "
+                        f"{range_text(0, SEED_MAX)})")
     parser.add_argument("--patience", type=harness.positive_int, default=20, metavar="N",
                         help="early-stopping patience (20)")
     batch = parser.add_argument("--graph-batch", type=harness.positive_int, default=64,

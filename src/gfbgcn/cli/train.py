@@ -7,7 +7,9 @@ import sys
 
 from gfbgcn.cli.flags import add_threads_argument
 from gfbgcn.cli.options import (
+    FANOUT,
     add_corpus_arguments,
+    check_applicable,
     classifier_from_args,
     corpus_from_args,
     train_config_from_args,
@@ -15,8 +17,11 @@ from gfbgcn.cli.options import (
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.errors import OptionError
+from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.runinfo import set_threads
-from gfbgcn.core.validate import float_in, int_in
+from gfbgcn.core.torchrun import torchrun_rank
+from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.train.models import MODELS
 from gfbgcn.text.train.optim import OPTIMIZERS
@@ -29,8 +34,9 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="node input: onehot identity (the paper), or wordllama: identity "
                         "plus 256-d pretrained word vectors, documents the TF-IDF-weighted mean "
                         "of their words' (needs pip install 'gfbgcn[embeddings]')")
-    parser.add_argument("--seed", type=int_in(0), default=0, help="seed of weights, dropout "
-                        "and the validation split (0; >= 0)")
+    parser.add_argument("--seed", type=int_in(0, SEED_MAX), default=0,
+                        help=f"seed of weights, dropout and the validation split (0; "
+                        f"{range_text(0, SEED_MAX)})")
     parser.add_argument("--epochs", type=int_in(1), default=200,
                         help="maximum epochs (200; >= 1)")
     parser.add_argument("--patience", type=int_in(1), default=10,
@@ -49,25 +55,27 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="GFB: the paper's fast GenVec form instead of the exact one")
     parser.add_argument("--fixed-lambda", type=float_in(), default=None, metavar="VALUE",
                         help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
-    parser.add_argument("--out", default=None, metavar="DIR", help="write config.json, "
+    parser.add_argument("--out", type=nonempty_path, default=None, metavar="DIR", help="write config.json, "
                         "history.csv and metrics.json to this directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_threads_argument(parser)
-    parser.add_argument("--save", default=None, metavar="MODEL_DIR",
+    parser.add_argument("--save", type=nonempty_path, default=None, metavar="MODEL_DIR",
                         help="save the trained model for `gfbgcn predict` / gfbgcn.load "
                         "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
     parser.add_argument("--multi-label", action="store_true",
                         help="labels are sets joined by --label-sep: sigmoid outputs, BCE loss, "
                         "micro/macro F1, threshold chosen on the validation split")
-    parser.add_argument("--label-sep", default="|", help="separator of --multi-label labels (|)")
+    parser.add_argument("--label-sep", default=None, metavar="SEP",
+                        help="--multi-label: the separator of a document's labels (|)")
     add_device_argument(parser)
     add_own_corpus_arguments(parser)
     parser.add_argument("--batch-size", type=int_in(0), default=0, metavar="N",
                         help="mini-batch training: N training documents per step on sampled "
                         "subgraphs (two-layer models; 0: full batch, the default); runs under "
                         "torchrun with one shard of each batch per process")
-    parser.add_argument("--fanout", type=harness.positive_int, default=32, metavar="K",
-                        help="mini-batch: sampled layer-1 neighbours per node (32)")
+    parser.add_argument("--fanout", type=harness.positive_int, default=None, metavar="K",
+                        help=f"--batch-size: sampled layer-1 neighbours per node ({FANOUT}; "
+                        ">= 1)")
     parser.add_argument("--optimizer", default="adam", choices=OPTIMIZERS,
                         help="adam (the paper's), or sparse-adam: mini-batch only, W1 read and "
                         "updated at the rows a batch uses (lazy Adam; less memory per node, no "
@@ -101,6 +109,8 @@ def train(args: argparse.Namespace) -> int:
     from gfbgcn.text.estimator.settings import check_savable
     from gfbgcn.text.train.checks import check_has_test, check_has_words
 
+    check_applicable(args)
+    check_torchrun(args)
     device = device_from_args(args)  # an absent GPU fails here, before any work
     args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)
@@ -134,6 +144,19 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_torchrun(args: argparse.Namespace) -> None:
+    """Under torchrun, the processes share the mini-batch training of one model; anything else
+    would run whole in every process (each writing the same --out and --save): refused."""
+    if torchrun_rank()[1] == 1:
+        return
+    if args.auto:
+        raise OptionError("--auto does not run under torchrun (every process would search "
+                          "alone): run it in one process")
+    if not args.batch_size:
+        raise OptionError("torchrun needs --batch-size N: full-batch training runs in one "
+                          "process (run it without torchrun)")
+
+
 def _corpus_and_graph(args: argparse.Namespace, clf) -> tuple:
     clf.graph_settings()  # bad graph settings fail before the corpus is read
     corpus = corpus_from_args(args)
@@ -161,10 +184,11 @@ def _write_outputs(args: argparse.Namespace, corpus, graph, result, label_names=
 
 def _train_multi_label(args: argparse.Namespace, corpus, graph, config, device) -> int:
     """``--multi-label``: label sets as multi-hot targets, trained full batch."""
-    from gfbgcn.text.corpus.labels import multi_hot, split_labels
+    from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
     from gfbgcn.text.predict.saved import save_trained
     from gfbgcn.text.train.run import train_text
 
+    warn_if_no_separator(corpus.labels, args.label_sep)
     targets, label_names = multi_hot(split_labels(corpus.labels, args.label_sep))
     print(f"multi-label: {len(label_names)} labels, "
           f"{targets.sum(1).mean():.2f} labels per document on average")

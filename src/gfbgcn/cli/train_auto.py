@@ -13,26 +13,30 @@ from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 def add_own_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-baseline", action="store_true",
                         help="own corpus files: do not fit the TF-IDF + logistic regression "
-                        "baseline beside the graph model")
+                        "baseline beside the graph model (with --auto: nor try the models "
+                        "combined with it)")
     parser.add_argument("--auto", action="store_true",
                         help="choose graph settings and model on the validation split (also "
                         "tries each model combined with the TF-IDF + LR baseline, and the best "
                         "one with --features wordllama when installed); --model, --features, "
                         "--min-freq, --window and --stop-words are then searched")
     parser.add_argument("--budget", default=None, metavar="N|Nm",
-                        help="--auto: at most N candidates, or N minutes (default: all, about "
-                        "14 trainings with the embeddings extra)")
+                        help="--auto: at most N candidates trained (each is also tried combined "
+                        "with the baseline, at no training cost), or N minutes (default: all, "
+                        "about 14 with the embeddings extra)")
 
 
-def print_beside(name: str, test: dict[str, Any], b: BaselineResult) -> None:
-    """The baseline's test accuracy and macro F1 beside the graph model's; a note if it wins."""
+def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
+                 hint: str = " (try --auto)") -> None:
+    """The baseline's test accuracy and macro F1 beside the graph model's; a note if it wins
+    (``hint``: what to do about it, appended)."""
     acc, f1 = test["accuracy"], test["macro_f1"]
     bacc, bf1 = b.test["accuracy"], b.test["macro_f1"]
     print(f"baseline TF-IDF + LR (C={b.model.C:g}): test accuracy {bacc:.4f} | macro F1 "
           f"{bf1:.4f}   [{name}: {acc:.4f} | {f1:.4f}]")
     if bacc > acc:
         print(f"note: the TF-IDF + LR baseline beats {name} on this corpus by "
-              f"{100 * (bacc - acc):.1f} accuracy points (try --auto)")
+              f"{100 * (bacc - acc):.1f} accuracy points{hint}")
 
 
 def baseline_beside(corpus, graph, result) -> dict[str, Any]:
@@ -43,6 +47,14 @@ def baseline_beside(corpus, graph, result) -> dict[str, Any]:
                            result.config.val_ratio, result.config.seed)
     print_beside(result.config.model, result.test, b)
     return {"baseline": baseline_metrics(b)}
+
+
+def _searched(auto) -> str:
+    """``2 candidates trained, each also combined with the baseline,``: the count --budget
+    limits, whatever the number of table rows."""
+    plural = "s" if auto.trained != 1 else ""
+    combined = ", each also combined with the baseline," if auto.baseline is not None else ""
+    return f"{auto.trained} candidate{plural} trained{combined}"
 
 
 def train_auto(args: argparse.Namespace) -> int:
@@ -66,10 +78,12 @@ def train_auto(args: argparse.Namespace) -> int:
     test = c.test
     name = f"{c.model_label}{' + linear' if c.predictor != 'graph' else ''}"
     print(f"auto chose {name} with {c.setting.label()} (validation accuracy "
-          f"{c.val_accuracy:.4f}; {len(auto.candidates)} candidates in {auto.seconds:.0f} s)")
+          f"{c.val_accuracy:.4f}; {_searched(auto)} in {auto.seconds:.0f} s)")
     print(f"test accuracy {test['accuracy']:.4f} | macro F1 {test['macro_f1']:.4f}")
-    print_beside("auto", test, auto.baseline)
-    extra = {"baseline": baseline_metrics(auto.baseline), "auto": chosen_summary(auto)}
+    extra: dict[str, Any] = {"auto": chosen_summary(auto)}
+    if auto.baseline is not None:  # not with --no-baseline
+        print_beside("auto", test, auto.baseline, hint="")  # --auto tried the combinations
+        extra["baseline"] = baseline_metrics(auto.baseline)
     if c.predictor != "graph":  # test: the combination's; the graph part's beside it
         extra["graph_part"] = {"test": auto.result.test, "val": auto.result.val}
         extra.update(_combined_metrics(auto))

@@ -164,14 +164,15 @@ def exit_status(err: BaseException) -> int:
     return USER_ERROR if user or resource else INTERNAL_ERROR
 
 
-def report(err: BaseException) -> int:
-    """Print ``err`` in one line on standard error; return the exit status."""
+def report(err: BaseException, where: str = "") -> int:
+    """Print ``err`` in one line on standard error (``where``: a prefix of the message, e.g.
+    ``"rank 1: "``); return the exit status."""
     status = exit_status(err)
     if status == USER_ERROR:
-        print(f"error: {describe(err)}", file=sys.stderr)
+        print(f"error: {where}{describe(err)}", file=sys.stderr)
     else:
-        print(f"error: internal error ({type(err).__name__}: {describe(err)}); rerun with "
-              "--debug (or GFBGCN_DEBUG=1) for the traceback and please report it",
+        print(f"error: {where}internal error ({type(err).__name__}: {describe(err)}); rerun "
+              "with --debug (or GFBGCN_DEBUG=1) for the traceback and please report it",
               file=sys.stderr)
     return status
 

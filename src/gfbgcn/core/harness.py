@@ -36,7 +36,10 @@ from typing import Any, Protocol
 import torch
 from tqdm.auto import tqdm
 
+from gfbgcn.core.errors import UserError
 from gfbgcn.core.io import atomic_write_json
+from gfbgcn.core.outputs import check_results_directory
+from gfbgcn.core.processes import pool_options
 from gfbgcn.core.runinfo import provenance, set_threads, torch_threads
 from gfbgcn.core.store import RunStore
 from gfbgcn.core.validate import int_in
@@ -178,7 +181,8 @@ def run_pending(
 
     try:
         if workers > 1 and len(todo) > 1:
-            with mp.get_context("fork").Pool(min(workers, len(todo))) as pool:
+            with mp.get_context("fork").Pool(min(workers, len(todo)),
+                                             **pool_options()) as pool:
                 for task, record in pool.imap_unordered(_call, todo):
                     save(task, record)
         else:
@@ -216,11 +220,26 @@ def reproduce(
     ``args.report_only`` (``--report-only``) means the same in every verb: ``render()`` and
     nothing else: no run, no data set loaded for training, no invocation logged.  ``threads``:
     torch's thread count while the loop runs (``None``: torch's choice).
+
+    Before anything is written, ``--out`` is checked (:func:`~gfbgcn.core.outputs.
+    check_results_directory`: never a saved model or a training run), and ``--report-only``
+    is refused where ``--out`` holds no record of the task (a report of nothing would replace
+    the one there).
     """
+    check_results_directory(str(layout.out))
+    if args.report_only:
+        check_has_records(layout)
     with torch_threads(threads):
         if not args.report_only:
             _run_datasets(layout, datasets, run, render, args, log_extra or {})
         render()
+
+
+def check_has_records(layout: Layout) -> None:
+    """Refuse to render a report from no records (``--report-only`` on the wrong ``--out``)."""
+    if next(layout.store().records(), None) is None:
+        raise UserError(f"--report-only: no run records in {layout.raw}: nothing to render "
+                        "a report from (check --out, or run without --report-only first)")
 
 
 def _run_datasets(layout: Layout, datasets: Sequence[str], run: Callable[[str], bool | None],

@@ -4,9 +4,10 @@ and report.
 * An empty path is an error (it is usually an unset shell variable), never "write nothing".
 * ``-`` is standard output.
 * A path that exists and is not a regular file (a character device such as ``/dev/null``, a
-  pipe, a socket), directly or through a symbolic link, is written *through*: opened and
-  written, never replaced, so ``--output /dev/stdout`` or ``--output >(gzip > p.gz)`` work and
-  ``/dev/null`` stays a device.
+  pipe, a socket), directly or through a symbolic link, and any path under ``/dev/`` or
+  ``/proc/`` (``/dev/stdout`` names the caller's descriptor even when it is redirected to a
+  regular file) is written *through*: opened and written, never replaced, so ``--output
+  /dev/stdout`` or ``--output >(gzip > p.gz)`` work and ``/dev/null`` stays a device.
 * A regular file is replaced atomically (written beside it, then renamed over it); through a
   symbolic link, the file the link points to is replaced and the link kept.
 * An output never replaces one of the command's inputs (``predict --input c.csv --output
@@ -19,6 +20,7 @@ module adds the empty-path and not-a-model rules for a results directory.
 
 from __future__ import annotations
 
+import argparse
 import os
 import stat
 import sys
@@ -34,15 +36,33 @@ STDOUT = "-"
 _GFBGCN_DIRECTORIES = {"model": "a saved model (--save)", "run": "a training run (--out)"}
 
 
+class EmptyPathError(OptionError, argparse.ArgumentTypeError):
+    """An empty path: an :class:`OptionError` from Python, argparse's own message (``argument
+    --out: empty path ...``) when the command line is parsed."""
+
+
 def nonempty_path(value: str) -> str:
     """``argparse`` type of every path option: the empty string is refused at parse time."""
     if not value.strip():
-        raise OptionError("empty path (an unset variable?); give a file or directory name")
+        raise EmptyPathError("empty path (an unset variable?); give a file or directory name")
     return value
 
 
+def nonempty_directory(value: str) -> Path:
+    """``argparse`` type of a directory option (``--out DIR``): :func:`nonempty_path`, as a
+    :class:`~pathlib.Path`."""
+    return Path(nonempty_path(value))
+
+
+#: Where paths name devices and open descriptors (``/dev/stdout``, ``/dev/fd/63``,
+#: ``/proc/self/fd/1``), whatever these point to: always written through, never renamed over.
+_DESCRIPTOR_ROOTS = ("/dev/", "/proc/")
+
+
 def _is_special(path: Path) -> bool:
-    """A device, pipe or socket (following symbolic links)."""
+    """A device, pipe or socket (following symbolic links), or a path naming a descriptor."""
+    if str(path.absolute()).startswith(_DESCRIPTOR_ROOTS):
+        return True  # /dev/stdout of `> file` is a regular file, yet the caller's descriptor
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -111,14 +131,16 @@ def output_file(path: str, option: str, *, inputs: Iterable[str | os.PathLike[st
     if path == STDOUT:
         return OutputFile(option, path, None, write_through=False)
     given = Path(path)
-    target = given.resolve() if given.is_symlink() else given
+    special = _is_special(given)  # through the link as given: /dev/fd/63 of >(cmd) names
+    # "pipe:[123]", which resolves to no path
+    target = given.resolve() if given.is_symlink() and not special else given
     if target.is_dir():
         raise OptionError(f"{option} {path}: is a directory; give a file name")
     for source in inputs:
         if _same_file(target, Path(source)):
             raise OptionError(f"{option} {path}: is an input of this command ({source}); "
                               "refusing to replace it")
-    if _is_special(target):
+    if special:
         return OutputFile(option, path, target, write_through=True)
     kind = _inside_gfbgcn_directory(target.absolute())
     if kind is not None:

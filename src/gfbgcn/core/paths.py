@@ -4,14 +4,24 @@ The data root is resolved as: explicit ``--data-dir`` flag > ``GFBGCN_DATA`` env
 variable > the user cache directory (``platformdirs.user_cache_dir("gfbgcn")/data``).
 Built artifacts (text graphs, PyG ``processed/`` folders) go to :func:`cache_dir`, never into
 the data root, which may be read-only.
+
+The text-graph cache is optional: a cache directory that cannot be written (read-only, full,
+not a directory) costs a rebuild next time, not the command.  :func:`write_to_cache` warns
+once and lets the command go on uncached, except inside :func:`cache_required` (``gfbgcn data
+build``, whose whole point is the cache), where it is a one-line error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from platformdirs import user_cache_dir
+
+from gfbgcn.core.errors import UserError
 
 DATA_ENV = "GFBGCN_DATA"
 CACHE_ENV = "GFBGCN_CACHE"
@@ -27,10 +37,49 @@ def data_root(flag: str | os.PathLike[str] | None = None) -> Path:
     return Path(user_cache_dir("gfbgcn")) / "data"
 
 
-def cache_dir(sub: str = "") -> Path:
-    """A writable cache directory (``$GFBGCN_CACHE`` or the user cache dir), created on demand."""
+def cache_dir(sub: str = "", *, create: bool = True) -> Path:
+    """The cache directory (``$GFBGCN_CACHE`` or the user cache dir), created on demand unless
+    ``create`` is false (an optional cache: see :func:`write_to_cache`)."""
     env = os.environ.get(CACHE_ENV)
     root = Path(env).expanduser() if env else Path(user_cache_dir("gfbgcn")) / "cache"
     path = root / sub if sub else root
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class CacheWarning(UserWarning):
+    """The cache cannot be written; the command goes on without it."""
+
+
+_WARNED: set[Path] = set()  # cache directories already warned about in this process
+_REQUIRED: list[bool] = []  # inside cache_required()
+
+
+@contextlib.contextmanager
+def cache_required() -> Iterator[None]:
+    """Within the block, a cache that cannot be written is an error, not a warning."""
+    _REQUIRED.append(True)
+    try:
+        yield
+    finally:
+        _REQUIRED.pop()
+
+
+def write_to_cache(write: Callable[[], object], path: Path) -> bool:
+    """``write()`` (which writes ``path``, in a cache directory, creating it); ``False`` when
+    the cache cannot be written: warned once per directory, or an error in
+    :func:`cache_required`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write()
+        return True
+    except OSError as err:
+        reason = f"cannot write the cache {path.parent} ({err.strerror or err})"
+        if _REQUIRED:
+            raise UserError(f"{reason}; set {CACHE_ENV} to a writable directory") from None
+        if path.parent not in _WARNED:
+            _WARNED.add(path.parent)
+            warnings.warn(f"{reason}; going on without it (set {CACHE_ENV} to a writable "
+                          "directory, or pass --no-cache)", CacheWarning, stacklevel=2)
+        return False

@@ -20,15 +20,25 @@ from typing import Any
 
 from gfbgcn.core.errors import OptionError
 
+#: The largest seed (``--seed``): every consumer of a seed accepts it (scikit-learn's and
+#: NumPy's legacy seeding stop at 2**32 - 1; torch at 2**64 - 1).
+SEED_MAX = 2**32 - 1
+
+
+def _number(value: float) -> str:
+    """``4294967295``, not ``4.29497e+09``: whole bounds in full, others as ``:g``."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
 
 def range_text(low: float | None, high: float | None, low_open: bool = False,
                high_open: bool = False) -> str:
     """``">= 1"``, ``"in (0, 1)"``, ``"in [0, 1)"``, ..."""
     if high is None:
-        return f"{'>' if low_open else '>='} {low:g}" if low is not None else "any number"
+        return f"{'>' if low_open else '>='} {_number(low)}" if low is not None else "any number"
     if low is None:
-        return f"{'<' if high_open else '<='} {high:g}"
-    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return f"{'<' if high_open else '<='} {_number(high)}"
+    return (f"in {'(' if low_open else '['}{_number(low)}, {_number(high)}"
+            f"{')' if high_open else ']'}")
 
 
 def _inside(value: float, low: float | None, high: float | None, low_open: bool,

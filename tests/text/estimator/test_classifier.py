@@ -55,8 +55,8 @@ def test_get_params_equals_the_init_arguments():
              "min_freq": 2, "stop_words": None, "cooccurrence": "pair", "tokenizer": "whitespace",
              "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,
              "optimizer": "sparse-adam",
-             "device": "cpu", "auto": True, "budget": "3", "cache": False, "build_workers": 1,
-             "verbose": True}
+             "device": "cpu", "auto": True, "budget": "3", "baseline": False, "cache": False,
+             "build_workers": 1, "verbose": True}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
     assert TextGCNClassifier(**given).get_params() == given
 

@@ -35,7 +35,7 @@ def test_layer_options():
     ({"batch_size": 8, "multi_label": True}, "--batch-size supports single-label two-layer"),
     ({"batch_size": -1}, "--batch-size must be >= 0, got -1"),
     ({"fanout": 0}, "--fanout must be >= 1, got 0"),
-    ({"seed": -1}, "--seed must be >= 0, got -1"),
+    ({"seed": -1}, r"--seed must be in \[0, 4294967295\], got -1"),
     ({"dropout": 1.0}, r"--dropout must be in \[0, 1\), got 1.0"),
     ({"epochs": True}, "--epochs must be a whole number >= 1, got True"),
     ({"model": None}, "unknown model None"),

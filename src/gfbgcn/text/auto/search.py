@@ -21,7 +21,9 @@ train/validation documents (the validation split depends only on the seed and th
    ``embeddings`` extra is installed; otherwise the search says so in one line and skips it.
 
 Every trained candidate is also tried *combined* with the TF-IDF + LR baseline
-(:mod:`gfbgcn.text.predict.combined`, weight chosen by validation log-loss).  The winner has the highest
+(:mod:`gfbgcn.text.predict.combined`, weight chosen by validation log-loss), unless
+``baseline=False`` (``--no-baseline``): then no baseline is fitted and no combination tried.
+A budget of N candidates is N trainings; a combination costs no training and is not counted.  The winner has the highest
 validation accuracy; ties go to the earlier candidate (the paper's setting first; a graph model
 before its combination), so a combination is chosen only when it is strictly better on
 validation.  Each graph is built once (and cached on disk) and shared by all its models.
@@ -138,8 +140,9 @@ class AutoResult:
     chosen: Candidate
     result: TrainResult  # the graph model of the chosen candidate (or of its combination)
     graph: TextGraph
-    baseline: BaselineResult
+    baseline: BaselineResult | None  # None: searched without it (--no-baseline)
     seconds: float
+    trained: int = 0  # candidates trained (what --budget counts); their combinations aside
 
     def table(self) -> str:
         """The compact table printed and saved as ``auto.csv``."""
@@ -182,10 +185,10 @@ class _Search:
 
     def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
                  cache: bool, log: Callable[[str], None], cooccurrence: str,
-                 device: str | torch.device | None = None) -> None:
+                 device: str | torch.device | None = None, with_baseline: bool = True) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
-        self.device = device
+        self.device, self.with_baseline = device, with_baseline
         self.graphs: dict[GraphSetting, TextGraph] = {}
         self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
@@ -200,17 +203,19 @@ class _Search:
                              cooccurrence=self.cooccurrence)
         g = build_text_graph(self.corpus, config, self.tokenizer, cache=self.cache)
         self.graphs[s] = g
-        if self.baseline is None:  # the split is the same for every graph: fix it once
-            self._fit_baseline(g)
+        if not self.split:  # the split is the same for every graph: fix it once
+            self._fix_split(g)
         return g, time.perf_counter() - start
 
-    def _fit_baseline(self, g: TextGraph) -> None:
-        self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
-                                           self.base.seed)
+    def _fix_split(self, g: TextGraph) -> None:
         data = g.to_data(self.base.val_ratio, self.base.seed)
         d = g.num_docs
         self.split = {"val": data.val_mask[:d].nonzero().view(-1).numpy(),
                       "test": data.test_mask[:d].nonzero().view(-1).numpy()}
+        if not self.with_baseline:
+            return
+        self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
+                                           self.base.seed)
         self.log(f"auto: TF-IDF + LR baseline, validation accuracy "
                  f"{self.baseline.val['accuracy']:.4f} (C={self.baseline.model.C:g}, "
                  f"{self.baseline.seconds:.1f} s)")
@@ -225,34 +230,40 @@ class _Search:
         result = train_text(g, config, progress=False, device=self.device)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds
-        y, vi, ti = g.labels, self.split["val"], self.split["test"]
-        c = len(g.label_names)
+        y, ti = g.labels, self.split["test"]
+        graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
+                            test=_test_summary(y, result.probabilities, ti, len(g.label_names)),
+                            features=features)
+        self.candidates.append(graph_c)
+        combined = "" if self.baseline is None else self._combine(graph_c, result, g)
+        self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
+                 f"{graph_c.val_accuracy:.4f}{combined}, {seconds:.1f} s")
+        return True
+
+    def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
+        """Add the candidate combined with the baseline; the log's words for it."""
         assert self.baseline is not None
+        y, vi, ti = g.labels, self.split["val"], self.split["test"]
         p_lin = self.baseline.probabilities
         weight, combined_acc = choose_weight(result.probabilities[vi], p_lin[vi], y[vi])
-        graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
-                            test=_test_summary(y, result.probabilities, ti, c),
-                            features=features)
         mixed = mix(result.probabilities, p_lin, weight)
-        comb_c = Candidate(s, model, fast, "graph+linear", combined_acc, seconds, weight,
-                           test=_test_summary(y, mixed, ti, c), features=features)
-        self.candidates += [graph_c, comb_c]
-        self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
-                 f"{graph_c.val_accuracy:.4f}, combined {combined_acc:.4f} (w={weight:.2f}), "
-                 f"{seconds:.1f} s")
-        return True
+        self.candidates.append(replace(
+            graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
+            test=_test_summary(y, mixed, ti, len(g.label_names))))
+        return f", combined {combined_acc:.4f} (w={weight:.2f})"
 
 
 def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              budget: Budget | None = None, stop_words: str | None = "english",
              cooccurrence: str = "window", cache: bool = True,
              log: Callable[[str], None] = print,
-             device: str | torch.device | None = None) -> AutoResult:
+             device: str | torch.device | None = None, baseline: bool = True) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
-    every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`)."""
+    every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
+    ``baseline=False``: no TF-IDF + LR baseline, no combined candidates."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
-                     device)
+                     device, baseline)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
@@ -268,12 +279,11 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
             break
     _try_features(search)
     chosen = _best(search.candidates)
-    assert search.baseline is not None
     return AutoResult(
         candidates=search.candidates, chosen=chosen,
         result=search.results[(chosen.setting, chosen.model, chosen.fast, chosen.features)],
         graph=search.graphs[chosen.setting], baseline=search.baseline,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start, trained=len(search.results),
     )
 
 
@@ -295,5 +305,5 @@ def chosen_summary(auto: AutoResult) -> dict[str, Any]:
     return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
             "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
             "predictor": c.predictor, "features": c.features, "weight": c.weight,
-            "val_accuracy": c.val_accuracy,
+            "val_accuracy": c.val_accuracy, "trained": auto.trained,
             "candidates": len(auto.candidates), "seconds": auto.seconds}

@@ -8,6 +8,7 @@ sigmoid probability reaches a threshold chosen on the validation documents
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +30,19 @@ def split_labels(labels: Sequence[str], sep: str = "|") -> list[list[str]]:
                 seen.setdefault(part, None)
         out.append(list(seen))
     return out
+
+
+class SingleLabelsWarning(UserWarning):
+    """Multi-label training of labels that hold no separator: one label per document."""
+
+
+def warn_if_no_separator(labels: Sequence[str], sep: str = "|") -> None:
+    """Warn when no label field contains ``sep`` (``--multi-label`` with the wrong
+    ``--label-sep``, or a single-label corpus): every document would have one label."""
+    if sep and not any(sep in str(field) for field in labels):
+        warnings.warn(f"--multi-label: no label contains the separator {sep!r}, so every "
+                      "document has exactly one label (check --label-sep, or drop "
+                      "--multi-label)", SingleLabelsWarning, stacklevel=2)
 
 
 def multi_hot(label_sets: Sequence[Sequence[str]], label_names: Sequence[str] | None = None

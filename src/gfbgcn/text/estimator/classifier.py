@@ -60,7 +60,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     (0: full batch); ``device``: ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``; ``auto``:
     choose graph settings and model on the validation split (``--auto``; ``budget`` ``N``
     candidates or ``"Nm"`` minutes), which may choose the graph model combined with TF-IDF +
-    logistic regression.  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
+    logistic regression unless ``baseline=False`` (``--no-baseline``: no baseline fitted, no
+    combination tried).  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
     ``build_workers``: graph-building processes (``None``: every core); ``verbose``: progress.
     Nothing is checked before ``fit``; a bad value then raises a one-line
     :class:`~gfbgcn.core.errors.OptionError` naming the option, and bad ``X``/``y`` (lengths,
@@ -88,8 +89,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,
         cjk_split: str = "chars", batch_size: int = 0, fanout: int = 32, optimizer: str = "adam",
         device: str = "auto",
-        auto: bool = False, budget: int | str | None = None, cache: bool = True,
-        build_workers: int | None = None, verbose: bool = False,
+        auto: bool = False, budget: int | str | None = None, baseline: bool = True,
+        cache: bool = True, build_workers: int | None = None, verbose: bool = False,
     ) -> None:
         self.model = model
         self.hidden = hidden
@@ -116,6 +117,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.device = device
         self.auto = auto
         self.budget = budget
+        self.baseline = baseline
         self.cache = cache
         self.build_workers = build_workers
         self.verbose = verbose
@@ -178,6 +180,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.graph_settings()
         resolve_device(self.device)
         settings.check_flag("auto", self.auto)
+        settings.check_flag("baseline", self.baseline)
         if self.budget is not None:
             parse_budget(self.budget)
 
@@ -208,7 +211,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=bool(self.cache),
-                        log=self._log, device=self.device)
+                        log=self._log, device=self.device, baseline=bool(self.baseline))
 
     def _log(self, message: str) -> None:
         if self.verbose:

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from gfbgcn.core.processes import pool_options
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.window_pairs import SparseSum, upper_window_counts
 from gfbgcn.text.tokenize.batch import textgcn_token_ids
@@ -130,7 +131,7 @@ def _run(task: Callable[[int], Any], count: int, workers: int) -> Iterator[Any]:
         yield from map(task, range(count))
         return
     context = multiprocessing.get_context("fork")
-    with context.Pool(min(workers, count)) as pool:
+    with context.Pool(min(workers, count), **pool_options()) as pool:  # die with us
         yield from pool.imap(task, range(count))
 
 

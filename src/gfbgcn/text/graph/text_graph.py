@@ -35,7 +35,7 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
-from gfbgcn.core.paths import cache_dir
+from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.core.validate import check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache_key import (  # re-exported
@@ -358,7 +358,7 @@ def build_text_graph(
     if cache and tok_key is None:
         log.warning("tokenizer %r has no stable identity (set .cache_key): not caching", tokenizer)
     key = graph_cache_key(corpus, config, tok_key or "uncached") if use_cache else ""
-    path = Path(cache_root or cache_dir("graphs")) / f"{corpus.name}-{key}.npz"
+    path = Path(cache_root or cache_dir("graphs", create=False)) / f"{corpus.name}-{key}.npz"
     if use_cache and path.is_file():
         try:
             return _load(path)
@@ -373,7 +373,6 @@ def build_text_graph(
     graph = build_graph_from_counts(counts, corpus, config, tok_key or "custom")
     graph.build_seconds = time.perf_counter() - start
     graph.key = key
-    if use_cache:
-        _save(graph, path)
-        graph.cache_path = str(path)
+    if use_cache and write_to_cache(lambda: _save(graph, path), path):
+        graph.cache_path = str(path)  # an unwritable cache is warned about, not fatal
     return graph

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import UserError
-from gfbgcn.core.validate import check_option
+from gfbgcn.core.validate import SEED_MAX, check_option
 
 
 class ClassWithoutTrainingWarning(UserWarning):
@@ -29,7 +29,7 @@ _RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = 
     ("epochs", 1, None, False, False, True),
     ("patience", 1, None, False, False, True),
     ("hidden", 1, None, False, False, True),
-    ("seed", 0, None, False, False, True),
+    ("seed", 0, SEED_MAX, False, False, True),
     ("lr", 0, None, True, False, False),
     ("dropout", 0, 1, False, True, False),
     ("weight_decay", 0, None, False, False, False),

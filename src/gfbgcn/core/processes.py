@@ -1,0 +1,51 @@
+"""Worker processes that never outlive the command that started them.
+
+A pool's workers are forked children.  Left alone, a worker whose parent was killed
+(``kill -9``, or ``SIGTERM``, whose default action gives the parent no chance to clean up) keeps
+computing its task and then fails, much later, with a page of ``BrokenPipeError`` traceback;
+and Ctrl-C, which the terminal sends to every process of the command, prints one
+``KeyboardInterrupt`` traceback per worker.  Every pool of gfbgcn therefore starts its workers
+with :func:`pool_options`:
+
+* on Linux each worker asks the kernel to kill it when its parent dies
+  (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), and exits at once if the parent died before that;
+* each worker ignores ``SIGINT``: the parent receives Ctrl-C, stops with one line, and its
+  ``with Pool(...)`` block terminates the workers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from typing import Any
+
+#: ``prctl`` option: the signal this process gets when its parent thread dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
+
+
+def _kill_me_with_parent() -> None:
+    """Linux: the kernel sends this process SIGKILL when its parent dies; elsewhere nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl here: the worker just may outlive a kill
+        pass
+
+
+def die_with_parent(parent: int) -> None:
+    """A pool's ``initializer``: die with the parent process ``parent`` (its pid, taken in the
+    parent), and leave Ctrl-C to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _kill_me_with_parent()
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def pool_options() -> dict[str, Any]:
+    """``initializer`` and ``initargs`` of a ``multiprocessing`` pool whose workers never
+    outlive this process: ``ctx.Pool(n, **pool_options())``."""
+    return {"initializer": die_with_parent, "initargs": (os.getpid(),)}
