@@ -85,19 +85,31 @@ class LazyAdam(torch.optim.Optimizer):
         state["step"] += 1
         beta1, beta2 = group["betas"]
         t = state["step"]
-        grad = p.grad
-        rows = None
-        if grad.is_sparse:  # duplicate rows (e.g. gathered from several processes) are summed
-            grad = grad.coalesce()
-            rows, grad = grad.indices()[0], grad.values()
-        take = (lambda x: x) if rows is None else (lambda x: x[rows])
+        rows, grad = _rows_and_values(p.grad)
+        take = (lambda x: x) if rows is None else (lambda x: x.index_select(0, rows))
         exp_avg, exp_avg_sq, param = take(state["exp_avg"]), take(state["exp_avg_sq"]), take(p)
         exp_avg.lerp_(grad, 1 - beta1)  # torch.optim.Adam's single-tensor arithmetic
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         denom = (exp_avg_sq.sqrt() / math.sqrt(1 - beta2**t)).add_(group["eps"])
         param.addcdiv_(exp_avg, denom, value=-group["lr"] / (1 - beta1**t))
         if rows is not None:
-            state["exp_avg"][rows], state["exp_avg_sq"][rows], p[rows] = exp_avg, exp_avg_sq, param
+            for full, part in ((state["exp_avg"], exp_avg), (state["exp_avg_sq"], exp_avg_sq),
+                               (p, param)):
+                full.index_copy_(0, rows, part)
+
+
+def _rows_and_values(grad: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor]:
+    """``(rows, [len(rows), ...] values)`` of a row-sparse gradient, rows unique and sorted
+    (repeated rows, e.g. gathered from several processes, summed); ``(None, grad)`` when dense.
+    The lookup of sorted unique columns gives them so already: then no sort is needed."""
+    if not grad.is_sparse:
+        return None, grad
+    if not grad.is_coalesced():
+        rows = grad._indices()[0]
+        if bool((rows[1:] > rows[:-1]).all()):
+            return rows, grad._values()
+        grad = grad.coalesce()
+    return grad.indices()[0], grad.values()
 
 
 class RowSparseAdam:
