@@ -150,7 +150,9 @@ def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict,
         build = child(BUILD, str(n), env=env)
         row.update(build or {"build_failed": True})
     for phase, batch in (("full", 0), ("mini", batch_size)):
-        if phase in phases:
+        if phase in phases and row.get("build_failed"):  # it would build the graph itself
+            row[f"{phase}_failed"] = True
+        elif phase in phases:
             got = child(TRAIN, str(n), str(batch), str(threads), optimizer, env=env)
             row.update({f"{phase}_s": got["epoch_s"], f"{phase}_mib": got["peak_mib"]} if got
                        else {f"{phase}_failed": True})
@@ -216,6 +218,8 @@ def main() -> int:
                         help="JSON-lines file: append this run's rows and report every size in "
                              "it (the latest row per size), so sizes can run separately")
     parser.add_argument("--note", default="", help="a sentence on the conditions")
+    parser.add_argument("--section", default="scale",
+                        help="report section (and figure name) to write (scale)")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -231,11 +235,12 @@ def main() -> int:
                     fh.write(json.dumps(row) + "\n")
     if args.rows:
         rows = merged_rows(args.rows)
-    figure = REPORT.parent / "figures" / "scale.png"
+    figure = REPORT.parent / "figures" / f"{args.section}.png"
     plot(rows, figure)
     commands = sorted({r["command"] for r in rows})
     body = "\n".join([
-        "## Scale: cost against corpus size",
+        "## Scale: cost against corpus size"
+        + ("" if args.section == "scale" else f" ({args.section})"),
         "",
         "Command(s): " + "; ".join(f"`{c}`" for c in commands) + "  ",
         f"Machine: {machine_line(args.threads)}" + (f"; {args.note}" if args.note else ""),
@@ -254,7 +259,7 @@ def main() -> int:
         "arrays and releases them; *before issue 27*: the earlier trainer). Each process runs under an address-space limit of "
         f"{args.max_gib:g} GiB; *failed*: the phase died (out of memory at that limit); "
         "–: not run. One run per size on a shared machine: read the trend, not the digits. "
-        "Plot: `docs/figures/scale.png`.",
+        f"Plot: `docs/figures/{args.section}.png`.",
         "",
         "| documents | words | nodes | nnz(Â) | build s | build CPU s | load | build peak GiB "
         "(main) | (worker) | full-batch epoch s | full-batch peak GiB | mini-batch epoch s | "
@@ -262,9 +267,9 @@ def main() -> int:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *map(table_row, rows),
         "",
-        "![cost against documents](figures/scale.png)",
+        f"![cost against documents](figures/{args.section}.png)",
     ])
-    update_section("scale", body)
+    update_section(args.section, body)
     return 0
 
 

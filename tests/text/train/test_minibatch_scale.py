@@ -159,3 +159,19 @@ def test_cli_sparse_adam_save_and_predict(tmp_path, capsys):
     assert "test accuracy" in capsys.readouterr().out
     assert main(["predict", str(model_dir), "--text", "goal match team cup"]) == 0
     assert "sport" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("chunk", [2, 1 << 16])
+def test_lazy_adam_sums_repeated_rows_like_a_coalesced_gradient(chunk, monkeypatch):
+    from gfbgcn.text.train.optim import LazyAdam
+
+    monkeypatch.setattr(LazyAdam, "CHUNK", chunk)  # rows updated a few at a time, or all
+
+    values = torch.arange(12, dtype=torch.float64).view(4, 3)
+    a = torch.nn.Parameter(torch.ones(5, 3, dtype=torch.float64))
+    b = torch.nn.Parameter(torch.ones(5, 3, dtype=torch.float64))
+    a.grad = torch.sparse_coo_tensor(torch.tensor([[3, 1, 3, 0]]), values, (5, 3))  # repeated
+    b.grad = a.grad.coalesce().to_dense()
+    LazyAdam([a], lr=0.1).step()
+    torch.optim.Adam([b], lr=0.1).step()
+    assert torch.equal(a.detach(), b.detach())  # rows 2 and 4 have a zero gradient: unchanged

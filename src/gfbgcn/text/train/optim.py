@@ -69,6 +69,9 @@ class LazyAdam(torch.optim.Optimizer):
                  eps: float = 1e-8) -> None:
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps})
 
+    #: rows updated at a time: the temporaries stay ``CHUNK x hidden`` whatever ``|C|``
+    CHUNK = 1 << 16
+
     @torch.no_grad()
     def step(self, closure: Any = None) -> None:  # type: ignore[override]
         for group in self.param_groups:
@@ -83,21 +86,43 @@ class LazyAdam(torch.optim.Optimizer):
             state["exp_avg"] = torch.zeros_like(p)
             state["exp_avg_sq"] = torch.zeros_like(p)
         state["step"] += 1
-        beta1, beta2 = group["betas"]
-        t = state["step"]
-        grad = p.grad
-        rows = None
-        if grad.is_sparse:  # duplicate rows (e.g. gathered from several processes) are summed
-            grad = grad.coalesce()
-            rows, grad = grad.indices()[0], grad.values()
-        take = (lambda x: x) if rows is None else (lambda x: x[rows])
-        exp_avg, exp_avg_sq, param = take(state["exp_avg"]), take(state["exp_avg_sq"]), take(p)
-        exp_avg.lerp_(grad, 1 - beta1)  # torch.optim.Adam's single-tensor arithmetic
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = (exp_avg_sq.sqrt() / math.sqrt(1 - beta2**t)).add_(group["eps"])
-        param.addcdiv_(exp_avg, denom, value=-group["lr"] / (1 - beta1**t))
-        if rows is not None:
-            state["exp_avg"][rows], state["exp_avg_sq"][rows], p[rows] = exp_avg, exp_avg_sq, param
+        rows, grad = _rows_and_values(p.grad)
+        if rows is None:
+            rows = torch.arange(len(p), device=p.device)
+        for a in range(0, len(rows), self.CHUNK):
+            part = rows[a : a + self.CHUNK]
+            moments = (state["exp_avg"], state["exp_avg_sq"], p)
+            new = _adam_rows(*(x.index_select(0, part) for x in moments),
+                             grad[a : a + self.CHUNK], group, state["step"])
+            for full, values in zip(moments, new):
+                full.index_copy_(0, part, values)
+
+
+def _adam_rows(exp_avg: torch.Tensor, exp_avg_sq: torch.Tensor, param: torch.Tensor,
+               grad: torch.Tensor, group: dict[str, Any], t: int
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One Adam step of some rows (copies), with ``torch.optim.Adam``'s single-tensor
+    arithmetic, element by element."""
+    beta1, beta2 = group["betas"]
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    denom = (exp_avg_sq.sqrt() / math.sqrt(1 - beta2**t)).add_(group["eps"])
+    param.addcdiv_(exp_avg, denom, value=-group["lr"] / (1 - beta1**t))
+    return exp_avg, exp_avg_sq, param
+
+
+def _rows_and_values(grad: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor]:
+    """``(rows, [len(rows), ...] values)`` of a row-sparse gradient, rows unique and sorted
+    (repeated rows, e.g. gathered from several processes, summed); ``(None, grad)`` when dense.
+    The lookup of sorted unique columns gives them so already: then no sort is needed."""
+    if not grad.is_sparse:
+        return None, grad
+    if not grad.is_coalesced():
+        rows = grad._indices()[0]
+        if bool((rows[1:] > rows[:-1]).all()):
+            return rows, grad._values()
+        grad = grad.coalesce()
+    return grad.indices()[0], grad.values()
 
 
 class RowSparseAdam:

@@ -108,7 +108,7 @@ def _block_tables(t: InverseCDF, crow: Tensor, values: Tensor, a: int, b: int,
     first = int(t.guide_start[a])
     key = t.guide_start[a:b][row] - first + slot
     counts[first : int(t.guide_start[b])] = torch.bincount(
-        key, minlength=int(t.guide_start[b]) - first)
+        key, minlength=int(t.guide_start[b]) - first).to(counts.dtype)
 
 
 def row_cdf(crow: Tensor, values: Tensor) -> InverseCDF:
@@ -123,13 +123,14 @@ def row_cdf(crow: Tensor, values: Tensor) -> InverseCDF:
     t = InverseCDF(torch.empty(nnz, dtype=torch.float32, device=dev),
                    torch.zeros(n, dtype=torch.float64, device=dev), buckets, guide_start,
                    torch.empty(0))
-    counts = torch.zeros(int(guide_start[-1]), dtype=torch.int64, device=dev)
+    index = torch.int32 if nnz < 2**31 else torch.int64
+    counts = torch.zeros(int(guide_start[-1]), dtype=index, device=dev)
     cuts = _block_cuts(crow, CDF_BLOCK)
     for a, b in zip(cuts[:-1], cuts[1:]):
         if int(crow[b]) > int(crow[a]):
             _block_tables(t, crow, values, a, b, counts)
-    guide = torch.cumsum(counts, 0) - counts  # exclusive: entries before each (row, slice)
-    t.guide = guide.to(torch.int32 if nnz < 2**31 else torch.int64)
+    t.guide = torch.zeros_like(counts)  # exclusive sums: entries before each (row, slice)
+    torch.cumsum(counts[:-1], 0, out=t.guide[1:])
     return t
 
 
