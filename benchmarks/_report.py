@@ -32,8 +32,21 @@ def machine_line(threads: int | None = None) -> str:
             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}")
 
 
+def portable_arg(arg: str, root: Path = REPORT.parent.parent) -> str:
+    """An argument as a committed report may show it: absolute paths inside the repository
+    become relative, others become ``<local>/NAME`` (no machine paths in committed files)."""
+    if not arg.startswith("/"):
+        return arg
+    path = Path(arg)
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return f"<local>/{path.name}"
+
+
 def command_line() -> str:
-    return "python " + " ".join(["benchmarks/" + Path(sys.argv[0]).name, *sys.argv[1:]])
+    return "python " + " ".join(["benchmarks/" + Path(sys.argv[0]).name,
+                                 *map(portable_arg, sys.argv[1:])])
 
 
 def update_section(name: str, body: str, path: Path = REPORT) -> None:

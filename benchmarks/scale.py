@@ -36,8 +36,11 @@ from pathlib import Path
 
 from _report import REPORT, command_line, machine_line, update_section
 
+from gfbgcn.text.graph.phases import BUILD_PHASES, serial_seconds
+
 COMMON = r"""
 import json, os, resource, sys, time
+from pathlib import Path
 import numpy as np
 limit = int(float(os.environ["SCALE_MAX_GIB"]) * 2**30)
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -80,24 +83,35 @@ cpu = sum(cpu1[:4]) - sum(cpu0[:4])  # user + system, this process and its worke
 main_mib, worker_mib = peaks()
 print(json.dumps({"build_s": seconds, "build_cpu_s": cpu, "build_main_mib": main_mib,
                   "build_worker_mib": worker_mib, "load": os.getloadavg()[0],
-                  "nodes": g.num_nodes, "words": g.num_words,
+                  "nodes": g.num_nodes, "words": g.num_words, "phases": g.build_phases,
                   "nnz": 2 * (g.num_doc_word + g.num_word_word) + g.num_nodes}))
 """
 
 TRAIN = COMMON + r"""
 import torch
 from gfbgcn.text.graph.text_graph import build_text_graph
+from gfbgcn.text.predict.saved import save_trained
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.run import train_text
 torch.set_num_threads(int(sys.argv[3]))
-g = build_text_graph(scale_corpus(int(sys.argv[1])))  # from the cache the build wrote
+corpus = scale_corpus(int(sys.argv[1]))
+cpu0, t = os.times(), time.perf_counter()
+g = build_text_graph(corpus)  # from the cache the build wrote
 batch = int(sys.argv[2])
 cfg = TrainConfig(model="gcn", epochs=1 if batch else 2, patience=5, batch_size=batch,
                   optimizer=sys.argv[4] if batch else "adam")
-t = time.perf_counter()
 r = train_text(g, cfg, progress=False, device="cpu")
-print(json.dumps({"epoch_s": r.history[-1]["seconds"], "peak_mib": peaks()[0],
-                  "run_s": time.perf_counter() - t}))
+out = {"epoch_s": r.history[-1]["seconds"], "peak_mib": peaks()[0],
+       "run_s": time.perf_counter() - t, "run_cpu_s": sum(os.times()[:4]) - sum(cpu0[:4]),
+       "test_acc": r.test["accuracy"]}
+if len(sys.argv) > 5:  # --save: the trained model as `gfbgcn train --save` writes it
+    cpu0, t = os.times(), time.perf_counter()
+    saved = save_trained(sys.argv[5], r, g, corpus)
+    out.update(save_s=time.perf_counter() - t, save_cpu_s=sum(os.times()[:4]) - sum(cpu0[:4]),
+               save_peak_mib=peaks()[0],
+               model_mib=sum(f.stat().st_size for f in Path(saved).rglob("*") if f.is_file())
+               / 2**20)
+print(json.dumps(out))
 """
 
 
@@ -144,7 +158,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict,
-            optimizer: str = "adam") -> dict:
+            optimizer: str = "adam", save_dir: str | None = None) -> dict:
     row: dict = {"docs": n, "phases": phases, "optimizer": optimizer}
     if "build" in phases:
         build = child(BUILD, str(n), env=env)
@@ -153,9 +167,13 @@ def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict,
         if phase in phases and row.get("build_failed"):  # it would build the graph itself
             row[f"{phase}_failed"] = True
         elif phase in phases:
-            got = child(TRAIN, str(n), str(batch), str(threads), optimizer, env=env)
+            save = [str(Path(save_dir) / f"model{n}")] if save_dir and phase == "mini" else []
+            got = child(TRAIN, str(n), str(batch), str(threads), optimizer, *save, env=env)
             row.update({f"{phase}_s": got["epoch_s"], f"{phase}_mib": got["peak_mib"]} if got
                        else {f"{phase}_failed": True})
+            if got and phase == "mini":  # the whole run: loading, epoch, test evaluation, save
+                row.update({f"mini_{k}": v for k, v in got.items()
+                            if k not in ("epoch_s", "peak_mib")})
     return row
 
 
@@ -183,6 +201,16 @@ def table_row(r: dict) -> str:
     return f"| {r['docs']:,} | {graph} | {build} | {full} | {mini} | {code} |"
 
 
+def end_to_end_row(r: dict) -> str:
+    """Build, one mini-batch epoch with its test accuracy, and the saved model of one size."""
+    gib = lambda key: f"{r[key] / 1024:.2f}"  # noqa: E731
+    return (f"| {r['docs']:,} | {r['build_s']:.0f} | {r['build_cpu_s']:.0f} | "
+            f"{gib('build_main_mib')} + {gib('build_worker_mib')} | {r['mini_run_s']:.0f} | "
+            f"{r['mini_run_cpu_s']:.0f} | {gib('mini_mib')} | {r['mini_test_acc']:.4f} | "
+            f"{r['mini_save_s']:.0f} | {r['mini_save_cpu_s']:.0f} | {gib('mini_save_peak_mib')} | "
+            f"{r['mini_model_mib']:,.0f} |")
+
+
 def merged_rows(path: Path) -> list[dict]:
     """Every size's measurements, later runs overriding earlier ones phase by phase (a size
     built once can have its training phases measured again later)."""
@@ -197,6 +225,50 @@ def merged_rows(path: Path) -> list[dict]:
         phases = sorted(set(old["phases"]) | set(row["phases"]))
         latest[row["docs"]] = {**old, **row, "phases": phases}
     return [latest[n] for n in sorted(latest)]
+
+
+def phases_table(rows: list[dict]) -> list[str]:
+    """Where the build time goes: each phase's wall seconds, and the main process's serial share."""
+    done = [r for r in rows if r.get("phases") and "build_s" in r and isinstance(r["phases"], dict)]
+    if not done:
+        return []
+    names = list(BUILD_PHASES)
+    lines = [
+        "",
+        "Where the build's wall time goes (`TextGraph.build_phases`; *parallel*: the pool's "
+        "workers share the phase, *serial*: the main process alone; the cache write is not part "
+        "of *build s* above). The serial share bounds what more cores can give.",
+        "",
+        "| documents | " + " | ".join(f"{n} ({'parallel' if BUILD_PHASES[n] else 'serial'})"
+                                     for n in names) + " | serial s | serial share |",
+        "|---|" + "---|" * (len(names) + 2),
+    ]
+    for r in done:
+        ph = r["phases"]
+        serial = serial_seconds(ph)
+        lines.append(f"| {r['docs']:,} | " + " | ".join(f"{ph.get(n, 0):.1f}" for n in names)
+                     + f" | {serial:.1f} | {serial / max(sum(ph.values()), 1e-9):.0%} |")
+    return lines
+
+
+def end_to_end_table(rows: list[dict]) -> list[str]:
+    done = [r for r in rows if "mini_save_s" in r and "build_s" in r]
+    if not done:
+        return []
+    return [
+        "",
+        "End to end (`--save`): the build as above, then one process that loads the graph from "
+        "the cache, trains one mini-batch epoch, evaluates on the test documents and saves the "
+        "model as `gfbgcn train --save` does. *run*: from loading the graph out of the cache to "
+        "the test accuracy (wall and CPU seconds, peak RSS); *save*: `save_trained` (its own wall and "
+        "CPU seconds; the process's peak RSS after it); *model*: the saved directory. One "
+        "epoch is not a trained model: the accuracy shows the pipeline works at that size.",
+        "",
+        "| documents | build s | build CPU s | build peak GiB (main + worker) | run s | run CPU s "
+        "| run peak GiB | test accuracy | save s | save CPU s | peak after save GiB | model MiB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *map(end_to_end_row, done),
+    ]
 
 
 def main() -> int:
@@ -217,6 +289,9 @@ def main() -> int:
     parser.add_argument("--rows", type=Path, default=None,
                         help="JSON-lines file: append this run's rows and report every size in "
                              "it (the latest row per size), so sizes can run separately")
+    parser.add_argument("--save", action="store_true",
+                        help="the mini-batch phase also evaluates on the test documents and saves "
+                             "the model (into the scratch directory), timed apart")
     parser.add_argument("--note", default="", help="a sentence on the conditions")
     parser.add_argument("--section", default="scale",
                         help="report section (and figure name) to write (scale)")
@@ -226,7 +301,8 @@ def main() -> int:
         cache = str(args.cache or scratch)
         env = {**os.environ, "GFBGCN_CACHE": cache, "SCALE_MAX_GIB": str(args.max_gib)}
         for n in args.sizes:
-            row = measure(n, args.phases, args.batch_size, args.threads, env, args.optimizer)
+            row = measure(n, args.phases, args.batch_size, args.threads, env, args.optimizer,
+                          save_dir=scratch if args.save else None)
             row["command"] = command_line()
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -268,6 +344,8 @@ def main() -> int:
         *map(table_row, rows),
         "",
         f"![cost against documents](figures/{args.section}.png)",
+        *phases_table(rows),
+        *end_to_end_table(rows),
     ])
     update_section(args.section, body)
     return 0

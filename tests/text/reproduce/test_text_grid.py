@@ -115,3 +115,18 @@ def test_fast_form_of_mean_and_diag_only_shifts_every_logit_of_a_node_alike(summ
     torch.testing.assert_close(out_exact.log_softmax(1), out_fast.log_softmax(1))
     assert experiment.variant_applies("fast", f"gfb-{summarize}") is False
     assert experiment.variant_applies("fast", "gfb-max") is True
+
+
+def test_issue_26_variants_run_where_their_option_exists():
+    specs = grid(["ohsumed"], ["gcn", "sgc", "gfb-diag", "gfb-max", "fbp", "bp", "cbp"], [0],
+                 variants=["l2", "fast-l2", "patience50"])
+    runs = {(s.model, s.variant) for s in specs}
+    # second_norm exists on GFBConv, FBPConv and BPConv only
+    assert {m for m, v in runs if v == "l2"} == {"gfb-diag", "gfb-max", "fbp", "bp"}
+    # the fast form differs for MaxVec (and TopKVec) only
+    assert {m for m, v in runs if v == "fast-l2"} == {"gfb-max"}
+    assert ("bp", "patience50") in runs and ("gcn", "patience50") in runs
+    cfg = RunSpec("ohsumed", "gfb-max", "fast-l2", 2).config(200)
+    assert cfg.layer_options == {"exact": False, "second_norm": "l2"}
+    assert RunSpec("r8", "bp", "patience50", 0).config(200).patience == 50
+    assert RunSpec("ohsumed", "fbp", "l2", 0).config(200).layer_options == {"second_norm": "l2"}

@@ -33,6 +33,27 @@ def test_main_variant_is_chosen_on_validation_over_shared_seeds():
                                        "r8", "gfb-max") == "default"
 
 
+def test_issue_26_candidates_compete_only_where_they_ran():
+    def rec(seed, val_acc):
+        return {"key": {"seed": seed}, "val": {"accuracy": val_acc}}
+
+    cells = {
+        ("ohsumed", "gfb-max", "default"): [rec(0, 0.66), rec(1, 0.65)],
+        ("ohsumed", "gfb-max", "fast"): [rec(0, 0.70), rec(1, 0.69)],
+        ("ohsumed", "gfb-max", "fast-l2"): [rec(0, 0.71), rec(1, 0.72)],
+        ("ohsumed", "bp", "default"): [rec(0, 0.80)],
+        ("ohsumed", "bp", "patience50"): [rec(0, 0.96)],
+        ("r8", "gfb-max", "default"): [rec(0, 0.97)],
+        ("r8", "gfb-max", "fast"): [rec(0, 0.96)],
+        # a variant outside a model's candidates is never shown in its main cell
+        ("ohsumed", "gcn", "patience50"): [rec(0, 0.99)],
+    }
+    assert main_variant(cells, "ohsumed", "gfb-max") == "fast-l2"
+    assert main_variant(cells, "ohsumed", "bp") == "patience50"
+    assert main_variant(cells, "r8", "gfb-max") == "default"
+    assert main_variant(cells, "ohsumed", "gcn") == "default"
+
+
 def test_paired_gains_pair_runs_by_seed_and_use_the_main_variant():
     def rec(seed, test_acc, val_acc=0.5):
         return {"key": {"seed": seed}, "test": {"accuracy": test_acc},

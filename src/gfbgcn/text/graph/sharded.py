@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from gfbgcn.core.processes import pool_options
 from gfbgcn.text.graph.counts import doc_word_counts
+from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.window_pairs import SparseSum, upper_window_counts
 from gfbgcn.text.tokenize.batch import textgcn_token_ids
 from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize
@@ -152,6 +153,23 @@ def _merge_vocabularies(
     return [str(w) for w in uniques[kept]], remaps
 
 
+def _count_pass(num_shards: int, workers: int, vocab_size: int) -> tuple[Any, ...]:
+    """Pass 2 over the shards of ``_JOB``: the workers count, this process sums."""
+    pairs = SparseSum((vocab_size, vocab_size))
+    doc_word, lengths = [], []
+    word_windows = np.zeros(vocab_size, dtype=np.float64)
+    word_count = np.zeros(vocab_size, dtype=np.int64)
+    num_windows = 0
+    for dw, upper, ww, nw, dl, wc in _run(_count_shard, num_shards, workers):
+        doc_word.append(dw)
+        pairs.add(upper)
+        word_windows += ww
+        num_windows += nw
+        lengths.append(dl)
+        word_count += wc
+    return doc_word, pairs, lengths, word_windows, num_windows, word_count
+
+
 def count_corpus(
     texts: Sequence[str],
     tokenizer: Tokenizer,
@@ -162,8 +180,12 @@ def count_corpus(
     cooccurrence: str,
     workers: int | None = None,
     shard_chars: int | None = None,
+    phases: dict[str, float] | None = None,
 ) -> CorpusCounts:
-    """Tokenize and count ``texts`` with ``workers`` processes (default: every available core)."""
+    """Tokenize and count ``texts`` with ``workers`` processes (default: every available core).
+
+    ``phases``, when given, receives the wall seconds of each phase
+    (:data:`gfbgcn.text.graph.phases.BUILD_PHASES`)."""
     workers = available_cores() if workers is None else max(1, int(workers))
     if ("fork" not in multiprocessing.get_all_start_methods()
             or multiprocessing.current_process().daemon):  # a pool's worker may not fork again
@@ -173,36 +195,31 @@ def count_corpus(
     _JOB.update(texts=texts, tokenizer=tokenizer, bounds=bounds)
     try:
         shards, parts = [], []
-        for words, counts, tokens, doc_ptr in _run(_tokenize_shard, num_shards, workers):
-            parts.append((words, counts))
-            shards.append((tokens, doc_ptr))
-        vocab, remaps = _merge_vocabularies(parts, min_freq, stop_words)
+        with timed(phases, "tokenize"):
+            for words, counts, tokens, doc_ptr in _run(_tokenize_shard, num_shards, workers):
+                parts.append((words, counts))
+                shards.append((tokens, doc_ptr))
+        with timed(phases, "vocabulary merge"):
+            vocab, remaps = _merge_vocabularies(parts, min_freq, stop_words)
         del parts
         _JOB.update(shards=shards, remaps=remaps, vocab=vocab, window=window, mode=cooccurrence)
         del shards, remaps
         vocab_size = len(vocab)
-        pairs = SparseSum((vocab_size, vocab_size))
-        doc_word, lengths = [], []
-        word_windows = np.zeros(vocab_size, dtype=np.float64)
-        word_count = np.zeros(vocab_size, dtype=np.int64)
-        num_windows = 0
-        for dw, upper, ww, nw, dl, wc in _run(_count_shard, num_shards, workers):
-            doc_word.append(dw)
-            pairs.add(upper)
-            word_windows += ww
-            num_windows += nw
-            lengths.append(dl)
-            word_count += wc
+        with timed(phases, "count"):
+            doc_word, pairs, lengths, word_windows, num_windows, word_count = _count_pass(
+                num_shards, workers, vocab_size)
     finally:
         _JOB.clear()
-    doc_word_all = (sp.vstack(doc_word, format="csr") if doc_word
-                    else sp.csr_matrix((0, vocab_size), dtype=np.float64))
+    with timed(phases, "count assembly"):
+        doc_word_all = (sp.vstack(doc_word, format="csr") if doc_word
+                        else sp.csr_matrix((0, vocab_size), dtype=np.float64))
+        pairs_upper = pairs.total()
     return CorpusCounts(
         vocab=vocab,
         word_count=word_count,
         doc_lengths=np.concatenate(lengths).astype(np.int64) if lengths else np.zeros(0, np.int64),
         doc_word=doc_word_all,
-        pairs_upper=pairs.total(),
+        pairs_upper=pairs_upper,
         word_windows=word_windows,
         num_windows=num_windows,
     )

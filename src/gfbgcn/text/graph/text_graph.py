@@ -51,6 +51,7 @@ from gfbgcn.text.graph.counts import (
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_map import map_edges, verify_members
 from gfbgcn.text.graph.npz_writer import savez_converted
+from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
 from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize, tokenizer_key
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus
@@ -103,6 +104,8 @@ class TextGraph:
     from_cache: bool = False
     notes: list[str] = field(default_factory=list)
     cache_path: str = ""  # the cache file holding this graph ("" when not cached)
+    #: wall seconds per phase of the build that made it (empty when loaded from the cache)
+    build_phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def num_words(self) -> int:
@@ -214,17 +217,22 @@ def build_graph_from_tokens(
 
 
 def build_graph_from_counts(
-    counts: CorpusCounts, corpus: Corpus, config: GraphConfig, tokenizer: str
+    counts: CorpusCounts, corpus: Corpus, config: GraphConfig, tokenizer: str,
+    phases: dict[str, float] | None = None,
 ) -> TextGraph:
-    """The graph from the sharded counts of :func:`gfbgcn.text.graph.sharded.count_corpus`."""
-    tfidf, idf = tfidf_from_counts(counts.doc_word)
+    """The graph from the sharded counts of :func:`gfbgcn.text.graph.sharded.count_corpus`
+    (``phases``: see :func:`~gfbgcn.text.graph.sharded.count_corpus`)."""
+    with timed(phases, "tf-idf"):
+        tfidf, idf = tfidf_from_counts(counts.doc_word)
     counts.doc_word = None  # type: ignore[assignment]  # free as we go: large corpora
     upper, counts.pairs_upper = counts.pairs_upper, None  # type: ignore[assignment]
-    upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
+    with timed(phases, "ppmi"):
+        upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
     num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
     parts = [tfidf, upper]
     del tfidf, upper  # edges_from_upper frees them as it goes: the build's peak memory
-    edge_index, edge_weight = edges_from_upper(parts)  # bmat's order, without bmat
+    with timed(phases, "edges"):
+        edge_index, edge_weight = edges_from_upper(parts)  # bmat's order, without bmat
     return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,
                              counts.num_windows, counts.vocab, counts.word_count,
                              counts.doc_lengths, corpus, config, tokenizer)
@@ -365,14 +373,16 @@ def build_text_graph(
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)
-    start = time.perf_counter()
+    start, phases = time.perf_counter(), {}
     counts = count_corpus(
         corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words,
-        window=config.window, cooccurrence=config.cooccurrence, workers=workers,
+        window=config.window, cooccurrence=config.cooccurrence, workers=workers, phases=phases,
     )
-    graph = build_graph_from_counts(counts, corpus, config, tok_key or "custom")
-    graph.build_seconds = time.perf_counter() - start
+    graph = build_graph_from_counts(counts, corpus, config, tok_key or "custom", phases)
     graph.key = key
-    if use_cache and write_to_cache(lambda: _save(graph, path), path):
-        graph.cache_path = str(path)  # an unwritable cache is warned about, not fatal
+    with timed(phases, "cache write"):
+        if use_cache and write_to_cache(lambda: _save(graph, path), path):
+            graph.cache_path = str(path)  # an unwritable cache is warned about, not fatal
+    graph.build_seconds = time.perf_counter() - start - phases["cache write"]
+    graph.build_phases = phases
     return graph

@@ -46,6 +46,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "stopacc": {"monitor": "accuracy"},  # early stopping on validation accuracy
     # Text GIN: no self term at the start and an N(0, 1) embedding (text_notes.md, "Text GIN")
     "eps-1": {"layer_options": {"eps": -1.0, "embedding_init": "normal"}},
+    # issue 26 (docs/results/fidelity.md): l2 on the second-order term per node, alone or with
+    # the fast GenVec form, and a longer early-stopping patience for BP's slow starters
+    "l2": {"layer_options": {"second_norm": "l2"}},
+    "fast-l2": {"layer_options": {"exact": False, "second_norm": "l2"}},
+    "patience50": {"patience": 50},
 }
 
 
@@ -70,6 +75,9 @@ class RunSpec:
 GFB_ONLY_VARIANTS = frozenset({"fast", "lambda0", "lam0init"})
 GIN_ONLY_VARIANTS = frozenset({"eps-1"})
 SGC_ONLY_VARIANTS = frozenset({"lr0.2"})
+# the layers with a ``second_norm`` option (GFBConv, FBPConv, BPConv)
+SECOND_NORM_MODELS = frozenset({"gfb-mean", "gfb-diag", "gfb-max", "gfb-topk", "gfb-upper",
+                                "fbp", "bp"})
 # The fast form of MeanVec and DiagVec only drops the constant eps (eps/k per entry for MeanVec,
 # eps for DiagVec). In the output layer that adds the same amount to every class's logit, which
 # softmax ignores, so the two forms train identically there: the grid runs the fast form only
@@ -79,8 +87,10 @@ FAST_DIFFERS = frozenset({"gfb-max", "gfb-topk"})
 
 def variant_applies(variant: str, model: str) -> bool:
     """Whether ``variant`` means anything for ``model`` (GFB- and GIN-only settings)."""
-    if variant == "fast":
+    if variant in ("fast", "fast-l2"):
         return model in FAST_DIFFERS
+    if variant == "l2":
+        return model in SECOND_NORM_MODELS
     if variant in GFB_ONLY_VARIANTS:
         return model.startswith("gfb-")
     if variant in GIN_ONLY_VARIANTS:
