@@ -81,3 +81,23 @@ def test_entity_verb_without_rdflib(
     assert main(argv) == errors.USER_ERROR
     err = capsys.readouterr().err
     assert err == "error: gfbgcn reproduce entity needs rdflib: pip install 'gfbgcn[entity]'\n"
+
+
+def test_reproduce_text_without_matplotlib_fails_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its report draws a figure after each saved run: the missing extra must stop the command
+    before the first (possibly hours-long) run, not after it."""
+    import gfbgcn.text.reproduce.text_grid as text_grid
+
+    def no_run(*args, **kwargs):  # noqa: ANN002, ANN003
+        raise AssertionError("a run started without matplotlib")
+
+    monkeypatch.setattr(text_grid, "run_text_grid", no_run)
+    _block(monkeypatch, "matplotlib")
+    argv = ["reproduce", "text", "--datasets", "r8", "--models", "gcn", "--seeds", "1",
+            "--out", str(tmp_path / "results"), "--device", "cpu"]
+    assert main(argv) == errors.USER_ERROR
+    assert capsys.readouterr().err == ("error: gfbgcn reproduce text needs matplotlib: "
+                                       "pip install 'gfbgcn[figures]'\n")
+    assert not (tmp_path / "results").exists()

@@ -18,6 +18,7 @@ from gfbgcn.cli.flags import (
 )
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.extras import require
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
 from gfbgcn.text.train.models import MODELS
 
@@ -50,6 +51,8 @@ def reproduce_text(args: argparse.Namespace) -> int:
     from gfbgcn.text.reproduce.text_report import render_text_report
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
+    # the report draws a figure after runs: without matplotlib, fail before the first run
+    require("matplotlib", "figures", "gfbgcn reproduce text")
     layout = harness.Layout(args.out, "text")
     command = harness.command_line(args)
     threads = threads_of(args)
