@@ -7,7 +7,7 @@ import random
 
 from gfbgcn.core.harness import Layout
 from gfbgcn.fidelity.experiment import Config, Row
-from gfbgcn.fidelity.report import choose, graph_units, render, summaries
+from gfbgcn.fidelity.report import choose, graph_units, render, row_markdown, summaries
 
 GRID = {"hidden": [16, 32], "layers": [1, 2]}
 
@@ -111,3 +111,20 @@ def test_render_from_records(tmp_path) -> None:
     text = render(layout, [row])
     assert "## toy text row" in text and "← chosen on validation" in text
     assert text.count("← chosen") == 1
+
+
+def test_choose_never_takes_a_configuration_of_another_protocol(tmp_path) -> None:
+    """Stopping on validation accuracy raises validation accuracy by construction: such a
+    configuration is reported beside the others but never chosen on validation."""
+    configs = (Config("ref", "ref", {"model": "gcn"}, seeds=2, reference=True),
+               Config("a", "a", {"model": "bp"}, seeds=2),
+               Config("stopacc", "s", {"model": "bp"}, seeds=2, candidate=False))
+    row = Row("t", "text", "r8", "bp", "toy", configs)
+    recs = [{"key": {"row": "t", "config": name, "seed": s}, "val": {"accuracy": val},
+             "test": {"accuracy": 0.5}, "best_epoch": 1}
+            for name, val in (("ref", 0.9), ("a", 0.6), ("stopacc", 0.8)) for s in range(2)]
+    sums = summaries(row, recs, tmp_path)
+    assert choose(sums).config.name == "a"
+    table = "\n".join(row_markdown(row, sums))
+    assert "`stopacc` (other protocol: never chosen)" in table
+    assert "**`a` ← chosen on validation**" in table

@@ -142,11 +142,11 @@ def existing_records(config: Config, out: Path, task: str = "text") -> list[dict
 
 
 def choose(sums: Sequence[Summary]) -> Summary | None:
-    """The finished non-reference configuration with the best mean validation accuracy (ties:
-    the earlier one in the list).  Reads nothing but validation numbers."""
+    """The finished non-reference candidate configuration with the best mean validation
+    accuracy (ties: the earlier one in the list).  Reads nothing but validation numbers."""
     best: Summary | None = None
     for s in sums:
-        if s.config.reference or not s.complete:
+        if s.config.reference or not s.config.candidate or not s.complete:
             continue
         if best is None or s.val()[0] > best.val()[0]:
             best = s
@@ -226,6 +226,8 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
             name += " (reference)"
         if s.config.existing:
             name += f" (records of reproduce {row.task})"
+        if not s.config.candidate:
+            name += " (other protocol: never chosen)"
         if s.n and not s.complete:
             name += f" (unfinished: {s.n} of {s.expected} units)"
         if chosen is not None and s is chosen:
