@@ -83,7 +83,8 @@ cpu = sum(cpu1[:4]) - sum(cpu0[:4])  # user + system, this process and its worke
 main_mib, worker_mib = peaks()
 print(json.dumps({"build_s": seconds, "build_cpu_s": cpu, "build_main_mib": main_mib,
                   "build_worker_mib": worker_mib, "load": os.getloadavg()[0],
-                  "nodes": g.num_nodes, "words": g.num_words, "phases": g.build_phases,
+                  "nodes": g.num_nodes, "words": g.num_words,
+                  "build_phases": g.build_phases,
                   "nnz": 2 * (g.num_doc_word + g.num_word_word) + g.num_nodes}))
 """
 
@@ -229,7 +230,7 @@ def merged_rows(path: Path) -> list[dict]:
 
 def phases_table(rows: list[dict]) -> list[str]:
     """Where the build time goes: each phase's wall seconds, and the main process's serial share."""
-    done = [r for r in rows if r.get("phases") and "build_s" in r and isinstance(r["phases"], dict)]
+    done = [r for r in rows if r.get("build_phases") and "build_s" in r]
     if not done:
         return []
     names = list(BUILD_PHASES)
@@ -244,7 +245,7 @@ def phases_table(rows: list[dict]) -> list[str]:
         "|---|" + "---|" * (len(names) + 2),
     ]
     for r in done:
-        ph = r["phases"]
+        ph = r["build_phases"]
         serial = serial_seconds(ph)
         lines.append(f"| {r['docs']:,} | " + " | ".join(f"{ph.get(n, 0):.1f}" for n in names)
                      + f" | {serial:.1f} | {serial / max(sum(ph.values()), 1e-9):.0%} |")
@@ -292,6 +293,8 @@ def main() -> int:
     parser.add_argument("--save", action="store_true",
                         help="the mini-batch phase also evaluates on the test documents and saves "
                              "the model (into the scratch directory), timed apart")
+    parser.add_argument("--report-only", action="store_true",
+                        help="measure nothing: re-render the section from --rows")
     parser.add_argument("--note", default="", help="a sentence on the conditions")
     parser.add_argument("--section", default="scale",
                         help="report section (and figure name) to write (scale)")
@@ -300,7 +303,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         cache = str(args.cache or scratch)
         env = {**os.environ, "GFBGCN_CACHE": cache, "SCALE_MAX_GIB": str(args.max_gib)}
-        for n in args.sizes:
+        for n in [] if args.report_only else args.sizes:
             row = measure(n, args.phases, args.batch_size, args.threads, env, args.optimizer,
                           save_dir=scratch if args.save else None)
             row["command"] = command_line()
