@@ -42,7 +42,7 @@ VALIDATION_CHOSEN: dict[str, tuple[str, ...]] = {
     "sgc": ("default", "lr0.2"),
     "gin": ("default", "eps-1"),
     **{m: ("default", "fast", "l2", "fast-l2") for m in GFB_MAIN},
-    "fbp": ("default", "l2"),
+    "fbp": ("default", "l2", "patience50"),
     "bp": ("default", "patience50"),
 }
 
@@ -159,9 +159,10 @@ def _add_accuracy(add: Add, cells: Cells, datasets: list[str], models: list[str]
     add("A variant in brackets was chosen on the validation split: Text SGC's learning rate "
         "among 0.02 and 0.2, Text GIN's initialisation among the default and `eps-1`, "
         "for the GFB operators the exact or the paper's fast GenVec form, each with or "
-        "without ℓ2 on the GenVec term (`l2`, `fast-l2`), for FBP ℓ2 on its features and for "
-        "BP an early-stopping patience of 50, among the variants run on that data set (mean "
-        "validation accuracy on the seeds they all have; see the variants table and "
+        "without ℓ2 on the GenVec term (`l2`, `fast-l2`), for FBP ℓ2 on its features or an "
+        "early-stopping patience of 50 (`patience50`), for BP that patience, among the "
+        "variants run on that data set (mean validation accuracy on the seeds they all have; "
+        "see the variants table and "
         "[fidelity.md](fidelity.md) for the experiments behind `l2` and `patience50`).\n")
 
 
