@@ -196,7 +196,10 @@ GFB_MAX_OHSUMED = Row(
         _existing("ohsumed", "gfb-max", "fast-l2", "fast-l2", "fast form, l2 on the GenVec "
                   "term (10 seeds: the gain claim rests on it)"),
         Config("fast-lam-lr0.002", "fast form, lambda learned 10x slower",
-               _t("gfb-max", layer_options={"exact": False}, lambda_lr=0.002)),
+               _t("gfb-max", layer_options={"exact": False}, lambda_lr=0.002), seeds=10),
+        Config("fast-lam0.1", "fast form, lambda starts at 0.1 (the paper gives no initial "
+               "value; 1 here)", _t("gfb-max", layer_options={"exact": False,
+                                                              "lambda_init": 0.1}), seeds=10),
         Config("fast-no-second-dropout", "fast form, dropout on the first-order term only",
                _t("gfb-max", layer_options={"exact": False, "second_order_dropout": False})),
         Config("gcn-valacc", "reference: Text GCN, all 200 epochs, weights of the best "
@@ -236,6 +239,9 @@ def _gin_row(dataset: str, gap: str) -> Row:
                    "GCN's layer 1)", _t("gin", layer_options={**gin, "dropout_input": False})),
             Config("eps-1-lr0.005", "as eps-1 with lr 0.005", _t("gin", layer_options=gin,
                                                                  lr=0.005)),
+            Config("eps-1-patience50", "as eps-1, early-stopping patience 50: do the seeds "
+                   "that stop at epoch 14 (best epoch 4) start slowly, as BP's and FBP's?",
+                   _t("gin", layer_options=gin, patience=50)),
         ),
     )
 
