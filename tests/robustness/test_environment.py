@@ -68,7 +68,7 @@ from gfbgcn.text.graph import sharded
 sharded.MIN_SHARD_CHARS = 50  # several shards of the tiny corpus
 real = sharded._tokenize_shard
 def slow(index):
-    time.sleep(20)
+    time.sleep(60)  # a worker that ignored the signal would still be here when the test looks
     return real(index)
 sharded._tokenize_shard = slow
 from gfbgcn.cli import main
@@ -129,7 +129,8 @@ def test_build_workers_never_outlive_the_command(corpus, tmp_path, how):
             os.killpg(build.pid, signal.SIGINT)
         else:
             os.kill(build.pid, getattr(signal, how))
-        assert _wait(lambda: not any(map(_alive, workers)), 10), "a worker outlived it"
+        # 30 s: room for a loaded CI machine; a surviving worker would still be in its 60 s sleep
+        assert _wait(lambda: not any(map(_alive, workers)), 30), "a worker outlived it"
         status = build.wait(timeout=30)
         err = build.stderr.read().decode()
     finally:

@@ -1,4 +1,4 @@
-"""The optimiser of a training run: Adam (the paper's), or Adam that keeps ``W1`` row-sparse.
+r"""The optimiser of a training run: Adam (the paper's), or Adam that keeps ``W1`` row-sparse.
 
 ``adam`` (default): ``torch.optim.Adam`` over every trained parameter.  In mini-batch training
 the featureless first layer's table ``W1`` ``[N, hidden]`` then receives a dense ``[N, hidden]``
