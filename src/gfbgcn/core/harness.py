@@ -39,7 +39,7 @@ from tqdm.auto import tqdm
 from gfbgcn.core.errors import UserError
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.outputs import check_results_directory
-from gfbgcn.core.processes import pool_options
+from gfbgcn.core.processes import worker_pool
 from gfbgcn.core.runinfo import provenance, set_threads, torch_threads
 from gfbgcn.core.store import RunStore
 from gfbgcn.core.validate import int_in
@@ -181,8 +181,7 @@ def run_pending(
 
     try:
         if workers > 1 and len(todo) > 1:
-            with mp.get_context("fork").Pool(min(workers, len(todo)),
-                                             **pool_options()) as pool:
+            with worker_pool(mp.get_context("fork"), min(workers, len(todo))) as pool:
                 for task, record in pool.imap_unordered(_call, todo):
                     save(task, record)
         else:

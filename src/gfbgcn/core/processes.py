@@ -11,6 +11,11 @@ with :func:`pool_options`:
   (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), and exits at once if the parent died before that;
 * each worker ignores ``SIGINT``: the parent receives Ctrl-C, stops with one line, and its
   ``with Pool(...)`` block terminates the workers.
+
+:func:`worker_pool` is that pool, safe against a Ctrl-C that arrives while the pool is still
+starting: ``SIGINT`` is held back until the pool is inside its ``with`` block, because a
+``KeyboardInterrupt`` raised inside ``Pool()`` leaves the workers already started (which ignore
+``SIGINT``) with nobody to terminate them.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ import ctypes
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from multiprocessing.pool import Pool
 from typing import Any
 
 #: ``prctl`` option: the signal this process gets when its parent thread dies (linux/prctl.h).
@@ -40,6 +49,8 @@ def die_with_parent(parent: int) -> None:
     """A pool's ``initializer``: die with the parent process ``parent`` (its pid, taken in the
     parent), and leave Ctrl-C to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # forked while worker_pool held SIGINT back
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _kill_me_with_parent()
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
@@ -49,3 +60,34 @@ def pool_options() -> dict[str, Any]:
     """``initializer`` and ``initargs`` of a ``multiprocessing`` pool whose workers never
     outlive this process: ``ctx.Pool(n, **pool_options())``."""
     return {"initializer": die_with_parent, "initargs": (os.getpid(),)}
+
+
+def _hold_sigint() -> set[signal.Signals] | None:
+    """Block ``SIGINT`` in this thread (the main thread, where Python handles signals); the old
+    mask, or ``None`` where nothing was blocked."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not \
+            threading.main_thread():
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_sigint(old: set[signal.Signals] | None) -> None:
+    """Restore the mask; a Ctrl-C that came meanwhile raises ``KeyboardInterrupt`` now."""
+    if old is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def worker_pool(context: Any, processes: int) -> Iterator[Pool]:
+    """``with worker_pool(mp.get_context("fork"), n) as pool``: a pool whose workers never
+    outlive this process (:func:`pool_options`), terminated on leaving the block, even when
+    Ctrl-C arrives while its workers are being started."""
+    held = _hold_sigint()
+    try:
+        pool = context.Pool(processes, **pool_options())
+    except BaseException:
+        _release_sigint(held)
+        raise
+    with pool:  # from here on, an exception (KeyboardInterrupt included) terminates the pool
+        _release_sigint(held)
+        yield pool

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from gfbgcn.core.processes import pool_options
+from gfbgcn.core.processes import worker_pool
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.window_pairs import SparseSum, upper_window_counts
@@ -132,7 +132,7 @@ def _run(task: Callable[[int], Any], count: int, workers: int) -> Iterator[Any]:
         yield from map(task, range(count))
         return
     context = multiprocessing.get_context("fork")
-    with context.Pool(min(workers, count), **pool_options()) as pool:  # die with us
+    with worker_pool(context, min(workers, count)) as pool:  # die with us, Ctrl-C included
         yield from pool.imap(task, range(count))
 
 

@@ -1,0 +1,71 @@
+"""Pool workers die with the command, also when Ctrl-C arrives while the pool is starting."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import time
+
+import pytest
+
+from gfbgcn.core.processes import worker_pool
+
+pytestmark = pytest.mark.skipif(
+    "fork" not in mp.get_all_start_methods() or not hasattr(signal, "pthread_sigmask"),
+    reason="fork and pthread_sigmask (POSIX)")
+
+
+class _CtrlCWhileStarting:
+    """A fork context whose ``Pool()`` gets Ctrl-C right after starting its workers, before it
+    returns: where a ``KeyboardInterrupt`` raised there would orphan the workers."""
+
+    def __init__(self) -> None:
+        self.real = mp.get_context("fork")
+        self.pool = None
+
+    def Pool(self, *args, **kwargs):  # noqa: N802 - the multiprocessing name
+        self.pool = self.real.Pool(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # unblocked, the KeyboardInterrupt would be raised in here
+        return self.pool
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return True
+
+
+def test_ctrl_c_while_the_pool_starts_terminates_its_workers():
+    context = _CtrlCWhileStarting()
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(context, 2):
+            pytest.fail("the held-back Ctrl-C must be raised on entering the block")
+    pids = [p.pid for p in context.pool._pool]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, pids)), "a worker outlived the interrupted pool"
+    # and this process takes Ctrl-C again afterwards
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
+def test_a_pool_runs_tasks_and_its_workers_ignore_ctrl_c():
+    with worker_pool(mp.get_context("fork"), 2) as pool:
+        assert pool.map(abs, [-1, -2, 3]) == [1, 2, 3]
+        handlers = pool.map(_sigint_handler_name, range(2))
+    assert set(handlers) == {"SIG_IGN"}
+
+
+def _sigint_handler_name(_: int) -> str:
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    handler = signal.getsignal(signal.SIGINT)
+    return "blocked" if blocked else getattr(handler, "name", str(handler))
