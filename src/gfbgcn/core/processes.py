@@ -13,7 +13,7 @@ with :func:`pool_options`:
   ``with Pool(...)`` block terminates the workers.
 
 :func:`worker_pool` is that pool, safe against a Ctrl-C that arrives while the pool is still
-starting: ``SIGINT`` is held back until the pool is inside its ``with`` block, because a
+starting: Ctrl-C is noted, not raised, until the pool is inside its ``with`` block, because a
 ``KeyboardInterrupt`` raised inside ``Pool()`` leaves the workers already started (which ignore
 ``SIGINT``) with nobody to terminate them.
 """
@@ -49,8 +49,6 @@ def die_with_parent(parent: int) -> None:
     """A pool's ``initializer``: die with the parent process ``parent`` (its pid, taken in the
     parent), and leave Ctrl-C to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):  # forked while worker_pool held SIGINT back
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _kill_me_with_parent()
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
@@ -62,19 +60,27 @@ def pool_options() -> dict[str, Any]:
     return {"initializer": die_with_parent, "initargs": (os.getpid(),)}
 
 
-def _hold_sigint() -> set[signal.Signals] | None:
-    """Block ``SIGINT`` in this thread (the main thread, where Python handles signals); the old
-    mask, or ``None`` where nothing was blocked."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not \
-            threading.main_thread():
+def _defer_sigint() -> tuple[Any, list[int]] | None:
+    """Replace the ``SIGINT`` handler by one that only notes the signal (the main thread only:
+    Python delivers every signal's handler there, whichever thread the kernel picked, so a
+    thread's signal mask is not enough); the previous handler and the notes, or ``None``."""
+    if threading.current_thread() is not threading.main_thread():
         return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    noted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    return previous, noted
 
 
-def _release_sigint(old: set[signal.Signals] | None) -> None:
-    """Restore the mask; a Ctrl-C that came meanwhile raises ``KeyboardInterrupt`` now."""
-    if old is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+def _restore_sigint(deferred: tuple[Any, list[int]] | None) -> None:
+    """Put the previous handler back and give it a Ctrl-C that came meanwhile."""
+    if deferred is None:
+        return
+    previous, noted = deferred
+    signal.signal(signal.SIGINT, previous)
+    if noted and callable(previous):
+        previous(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt
+    elif noted and previous == signal.SIG_DFL:
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -82,12 +88,13 @@ def worker_pool(context: Any, processes: int) -> Iterator[Pool]:
     """``with worker_pool(mp.get_context("fork"), n) as pool``: a pool whose workers never
     outlive this process (:func:`pool_options`), terminated on leaving the block, even when
     Ctrl-C arrives while its workers are being started."""
-    held = _hold_sigint()
+    deferred = _defer_sigint()
     try:
         pool = context.Pool(processes, **pool_options())
     except BaseException:
-        _release_sigint(held)
+        if deferred is not None:
+            signal.signal(signal.SIGINT, deferred[0])
         raise
     with pool:  # from here on, an exception (KeyboardInterrupt included) terminates the pool
-        _release_sigint(held)
+        _restore_sigint(deferred)
         yield pool
