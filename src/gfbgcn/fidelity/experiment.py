@@ -167,8 +167,8 @@ GFB_DIAG_OHSUMED = Row(
                   reference=True),
         _existing("ohsumed", "gfb-diag", "default", "default",
                   "Eq. cfm as written (main table): lambda_0 = 1, eps 1e-3"),
-        Config("l2", "l2-normalised GenVec term", _t("gfb-diag",
-                                                     layer_options={"second_norm": "l2"})),
+        _existing("ohsumed", "gfb-diag", "l2", "l2", "l2-normalised GenVec term (`reproduce "
+                  "text --variants l2`; its seeds 0-4 equal this row's earlier runs exactly)"),
         Config("power-l2", "signed square root + l2 on the GenVec term",
                _t("gfb-diag", layer_options={"second_norm": "power-l2"})),
         Config("lam0.1", "lambda starts at 0.1", _t("gfb-diag",
