@@ -14,6 +14,15 @@ from gfbgcn.core.processes import worker_pool
 pytestmark = pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="fork (POSIX)")
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Python's own SIGINT handler, as under a terminal: a background job of a non-interactive
+    shell (some CI runners) starts with SIGINT ignored, and then Ctrl-C reaches nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 class _CtrlCWhileStarting:
     """A fork context whose ``Pool()`` gets Ctrl-C right after starting its workers, before it
     returns: where a ``KeyboardInterrupt`` raised there would orphan the workers."""

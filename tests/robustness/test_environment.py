@@ -63,7 +63,10 @@ def test_data_build_needs_its_cache(cli, corpus, tmp_path, monkeypatch):
 
 #: ``data build`` with a tokenizing pass slow enough to be caught running, in many shards.
 _SLOW_BUILD = """
-import sys, time
+import signal, sys, time
+# Ctrl-C as a terminal delivers it: a job started in the background by a non-interactive shell
+# (as some CI runners do) inherits SIGINT ignored, and then no Ctrl-C reaches anything
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from gfbgcn.text.graph import sharded
 sharded.MIN_SHARD_CHARS = 50  # several shards of the tiny corpus
 real = sharded._tokenize_shard
