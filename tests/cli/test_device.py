@@ -18,12 +18,9 @@ import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.cli import reproduce_entity as entity_cli
 from gfbgcn.core.harness import Invocations, Layout
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-from gfbgcn.text.reproduce import text_grid as experiment
-from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from tests.entity.conftest import toy_entities
 from tests.graphcls.toydata import write_tu
-from tests.text.toydata import toy_corpus, write_topic_csv
+from tests.text.toydata import write_topic_csv
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -98,15 +95,6 @@ def test_train_save_predict_load_on_cpu(tmp_path, capsys) -> None:
     model = gfbgcn.load(model_dir, device="cpu")
     assert model.device == torch.device("cpu")
     assert model.predict(["goal match team"]).labels == [printed[1].split(",")[1]]
-
-
-@pytest.fixture()
-def toy_benchmark(monkeypatch):
-    """``r8`` replaced by the toy corpus (no stop-word or rare-word removal)."""
-    monkeypatch.setattr(experiment, "load_benchmark", lambda name, data_dir=None: toy_corpus())
-    monkeypatch.setattr(experiment, "build_text_graph", lambda corpus: build_text_graph(
-        corpus, GraphConfig(window=3, min_freq=1, stop_words=None), whitespace_tokenize,
-        cache=False))
 
 
 @pytest.mark.parametrize("task", ["text", "inductive"])

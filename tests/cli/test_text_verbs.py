@@ -13,10 +13,8 @@ import pytest
 
 import gfbgcn
 from gfbgcn.cli import main
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.reproduce import text_grid as experiment
-from gfbgcn.text.tokenize.clean import whitespace_tokenize
-from tests.text.toydata import NEW_DOCS, toy_corpus, write_topic_csv
+from tests.text.toydata import NEW_DOCS, write_topic_csv
 
 # ---- gfbgcn predict (a model saved from the toy corpus) -------------------------------------
 
@@ -189,15 +187,6 @@ def test_train_option_errors(tmp_path, capsys):
 
 
 # ---- gfbgcn reproduce text | reproduce inductive (on the toy corpus) ------------------------
-
-
-@pytest.fixture()
-def toy_benchmark(monkeypatch):
-    """``r8`` replaced by the toy corpus and a graph without stop-word or rare-word removal."""
-    monkeypatch.setattr(experiment, "load_benchmark", lambda name, data_dir=None: toy_corpus())
-    monkeypatch.setattr(experiment, "build_text_graph", lambda corpus: build_text_graph(
-        corpus, GraphConfig(window=3, min_freq=1, stop_words=None), whitespace_tokenize,
-        cache=False))
 
 
 def _mtimes(directory):
