@@ -40,12 +40,15 @@ def _train(args: argparse.Namespace, seed: int, out: Path, batch: int, optimizer
     if batch:
         cmd += ["--batch-size", str(batch), "--fanout", str(args.fanout), "--optimizer",
                 optimizer]
+        if args.row_budget:
+            cmd += ["--row-budget", str(args.row_budget)]
     subprocess.run(cmd, check=True)
 
 
 def _run_name(args: argparse.Namespace, seed: int) -> str:
     extra = "" if args.optimizer == "adam" else f"-{args.optimizer}"
     fan = "" if args.fanout == 32 else f"-fanout{args.fanout}"
+    fan += f"-budget{args.row_budget}" if args.row_budget else ""
     return f"{args.dataset}-{args.model}-bs{args.batch_size}{fan}{extra}-seed{seed}"
 
 
@@ -76,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--fanout", type=int, default=32)
     parser.add_argument("--optimizer", default="adam", choices=["adam", "sparse-adam"])
+    parser.add_argument("--row-budget", type=int, default=0, help="--row-budget of the "
+                        "mini-batch runs (0: none)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--threads", type=int, default=1, help="torch threads of each run (1)")
     parser.add_argument("--run", action="store_true", help="train missing mini-batch runs")
@@ -107,14 +112,17 @@ def main() -> int:
     diff = [m - f for m, f in zip(mini_acc, full_acc)]
     body = "\n".join([
         f"## Mini-batch against full-batch accuracy ({args.dataset}, {args.model}, batch "
-        f"{args.batch_size}, {args.optimizer})",
+        f"{args.batch_size}, {args.optimizer}"
+        + (f", fanout {args.fanout}, row budget {args.row_budget}" if args.row_budget else "")
+        + ")",
         "",
         f"Command: `{command_line()}`  ",
         f"Machine (mini-batch runs): {machine_line(args.threads)}"
         + (f"; {args.note}" if args.note else ""),
         "",
         f"Mini-batch: `gfbgcn train --dataset {args.dataset} --model {args.model} --batch-size "
-        f"{args.batch_size} --fanout {args.fanout} --optimizer {args.optimizer} --seed S "
+        f"{args.batch_size} --fanout {args.fanout} --optimizer {args.optimizer} "
+        + (f"--row-budget {args.row_budget} " if args.row_budget else "") + "--seed S "
         f"--threads {args.threads} --out docs/results/raw/minibatch/{_run_name(args, 'S')}`. "
         "Full batch: the records of `gfbgcn reproduce text` (`docs/results/raw/text/` and the "
         "directories given) or of `gfbgcn train` without `--batch-size` for the same seeds (the "

@@ -52,11 +52,11 @@ def minibatch_phases(graph, config) -> dict[str, float]:
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(s.model, sparse, cpu, None, 1), s.model,
                  SubgraphSampler(adj, config.fanout, config.seed), s.optimizer, s.targets, cpu,
-                 sparse)
+                 sparse, row_budget=config.row_budget)
     times: dict[str, float] = defaultdict(float)
     layer1 = _timed(times, "sample (epoch's layer 1)", lambda: loop.sampler.presample(1))
-    for batch in epoch_batches(s.train_idx, config.batch_size, config.seed, 1):
-        inputs = _timed(times, "batch rows", lambda: loop.inputs(batch, layer1))
+    for step, batch in enumerate(epoch_batches(s.train_idx, config.batch_size, config.seed, 1)):
+        inputs = _timed(times, "batch rows", lambda: loop.inputs(batch, layer1, 1, step))
         s.optimizer.zero_grad(set_to_none=True)
         loss = _timed(times, "forward", lambda: F.cross_entropy(
             loop.step_fn(*inputs), s.targets[batch], reduction="sum") / len(batch))
@@ -94,6 +94,9 @@ def main() -> int:
     parser.add_argument("--batch-sizes", nargs="+", type=int, default=[512, 1024, 2048])
     parser.add_argument("--optimizers", nargs="+", default=["adam"])
     parser.add_argument("--fanout", type=int, default=32)
+    parser.add_argument("--row-budget", type=int, default=0,
+                        help="--row-budget of every mini-batch configuration (0: none)")
+    parser.add_argument("--section", default="minibatch-epoch-time")
     parser.add_argument("--epochs", type=int, default=2, help="epochs per configuration a round")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
@@ -111,14 +114,15 @@ def main() -> int:
     for _ in range(args.rounds):
         for model, batch, optimizer in _configs(args):
             cfg = TrainConfig(model=model, epochs=args.epochs, patience=10**6, batch_size=batch,
-                              fanout=args.fanout, optimizer=optimizer)
+                              fanout=args.fanout, optimizer=optimizer,
+                              row_budget=args.row_budget if batch else 0)
             result = train_text(graph, cfg, progress=False, device="cpu")
             seconds[(model, batch, optimizer)] += [h["seconds"] for h in result.history]
             key = (model, batch, optimizer)
             if key not in phases:
                 phases[key] = (minibatch_phases if batch else fullbatch_phases)(graph, cfg)
             print(key, seconds[key], phases[key], flush=True)
-    update_section("minibatch-epoch-time", _body(args, seconds, phases))
+    update_section(args.section, _body(args, seconds, phases))
     return 0
 
 
@@ -134,7 +138,8 @@ def _body(args, seconds, phases) -> str:
         rows.append(f"| {model} | {label} | {own:.2f} | {own / full:.2f}× | "
                     + " | ".join(cells) + " |")
     return "\n".join([
-        f"## Mini-batch against full-batch epoch time ({args.dataset})",
+        f"## Mini-batch against full-batch epoch time ({args.dataset}"
+        + (f", row budget {args.row_budget:,}" if args.row_budget else "") + ")",
         "",
         f"Command: `{command_line()}`  ",
         f"Machine: {machine_line(args.threads)}" + (f"; {args.note}" if args.note else ""),
@@ -142,7 +147,8 @@ def _body(args, seconds, phases) -> str:
         f"One process, {args.threads} torch thread(s); every configuration trains "
         f"{args.epochs} epochs per round, {args.rounds} rounds interleaved; *s/epoch*: median "
         "epoch (steps and validation); *ratio*: to the full-batch epoch of the same model in "
-        f"this run. Mini-batch: fanout {args.fanout}, one layer-1 sample per epoch. Phase "
+        f"this run. Mini-batch: fanout {args.fanout}, one layer-1 sample per epoch"
+        + (f", row budget {args.row_budget:,}" if args.row_budget else "") + ". Phase "
         "columns: seconds of one further epoch timed piece by piece (see the script's "
         "docstring); full batch has no sampling.",
         "",

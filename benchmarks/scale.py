@@ -99,15 +99,16 @@ corpus = scale_corpus(int(sys.argv[1]))
 cpu0, t = os.times(), time.perf_counter()
 g = build_text_graph(corpus)  # from the cache the build wrote
 batch = int(sys.argv[2])
+mini = dict(optimizer=sys.argv[4], fanout=int(sys.argv[5]), row_budget=int(sys.argv[6]))
 cfg = TrainConfig(model="gcn", epochs=1 if batch else 2, patience=5, batch_size=batch,
-                  optimizer=sys.argv[4] if batch else "adam")
+                  **(mini if batch else {}))
 r = train_text(g, cfg, progress=False, device="cpu")
 out = {"epoch_s": r.history[-1]["seconds"], "peak_mib": peaks()[0],
        "run_s": time.perf_counter() - t, "run_cpu_s": sum(os.times()[:4]) - sum(cpu0[:4]),
-       "test_acc": r.test["accuracy"]}
-if len(sys.argv) > 5:  # --save: the trained model as `gfbgcn train --save` writes it
+       "test_acc": r.test["accuracy"], "steps": r.history[-1].get("batches")}
+if len(sys.argv) > 7:  # --save: the trained model as `gfbgcn train --save` writes it
     cpu0, t = os.times(), time.perf_counter()
-    saved = save_trained(sys.argv[5], r, g, corpus)
+    saved = save_trained(sys.argv[7], r, g, corpus)
     out.update(save_s=time.perf_counter() - t, save_cpu_s=sum(os.times()[:4]) - sum(cpu0[:4]),
                save_peak_mib=peaks()[0],
                model_mib=sum(f.stat().st_size for f in Path(saved).rglob("*") if f.is_file())
@@ -159,8 +160,11 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict,
-            optimizer: str = "adam", save_dir: str | None = None) -> dict:
+            optimizer: str = "adam", save_dir: str | None = None, fanout: int = 32,
+            row_budget: int = 0) -> dict:
     row: dict = {"docs": n, "phases": phases, "optimizer": optimizer}
+    if "mini" in phases:  # the mini-batch settings, where a mini-batch epoch runs
+        row.update(fanout=fanout, row_budget=row_budget, batch_size=batch_size)
     if "build" in phases:
         build = child(BUILD, str(n), env=env)
         row.update(build or {"build_failed": True})
@@ -169,7 +173,8 @@ def measure(n: int, phases: list[str], batch_size: int, threads: int, env: dict,
             row[f"{phase}_failed"] = True
         elif phase in phases:
             save = [str(Path(save_dir) / f"model{n}")] if save_dir and phase == "mini" else []
-            got = child(TRAIN, str(n), str(batch), str(threads), optimizer, *save, env=env)
+            got = child(TRAIN, str(n), str(batch), str(threads), optimizer, str(fanout),
+                        str(row_budget), *save, env=env)
             row.update({f"{phase}_s": got["epoch_s"], f"{phase}_mib": got["peak_mib"]} if got
                        else {f"{phase}_failed": True})
             if got and phase == "mini":  # the whole run: loading, epoch, test evaluation, save
@@ -199,14 +204,19 @@ def table_row(r: dict) -> str:
             + _cell(r, "mini", f"{r.get('mini_mib', 0) / 1024:.2f}"))
     code = ("–" if "mini" not in r["phases"] else
             r.get("mini_optimizer", "before issue 27"))
+    if "mini" in r["phases"] and "row_budget" in r:  # the mini-batch settings of later runs
+        code += (f", batch {r['batch_size']:,}, fanout {r['fanout']}"
+                 + (f", row budget {r['row_budget']:,}" if r["row_budget"] else ""))
     return f"| {r['docs']:,} | {graph} | {build} | {full} | {mini} | {code} |"
 
 
 def end_to_end_row(r: dict) -> str:
     """Build, one mini-batch epoch with its test accuracy, and the saved model of one size."""
     gib = lambda key: f"{r[key] / 1024:.2f}"  # noqa: E731
-    return (f"| {r['docs']:,} | {r['build_s']:.0f} | {r['build_cpu_s']:.0f} | "
-            f"{gib('build_main_mib')} + {gib('build_worker_mib')} | {r['mini_run_s']:.0f} | "
+    build = (f"{r['build_s']:.0f} | {r['build_cpu_s']:.0f} | "
+             f"{gib('build_main_mib')} + {gib('build_worker_mib')}" if "build_s" in r
+             else "– | – | –")
+    return (f"| {r['docs']:,} | {build} | {r['mini_run_s']:.0f} | "
             f"{r['mini_run_cpu_s']:.0f} | {gib('mini_mib')} | {r['mini_test_acc']:.4f} | "
             f"{r['mini_save_s']:.0f} | {r['mini_save_cpu_s']:.0f} | {gib('mini_save_peak_mib')} | "
             f"{r['mini_model_mib']:,.0f} |")
@@ -252,8 +262,27 @@ def phases_table(rows: list[dict]) -> list[str]:
     return lines
 
 
+def per_document_table(rows: list[dict]) -> list[str]:
+    """The mini-batch epoch per document, and each size's growth against the last: the check
+    that an epoch grows no faster than the corpus."""
+    done = [r for r in rows if r.get("mini_s") and r.get("mini_steps")]
+    if len(done) < 2:
+        return []
+    lines = ["", "Mini-batch epoch against the corpus: *per document*: epoch seconds over the "
+             "documents; *growth*: epoch time over the previous size's, beside the documents' "
+             "ratio (linear growth: the two equal).", "",
+             "| documents | steps | epoch s | µs per document | growth (epoch / documents) |",
+             "|---|---|---|---|---|"]
+    for before, r in zip([None, *done], done):
+        growth = ("–" if before is None else f"{r['mini_s'] / before['mini_s']:.2f}× / "
+                  f"{r['docs'] / before['docs']:.2f}×")
+        lines.append(f"| {r['docs']:,} | {r['mini_steps']:,} | {r['mini_s']:.1f} | "
+                     f"{r['mini_s'] / r['docs'] * 1e6:.0f} | {growth} |")
+    return lines
+
+
 def end_to_end_table(rows: list[dict]) -> list[str]:
-    done = [r for r in rows if "mini_save_s" in r and "build_s" in r]
+    done = [r for r in rows if "mini_save_s" in r]
     if not done:
         return []
     return [
@@ -281,6 +310,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads of training (1)")
     parser.add_argument("--optimizer", default="adam", choices=["adam", "sparse-adam"],
                         help="optimiser of the mini-batch phase (adam)")
+    parser.add_argument("--fanout", type=int, default=32,
+                        help="sampled layer-1 neighbours per node in the mini-batch phase (32)")
+    parser.add_argument("--row-budget", type=int, default=0,
+                        help="the mini-batch phase's --row-budget (0: none)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="graph cache directory kept between runs (default: a scratch "
                         "directory, removed at the end), so that a size built once can train "
@@ -305,7 +338,8 @@ def main() -> int:
         env = {**os.environ, "GFBGCN_CACHE": cache, "SCALE_MAX_GIB": str(args.max_gib)}
         for n in [] if args.report_only else args.sizes:
             row = measure(n, args.phases, args.batch_size, args.threads, env, args.optimizer,
-                          save_dir=scratch if args.save else None)
+                          save_dir=scratch if args.save else None, fanout=args.fanout,
+                          row_budget=args.row_budget)
             row["command"] = command_line()
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -332,8 +366,9 @@ def main() -> int:
         "peak RSS of the main process and of the largest worker. Epochs: Text GCN (hidden 200) "
         f"on the CPU with {args.threads} torch thread(s), each phase in a fresh process (peak "
         "RSS of that process, graph loading and `Â` included); full batch: the second of two "
-        f"epochs; mini-batch: one epoch of batches of {args.batch_size:,} documents, fanout 32, "
-        "validation included (*mini-batch code*: the optimiser of runs with issue 27's "
+        "epochs; mini-batch: one epoch (validation included) with the batch size, fanout and "
+        "row budget of the *mini-batch code* column (rows without them: batches of 4,096 "
+        "documents, fanout 32; *mini-batch code*: the optimiser of runs with issue 27's "
         "mini-batch trainer, whose process builds `Â` from the graph cache's mapped edge "
         "arrays and releases them; *before issue 27*: the earlier trainer). Each process runs under an address-space limit of "
         f"{args.max_gib:g} GiB; *failed*: the phase died (out of memory at that limit); "
@@ -347,6 +382,7 @@ def main() -> int:
         *map(table_row, rows),
         "",
         f"![cost against documents](figures/{args.section}.png)",
+        *per_document_table(rows),
         *phases_table(rows),
         *end_to_end_table(rows),
     ])

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 #: Options that mean something only beside another: (option, destination, the one it needs).
 NEEDS = (("--budget", "budget", "--auto", "auto"),
          ("--fanout", "fanout", "--batch-size", "batch_size"),
+         ("--row-budget", "row_budget", "--batch-size", "batch_size"),
          ("--label-sep", "label_sep", "--multi-label", "multi_label"))
 #: The defaults of those options where they apply.
 FANOUT, LABEL_SEP = 32, "|"
@@ -38,6 +39,7 @@ def check_applicable(args: argparse.Namespace) -> None:
             raise OptionError(f"{option} applies only with {needed}: add {needed}, or drop "
                               f"{option}")
     args.fanout = fanout_of(args)
+    args.row_budget = args.row_budget or 0
     args.label_sep = LABEL_SEP if args.label_sep is None else args.label_sep
 
 
@@ -126,7 +128,8 @@ def train_config_from_args(args: argparse.Namespace) -> TrainConfig:
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, fast_genvec=args.fast_genvec, fixed_lambda=args.fixed_lambda,
         batch_size=args.batch_size, fanout=fanout_of(args), features=args.features,
-        multi_label=getattr(args, "multi_label", False), optimizer=args.optimizer)
+        multi_label=getattr(args, "multi_label", False), optimizer=args.optimizer,
+        row_budget=args.row_budget or 0)
 
 
 def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
@@ -145,4 +148,4 @@ def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
         fanout=fanout_of(args), device=str(args.device), auto=args.auto, budget=args.budget,
         baseline=not args.no_baseline,
         cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet,
-        optimizer=args.optimizer)
+        optimizer=args.optimizer, row_budget=args.row_budget or 0)

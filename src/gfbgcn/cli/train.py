@@ -76,6 +76,10 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fanout", type=harness.positive_int, default=None, metavar="K",
                         help=f"--batch-size: sampled layer-1 neighbours per node ({FANOUT}; "
                         ">= 1)")
+    parser.add_argument("--row-budget", type=harness.positive_int, default=None, metavar="K",
+                        help="--batch-size: at most K rows of the first layer's input (rows of "
+                        "W1) per step, drawn by layer-wise importance sampling, so a step's "
+                        "cost stays bounded as the graph grows (default: every sampled row)")
     parser.add_argument("--optimizer", default="adam", choices=OPTIMIZERS,
                         help="adam (the paper's), or sparse-adam: mini-batch only, W1 read and "
                         "updated at the rows a batch uses (lazy Adam; less memory per node, no "

@@ -54,7 +54,7 @@ def test_get_params_equals_the_init_arguments():
              "fast_genvec": True, "fixed_lambda": 0.5, "features": "onehot", "window": 5,
              "min_freq": 2, "stop_words": None, "cooccurrence": "pair", "tokenizer": "whitespace",
              "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,
-             "optimizer": "sparse-adam",
+             "optimizer": "sparse-adam", "row_budget": 64,
              "device": "cpu", "auto": True, "budget": "3", "baseline": False, "cache": False,
              "build_workers": 1, "verbose": True}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)

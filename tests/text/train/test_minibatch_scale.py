@@ -161,11 +161,11 @@ def test_cli_sparse_adam_save_and_predict(tmp_path, capsys):
     assert "sport" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("chunk", [2, 1 << 16])
+@pytest.mark.parametrize("chunk", [2 * 3 * 8, 1 << 22])  # 2 rows of 3 float64, or all
 def test_lazy_adam_sums_repeated_rows_like_a_coalesced_gradient(chunk, monkeypatch):
     from gfbgcn.text.train.optim import LazyAdam
 
-    monkeypatch.setattr(LazyAdam, "CHUNK", chunk)  # rows updated a few at a time, or all
+    monkeypatch.setattr(LazyAdam, "CHUNK_BYTES", chunk)  # rows a few at a time, or all
 
     values = torch.arange(12, dtype=torch.float64).view(4, 3)
     a = torch.nn.Parameter(torch.ones(5, 3, dtype=torch.float64))

@@ -56,7 +56,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     language, a file, or ``None``), ``cooccurrence``; ``tokenizer``: ``"unicode"`` (``None``,
     the default, as for a corpus file), ``"textgcn"`` (the paper's ASCII cleaning, the CLI's
     default for the benchmarks), ``"whitespace"`` or a callable ``str -> list[str]``;
-    ``no_numbers``, ``cjk_split`` (unicode).  ``batch_size``/``fanout``/``optimizer``: mini-batch training
+    ``no_numbers``, ``cjk_split`` (unicode).  ``batch_size``/``fanout``/``optimizer``/``row_budget``: mini-batch training
     (0: full batch); ``device``: ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``; ``auto``:
     choose graph settings and model on the validation split (``--auto``; ``budget`` ``N``
     candidates or ``"Nm"`` minutes), which may choose the graph model combined with TF-IDF +
@@ -88,7 +88,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         min_freq: int = 5, stop_words: str | None = "english", cooccurrence: str = "window",
         tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,
         cjk_split: str = "chars", batch_size: int = 0, fanout: int = 32, optimizer: str = "adam",
-        device: str = "auto",
+        row_budget: int = 0, device: str = "auto",
         auto: bool = False, budget: int | str | None = None, baseline: bool = True,
         cache: bool = True, build_workers: int | None = None, verbose: bool = False,
     ) -> None:
@@ -114,6 +114,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.fanout = fanout
         self.optimizer = optimizer
+        self.row_budget = row_budget
         self.device = device
         self.auto = auto
         self.budget = budget
@@ -131,7 +132,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             lr=self.lr, weight_decay=self.weight_decay, epochs=self.epochs,
             patience=self.patience, val_ratio=self.val_ratio, fast_genvec=self.fast_genvec,
             fixed_lambda=self.fixed_lambda, batch_size=self.batch_size, fanout=self.fanout,
-            optimizer=self.optimizer,
+            optimizer=self.optimizer, row_budget=self.row_budget,
             features=self.features)
 
     def graph_settings(self) -> tuple[Tokenizer, GraphConfig]:

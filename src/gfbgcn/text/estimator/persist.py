@@ -22,7 +22,7 @@ from gfbgcn.text.tokenize.registry import (
 #: The ``config.json`` entry written by the classifier.
 ESTIMATOR_ENTRY = "estimator"
 _TRAIN_KEYS = ("model", "hidden", "dropout", "lr", "weight_decay", "epochs", "patience",
-               "val_ratio", "batch_size", "fanout", "features")
+               "val_ratio", "batch_size", "fanout", "row_budget", "features")
 _GRAPH_KEYS = ("window", "min_freq", "stop_words", "cooccurrence")
 
 

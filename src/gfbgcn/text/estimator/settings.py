@@ -72,7 +72,7 @@ def train_config(
     lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
     val_ratio: float = 0.1, fast_genvec: bool = False, fixed_lambda: float | None = None,
     batch_size: int = 0, fanout: int = 32, features: str = "onehot", multi_label: bool = False,
-    optimizer: str = "adam",
+    optimizer: str = "adam", row_budget: int = 0,
 ) -> TrainConfig:
     """The :class:`TrainConfig` of ``gfbgcn train``'s options (the defaults are its defaults);
     every value is checked (:func:`~gfbgcn.text.train.checks.check_train_settings`)."""
@@ -84,7 +84,7 @@ def train_config(
         model=model, seed=seed, hidden=hidden, dropout=dropout, lr=lr,
         weight_decay=weight_decay, epochs=epochs, patience=patience, val_ratio=val_ratio,
         train_lambda=fixed_lambda is None, layer_options=options, batch_size=batch_size,
-        fanout=fanout, features=features, optimizer=optimizer,
+        fanout=fanout, features=features, optimizer=optimizer, row_budget=row_budget,
     )
 
 

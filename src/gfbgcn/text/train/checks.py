@@ -36,6 +36,7 @@ _RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = 
     ("val_ratio", 0, 1, True, True, False),
     ("batch_size", 0, None, False, False, True),
     ("fanout", 1, None, False, False, True),
+    ("row_budget", 0, None, False, False, True),
 )
 
 

@@ -32,6 +32,7 @@ class TrainConfig:
     layer_options: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/train/minibatch.py)
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
+    row_budget: int = 0  # mini-batch: > 0 caps the W1 rows of a step (text/train/row_budget.py)
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
     # Departures from the paper's protocol for the fidelity experiments (gfbgcn.fidelity),
     # full-batch only; the defaults change nothing:
@@ -51,6 +52,9 @@ class TrainConfig:
                                 or self.lambda_weight_decay is not None or self.warmup_epochs):
             raise ValueError("lambda_lr, lambda_weight_decay, clip_norm and warmup_epochs "
                              "apply to full-batch training (batch_size 0) only")
+        if self.row_budget and not self.batch_size:
+            raise OptionError("--row-budget applies only with --batch-size: add --batch-size, "
+                              "or drop --row-budget")
         if self.warmup_epochs < 0:
             raise ValueError(f"warmup_epochs must be >= 0, got {self.warmup_epochs}")
         check_train_settings(self)

@@ -20,7 +20,9 @@ Memory: the process holds ``Â`` with int32 indices (8 bytes an entry), the samp
 cumulative weights (4 bytes an entry) and the model; the graph's edge arrays go back to the
 cache file once ``Â`` exists (:meth:`~gfbgcn.text.graph.text_graph.TextGraph.release_edges`).
 With ``--optimizer sparse-adam`` a step reads ``W1`` only at the columns of its layer-1 rows and
-updates those rows (:mod:`gfbgcn.text.train.optim`).
+updates those rows (:mod:`gfbgcn.text.train.optim`); ``--row-budget K`` keeps at most ``K`` of
+those columns per step (:mod:`gfbgcn.text.train.row_budget`), so that a step's cost does not
+grow with the graph.
 
 Devices: the sampler runs where ``Â`` is (the CPU unless the caller passes ``Â`` on a GPU);
 each batch's rows are moved to the training device, which holds the model, its optimiser state
@@ -49,6 +51,7 @@ from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.train.row_budget import limit_rows
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 
 __all__ = ["epoch_batches", "exact_doc_logits", "train_minibatch"]
@@ -149,16 +152,31 @@ class _Loop:
     sparse: bool
     rank: int = 0
     world: int = 1
+    row_budget: int = 0
 
-    def inputs(self, nodes: Tensor, layer1: Tensor) -> tuple[Tensor, ...]:
+    def inputs(self, nodes: Tensor, layer1: Tensor, epoch: int = 0, step: int = 0
+               ) -> tuple[Tensor, ...]:
         """``(layer-1 rows, layer-2 rows[, columns])`` of a batch, on the training device;
-        ``layer1``: the epoch's layer-1 sample of every node (:meth:`SubgraphSampler.presample`)."""
+        ``layer1``: the epoch's layer-1 sample of every node (:meth:`SubgraphSampler.presample`);
+        with a row budget, the rows of both layers keep about that many columns
+        (:func:`~gfbgcn.text.train.row_budget.limit_rows`, drawn by ``(epoch, step, layer)``)."""
+        key = (self.sampler.seed, epoch, step)
         rows2, needed = self.sampler.batch_rows(nodes)
+        if self.row_budget:
+            rows2, kept = limit_rows(rows2, self.row_budget, *key, 2)
+            needed = needed[kept]
         rows1 = csr_rows(layer1, needed)
-        if self.sparse:
-            rows1, columns = local_columns(rows1)
-            return rows1.to(self.device), rows2.to(self.device), columns.to(self.device)
-        return rows1.to(self.device), rows2.to(self.device)
+        if not (self.sparse or self.row_budget):
+            return rows1.to(self.device), rows2.to(self.device)
+        rows1, columns = local_columns(rows1)
+        if self.row_budget:
+            rows1, kept = limit_rows(rows1, self.row_budget, *key, 1)
+            columns = columns[kept]
+        if not self.sparse:  # dense W1: the kept rows over W1's global rows again
+            rows1 = torch.sparse_csr_tensor(rows1.crow_indices(), columns[rows1.col_indices()],
+                                            rows1.values(), (len(needed), self.sampler.num_nodes))
+            return rows1.to(self.device), rows2.to(self.device)
+        return rows1.to(self.device), rows2.to(self.device), columns.to(self.device)
 
 
 def _train_epoch(loop: _Loop, batches: list[Tensor], epoch: int) -> tuple[float, float]:
@@ -167,9 +185,9 @@ def _train_epoch(loop: _Loop, batches: list[Tensor], epoch: int) -> tuple[float,
     loop.model.train()
     loss_sum = correct = seen = 0.0
     layer1 = loop.sampler.presample(step=epoch)
-    for batch in batches:
+    for step, batch in enumerate(batches):
         mine = batch[loop.rank::loop.world]
-        inputs = loop.inputs(mine, layer1)
+        inputs = loop.inputs(mine, layer1, epoch, step)
         loop.optimizer.zero_grad(set_to_none=True)
         logits = loop.step_fn(*inputs)
         y = loop.targets[mine.to(loop.device)]
@@ -286,7 +304,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(model, sparse, device, group, world), model,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,
-                 setup.targets, device, sparse, rank, world)
+                 setup.targets, device, sparse, rank, world, config.row_budget)
     start = time.perf_counter()
     history, stopper = fit_minibatch(loop, setup.train_idx, setup.val_idx, config, progress)
     check_converged(stopper.best_epoch, history, config.lr)

@@ -69,8 +69,11 @@ class LazyAdam(torch.optim.Optimizer):
                  eps: float = 1e-8) -> None:
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps})
 
-    #: rows updated at a time: the temporaries stay ``CHUNK x hidden`` whatever ``|C|``
-    CHUNK = 1 << 16
+    #: bytes of each temporary of an update (rows updated at a time x a row's bytes): small
+    #: enough that the allocator reuses them from its heap instead of mapping fresh pages for
+    #: each (a step at 383k documents spent more time in page faults than in arithmetic with
+    #: 65,536-row chunks, docs/benchmarks.md), and bounded whatever ``|C|``
+    CHUNK_BYTES = 1 << 22
 
     @torch.no_grad()
     def step(self, closure: Any = None) -> None:  # type: ignore[override]
@@ -89,11 +92,12 @@ class LazyAdam(torch.optim.Optimizer):
         rows, grad = _rows_and_values(p.grad)
         if rows is None:
             rows = torch.arange(len(p), device=p.device)
-        for a in range(0, len(rows), self.CHUNK):
-            part = rows[a : a + self.CHUNK]
+        chunk = max(1, self.CHUNK_BYTES // max(1, p[0].numel() * p.element_size()))
+        for a in range(0, len(rows), chunk):
+            part = rows[a : a + chunk]
             moments = (state["exp_avg"], state["exp_avg_sq"], p)
             new = _adam_rows(*(x.index_select(0, part) for x in moments),
-                             grad[a : a + self.CHUNK], group, state["step"])
+                             grad[a : a + chunk], group, state["step"])
             for full, values in zip(moments, new):
                 full.index_copy_(0, part, values)
 
