@@ -128,3 +128,16 @@ def test_choose_never_takes_a_configuration_of_another_protocol(tmp_path) -> Non
     table = "\n".join(row_markdown(row, sums))
     assert "`stopacc` (other protocol: never chosen)" in table
     assert "**`a` ← chosen on validation**" in table
+
+
+def test_an_entity_row_shows_the_paper_fraction_and_lambda_per_layer(tmp_path) -> None:
+    configs = (Config("rgcn", "ref", {"model": "rgcn"}, seeds=2, reference=True),
+               Config("a", "a", {"model": "gfb-rgcn"}, seeds=2))
+    row = Row("e", "entity", "mutag", "gfb-rgcn", "toy entity row", configs)
+    recs = [{"key": {"row": "e", "config": name, "seed": s}, "val": {"accuracy": 0.7},
+             "test": {"accuracy": 0.7 + s / 100}, "best_epoch": 50,
+             "lambda": [0.25 + s, -0.5] if name == "a" else None}
+            for name in ("rgcn", "a") for s in range(2)]
+    table = "\n".join(row_markdown(row, summaries(row, recs, tmp_path)))
+    assert "paper: **0.7794 (no std given)**" in table  # 77.94 % in the paper's table
+    assert "λ 0.75, -0.50" in table  # the mean λ of each layer

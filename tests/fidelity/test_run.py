@@ -4,6 +4,7 @@ provenance; the declarative list is well formed."""
 from __future__ import annotations
 
 from gfbgcn.core.store import RunStore
+from gfbgcn.entity.experiment import base_config
 from gfbgcn.fidelity.experiment import ROWS, Config, Row
 from gfbgcn.fidelity.run import run_row, tasks
 from gfbgcn.fidelity.text_run import text_config
@@ -20,6 +21,8 @@ def test_rows_are_well_formed() -> None:
             assert not c.versus or c.versus in names, (row.id, c.name)
             if row.task == "text" and not c.existing:
                 text_config(c.config, 0)  # a valid TrainConfig
+            if row.task == "entity":  # a valid EntityConfig
+                base_config(row.dataset, c.config["model"], **c.config.get("entity", {}))
             assert c.seeds >= 1
 
 
@@ -49,4 +52,20 @@ def test_graph_row_runs_and_resumes(tmp_path, data_dir) -> None:
     assert rec["options"]["readout"] == "sum" and rec["config"]["options"]["conv"] == {
         "second_norm": "l2"}
     assert rec["train_config"]["epochs"] == 1 and "versions" in rec and "machine" in rec
+    assert run_row(row, store, data_dir=str(data_dir)) == 0
+
+
+def test_entity_row_runs_on_validation_and_test_and_resumes(tmp_path, data_dir) -> None:
+    row = Row("e", "entity", "mutag", "gfb-rgcn", "t", (
+        Config("a", "a", {"model": "gfb-rgcn", "entity": {"epochs": 2, "lambda_init": 0.5}},
+               seeds=2),
+    ))
+    store = RunStore(tmp_path)
+    assert run_row(row, store, data_dir=str(data_dir)) == 2
+    rec = store.load({"row": "e", "config": "a", "seed": 1})
+    assert rec["config"]["epochs"] == 2 and rec["config"]["lambda_init"] == 0.5
+    assert 0 <= rec["val"]["accuracy"] <= 1 and 0 <= rec["test"]["accuracy"] <= 1
+    assert rec["split"]["split_seed"] == 1 and rec["split"]["val_nodes"] > 0
+    assert len(rec["lambda"]) == 2 and rec["best_epoch"] == 2  # one λ per layer
+    assert "versions" in rec and "machine" in rec
     assert run_row(row, store, data_dir=str(data_dir)) == 0

@@ -123,6 +123,21 @@ def run_once(data: EntityData, run: EntityRun, device: Any = "cpu") -> dict[str,
     return {**record, **provenance(), "dataset_info": data.info}
 
 
+def run_val_test(data: EntityData, config: EntityConfig, seed: int,
+                 device: Any = "cpu") -> dict[str, Any]:
+    """Train on the 80 % of the training nodes that ``select`` fits on (holdout of seed
+    ``seed``) and score both the other 20 % (``val``) and the benchmark test set (``test``):
+    the unit of a fidelity row, where each hypothesis is judged on validation and reported on
+    test from the same runs."""
+    fit_pos, val_pos = stratified_holdout(data.train_y, VALIDATION_FRACTION, seed)
+    record = train_once(data, config, seed, data.train_idx[fit_pos], data.train_y[fit_pos],
+                        {"val": (data.train_idx[val_pos], data.train_y[val_pos]),
+                         "test": (data.test_idx, data.test_y)}, device)
+    record["split"] = {"fit_nodes": int(fit_pos.numel()), "val_nodes": int(val_pos.numel()),
+                       "split_seed": seed, "fraction": VALIDATION_FRACTION}
+    return {**record, **provenance(), "dataset_info": data.info}
+
+
 def select(
     data: EntityData,
     configs: Iterable[EntityConfig],

@@ -94,11 +94,18 @@ def graph_units(config: Config, records: Sequence[dict[str, Any]]) -> list[Unit]
     return units
 
 
+def _lambdas(value: Any) -> list[float]:
+    """A record's λ as a list per layer (text: one number; entity: one per layer)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
 def text_units(records: Sequence[dict[str, Any]]) -> list[Unit]:
     units = []
     for r in sorted(records, key=lambda r: int(r["key"]["seed"])):
         units.append(Unit(r["val"]["accuracy"], r["test"]["accuracy"], {
-            "lambda": [r["lambda"]] if r.get("lambda") is not None else [],
+            "lambda": _lambdas(r.get("lambda")),
             "best_epoch": r["best_epoch"], "macro_f1": r["test"].get("macro_f1")},
             (int(r["key"]["seed"]),)))
     return units
@@ -160,6 +167,9 @@ def _paper(row: Row) -> str:
     if row.task == "graphs":
         value = paper_table("graphs")["results"].get(row.model, {}).get(row.dataset)
         return f"{value[0]:.1f} ± {value[1]:.1f}" if value else "–"
+    if row.task == "entity":  # in %, without std: as a fraction, like our entity units
+        value = paper_table("entity")["models"].get(row.model, {}).get(row.dataset)
+        return f"{value / 100:.4f} (no std given)" if value is not None else "–"
     value = paper_table("text")["accuracy"].get(row.model, {}).get(row.dataset)
     return f"{value[0]:.4f} ± {value[1]:.4f}" if value else "–"
 

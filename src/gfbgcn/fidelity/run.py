@@ -30,7 +30,7 @@ class GraphTask:
 
 @dataclass(frozen=True)
 class SeedTask:
-    """One seed of one configuration (text)."""
+    """One seed of one configuration (text, entity)."""
 
     row: str
     config: str
@@ -97,6 +97,10 @@ def run_row(row: Row, store: RunStore, *, configs: Sequence[str] | None = None,
         from gfbgcn.fidelity.text_run import text_runner
 
         run = text_runner(row, data_dir, device)
+    elif row.task == "entity":
+        from gfbgcn.fidelity.entity_run import entity_runner
+
+        run = entity_runner(row, data_dir, device)
     else:
         raise ValueError(f"unknown task {row.task!r}")
     return run_pending(todo, store, run, workers=workers, threads=threads, desc=row.id,
