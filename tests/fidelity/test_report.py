@@ -126,7 +126,7 @@ def test_choose_never_takes_a_configuration_of_another_protocol(tmp_path) -> Non
     sums = summaries(row, recs, tmp_path)
     assert choose(sums).config.name == "a"
     table = "\n".join(row_markdown(row, sums))
-    assert "`stopacc` (other protocol: never chosen)" in table
+    assert "`stopacc` (not a candidate: never chosen)" in table
     assert "**`a` ← chosen on validation**" in table
 
 
@@ -141,3 +141,33 @@ def test_an_entity_row_shows_the_paper_fraction_and_lambda_per_layer(tmp_path) -
     table = "\n".join(row_markdown(row, summaries(row, recs, tmp_path)))
     assert "paper: **0.7794 (no std given)**" in table  # 77.94 % in the paper's table
     assert "λ 0.75, -0.50" in table  # the mean λ of each layer
+
+
+def test_a_traced_configuration_gets_a_test_oracle_line_paired_with_its_versus(tmp_path) -> None:
+    """The oracle line takes each seed's epoch of highest test accuracy (a bound, never chosen)
+    and pairs with the oracle line of the configuration's ``versus``."""
+    traced = {"model": "gcn", "trace_test": True}
+    configs = (Config("ref", "ref", {"model": "gcn"}, seeds=2, reference=True),
+               Config("g", "g", traced, seeds=2, reference=True),
+               Config("f", "f", {**traced, "model": "gfb-max"}, seeds=2, versus="g"))
+    row = Row("t", "text", "ohsumed", "gfb-max", "toy", configs)
+    tests = {"ref": [[0.5], [0.5]], "g": [[0.6, 0.7, 0.65], [0.6, 0.6, 0.6]],
+             "f": [[0.6, 0.65, 0.75], [0.9, 0.6, 0.6]]}
+    recs = []
+    for name, per_seed in tests.items():
+        for seed, trace in enumerate(per_seed):
+            recs.append({"key": {"row": "t", "config": name, "seed": seed},
+                         "val": {"accuracy": 0.99}, "test": {"accuracy": trace[0]},
+                         "best_epoch": 1, "test_acc_history": trace,
+                         "val_acc_history": [0.1 * (i + 1) for i in range(len(trace))]})
+    sums = summaries(row, recs, tmp_path)
+    by_name = {s.config.name: s for s in sums}
+    oracle = by_name["f@test-oracle"]
+    assert [u.test for u in oracle.units] == [0.75, 0.9]
+    assert [u.extra["best_epoch"] for u in oracle.units] == [3, 1]
+    assert [u.val for u in oracle.units] == [0.30000000000000004, 0.1]  # val at that epoch
+    assert "ref@test-oracle" not in by_name  # untraced: no oracle line
+    assert choose(sums).config.name == "f"  # the oracle lines are never chosen
+    table = "\n".join(row_markdown(row, sums))
+    # f's oracle minus g's oracle per seed: 0.75 - 0.7 and 0.9 - 0.6, in points
+    assert "+17.50 ± 17.68 vs `g@test-oracle` (2 up, 0 down of 2)" in table

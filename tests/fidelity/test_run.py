@@ -3,11 +3,18 @@ provenance; the declarative list is well formed."""
 
 from __future__ import annotations
 
+import pytest
+
 from gfbgcn.core.store import RunStore
 from gfbgcn.entity.experiment import base_config
 from gfbgcn.fidelity.experiment import ROWS, Config, Row
 from gfbgcn.fidelity.run import run_row, tasks
-from gfbgcn.fidelity.text_run import text_config
+from gfbgcn.fidelity.text_run import trace_test_accuracy, text_config
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
+from tests.text.toydata import toy_corpus
 
 
 def test_rows_are_well_formed() -> None:
@@ -69,3 +76,15 @@ def test_entity_row_runs_on_validation_and_test_and_resumes(tmp_path, data_dir) 
     assert len(rec["lambda"]) == 2 and rec["best_epoch"] == 2  # one λ per layer
     assert "versions" in rec and "machine" in rec
     assert run_row(row, store, data_dir=str(data_dir)) == 0
+
+
+def test_the_trace_test_accuracy_is_that_of_the_kept_weights() -> None:
+    """At the kept epoch the traced test accuracy equals the run's reported test accuracy."""
+    graph = build_text_graph(toy_corpus(), GraphConfig(window=3, min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache=False)
+    result = train_text(graph, TrainConfig(model="gcn", epochs=6, hidden=8, seed=0,
+                                           patience=100), progress=False,
+                        epoch_hook=trace_test_accuracy)
+    trace = [h["test_acc"] for h in result.history]
+    assert len(trace) == 6 and all(0.0 <= a <= 1.0 for a in trace)
+    assert trace[result.best_epoch - 1] == pytest.approx(result.test["accuracy"], abs=1e-6)

@@ -36,7 +36,7 @@ def reproduce_text_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variants", nargs="+", default=[], metavar="VARIANT",
                         help="also run these variants of every model they apply to: "
                              "fast (GFB MaxVec/TopKVec), lambda0, lam0init (GFB models), "
-                             "eps-1 (Text GIN), lr0.2 (Text SGC), l2 (l2 on the second-order "
+                             "eps-1, eps-1-fixed (Text GIN), lr0.2 (Text SGC), l2 (l2 on the second-order "
                              "term: GFB, FBP, BP), fast-l2 (both: GFB MaxVec/TopKVec), "
                              "patience50, stopacc (all models)")
     add_results_arguments(parser)

@@ -105,10 +105,35 @@ def text_units(records: Sequence[dict[str, Any]]) -> list[Unit]:
     units = []
     for r in sorted(records, key=lambda r: int(r["key"]["seed"])):
         units.append(Unit(r["val"]["accuracy"], r["test"]["accuracy"], {
-            "lambda": _lambdas(r.get("lambda")),
-            "best_epoch": r["best_epoch"], "macro_f1": r["test"].get("macro_f1")},
+            "lambda": _lambdas(r.get("lambda")), "gin_eps": r.get("gin_eps") or [],
+            "best_epoch": r["best_epoch"], "macro_f1": r["test"].get("macro_f1"),
+            **({"val_trace": r["val_acc_history"], "test_trace": r["test_acc_history"]}
+               if r.get("test_acc_history") else {})},
             (int(r["key"]["seed"]),)))
     return units
+
+
+ORACLE = "@test-oracle"
+
+
+def oracle_summary(config: Config, summary: Summary) -> Summary:
+    """The *test-oracle* line of a ``trace_test`` configuration: per seed, the epoch with the
+    highest test accuracy.  No rule that picks an epoch (on validation or otherwise) can beat
+    it with these runs' weights, so it bounds what a stopping rule could add; it is never a
+    result and never chosen.  Paired with the oracle line of the configuration's ``versus``."""
+    oracle = Config(
+        config.name + ORACLE, "bound, not a result: each seed's epoch of highest test "
+        "accuracy, the most any choice of epoch could reach with these runs",
+        config.config, seeds=config.seeds, candidate=False,
+        versus=config.versus + ORACLE if config.versus else "")
+    units = []
+    for u in summary.units:
+        if "test_trace" not in u.extra:
+            continue
+        epoch = int(np.argmax(u.extra["test_trace"]))  # the first of equal maxima
+        units.append(Unit(u.extra["val_trace"][epoch], u.extra["test_trace"][epoch],
+                          {"best_epoch": epoch + 1, "lambda": [], "gin_eps": []}, u.id))
+    return Summary(oracle, units, summary.expected)
 
 
 def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Summary]:
@@ -126,6 +151,8 @@ def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Su
         units = graph_units(c, recs) if row.task == "graphs" else text_units(recs)
         expected = c.seeds * (row.folds if row.task == "graphs" else 1)
         out_list.append(Summary(c, units, expected))
+        if c.config.get("trace_test"):
+            out_list.append(oracle_summary(c, out_list[-1]))
     return out_list
 
 
@@ -195,6 +222,11 @@ def _extra(s: Summary) -> str:
         depth = min(len(x) for x in lams)
         parts.append("λ " + ", ".join(f"{np.mean([x[i] for x in lams]):.2f}"
                                        for i in range(depth)))
+    eps = [u.extra["gin_eps"] for u in s.units if u.extra.get("gin_eps")]
+    if eps:
+        depth = min(len(x) for x in eps)
+        parts.append("GIN ε " + ", ".join(f"{np.mean([x[i] for x in eps]):.2f}"
+                                          for i in range(depth)))
     points = [u.extra["point"] for u in s.units if "point" in u.extra]
     if points and len(set(points)) > 1:
         counts: dict[str, int] = defaultdict(int)
@@ -237,7 +269,7 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
         if s.config.existing:
             name += f" (records of reproduce {row.task})"
         if not s.config.candidate:
-            name += " (other protocol: never chosen)"
+            name += " (not a candidate: never chosen)"
         if s.n and not s.complete:
             name += f" (unfinished: {s.n} of {s.expected} units)"
         if chosen is not None and s is chosen:

@@ -153,3 +153,18 @@ def test_text_gin_without_input_dropout_drops_only_hidden_layers() -> None:
     default = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5)).train()
     torch.manual_seed(0)
     assert not torch.allclose(default(None, edge_index, weight), default(None, edge_index, weight))
+
+
+def test_text_gin_one_layer_mlp_with_fixed_eps_is_text_gcn_with_biases() -> None:
+    """mlp_layers=1, eps = -1 fixed: h1 = ReLU(Â E W_1 + b_1), logits = Â h1 W_2 + b_2."""
+    edge_index, weight = _graph()
+    model = _randomize(TextGIN(N, 4, C, dropout=0.5, eps=-1.0, train_eps=False,
+                               mlp_layers=1)).eval()
+    assert all(len(conv.nn.lins) == 1 for conv in model.convs)
+    assert not any(name.endswith("eps") for name, _ in model.named_parameters())
+    ahat = _dense_ahat(edge_index, weight)
+    lin1, lin2 = (conv.nn.lins[0] for conv in model.convs)
+    h1 = torch.relu(ahat @ model.embedding @ lin1.weight.T + lin1.bias)
+    torch.testing.assert_close(model(None, edge_index, weight), ahat @ h1 @ lin2.weight.T + lin2.bias)
+    with pytest.raises(ValueError, match="mlp_layers"):
+        TextGIN(N, 4, C, mlp_layers=0)

@@ -29,7 +29,7 @@ class TextGIN(Module):
         \hat{\mathbf{A}})\big)
 
     ``h^0 = E`` (``[num_nodes, hidden]``, equal to ``I E``: identity features times a first linear
-    map), ``h^l = ReLU(WeightedGINConv_l(dropout(h^{l-1})))`` with 2-layer MLPs
+    map), ``h^l = ReLU(WeightedGINConv_l(dropout(h^{l-1})))`` with ``mlp_layers``-layer MLPs
     ``hidden -> hidden -> hidden`` (last layer: ``-> num_classes``, no ReLU: logits).
 
     Args:
@@ -38,7 +38,11 @@ class TextGIN(Module):
         num_classes: number of classes.
         num_layers: number of GIN layers (default 2).
         dropout: dropout before every GIN layer (default 0.5, the paper's rate).
-        train_eps: learn GIN's ``eps`` (default True).
+        train_eps: learn GIN's ``eps`` (default True).  On identity input every node has a
+            free embedding row, so a learned ``eps`` that grows lets a training document fit
+            its label through its own row instead of its neighbours; ``eps=-1`` with
+            ``train_eps=False`` keeps the self term at ``Â``'s self-loop, as in Text GCN
+            (``docs/results/fidelity.md``, Text GIN rows).
         eps: initial ``eps`` of every layer (default 0, GIN's).  ``-1`` starts with no self
             term, so a node's own free embedding row is not weighted 1 against its normalised
             neighbours (see ``docs/results/text_notes.md``).
@@ -52,6 +56,8 @@ class TextGIN(Module):
                 \hat{\mathbf{A}})\big),\quad
                 \mathbf{H}^{(l)} = \mathrm{ReLU}\big(\mathrm{GIN}_l(
                 \mathrm{dropout}(\mathbf{H}^{(l-1)}), \hat{\mathbf{A}})\big),\ l > 1
+        mlp_layers: linear layers of each GIN layer's MLP (default 2, GIN's); with 1 and
+            ``eps=-1`` fixed the model is Text GCN with biases and a factorised first weight.
         cached, add_self_loops, normalize: passed to every :class:`WeightedGINConv`.
 
     Shapes:
@@ -73,10 +79,13 @@ class TextGIN(Module):
         eps: float = 0.0,
         embedding_init: str = "glorot",
         dropout_input: bool = True,
+        mlp_layers: int = 2,
     ) -> None:
         super().__init__()
         if num_layers < 1:
             raise ValueError(f"num_layers must be >= 1, got {num_layers}")
+        if mlp_layers < 1:
+            raise ValueError(f"mlp_layers must be >= 1, got {mlp_layers}")
         if embedding_init not in EMBEDDING_INITS:
             raise ValueError(f"embedding_init must be one of {', '.join(EMBEDDING_INITS)}, "
                              f"got {embedding_init!r}")
@@ -90,7 +99,7 @@ class TextGIN(Module):
         self.convs = ModuleList()
         for layer in range(num_layers):
             out = num_classes if layer == num_layers - 1 else hidden
-            mlp = MLP([hidden, hidden, out], act="relu", norm=None, dropout=0.0)
+            mlp = MLP([hidden] * mlp_layers + [out], act="relu", norm=None, dropout=0.0)
             self.convs.append(
                 WeightedGINConv(
                     mlp,

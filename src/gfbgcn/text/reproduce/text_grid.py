@@ -46,6 +46,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "stopacc": {"monitor": "accuracy"},  # early stopping on validation accuracy
     # Text GIN: no self term at the start and an N(0, 1) embedding (text_notes.md, "Text GIN")
     "eps-1": {"layer_options": {"eps": -1.0, "embedding_init": "normal"}},
+    # Text GIN with eps held at -1: no self term beyond Â's self-loop, so no document can fit
+    # its label through its own free embedding row (fidelity.md, Text GIN rows)
+    "eps-1-fixed": {"layer_options": {"eps": -1.0, "train_eps": False}},
     # issue 26 (docs/results/fidelity.md): l2 on the second-order term per node, alone or with
     # the fast GenVec form, and a longer early-stopping patience for BP's slow starters
     "l2": {"layer_options": {"second_norm": "l2"}},
@@ -73,7 +76,7 @@ class RunSpec:
 
 # variants that only make sense for a GFB layer (they set its GenVec form or its lambda)
 GFB_ONLY_VARIANTS = frozenset({"fast", "lambda0", "lam0init"})
-GIN_ONLY_VARIANTS = frozenset({"eps-1"})
+GIN_ONLY_VARIANTS = frozenset({"eps-1", "eps-1-fixed"})
 SGC_ONLY_VARIANTS = frozenset({"lr0.2"})
 # the layers with a ``second_norm`` option (GFBConv, FBPConv, BPConv)
 SECOND_NORM_MODELS = frozenset({"gfb-mean", "gfb-diag", "gfb-max", "gfb-topk", "gfb-upper",

@@ -77,6 +77,7 @@ class TrainResult:
     probabilities: np.ndarray  # [num_docs, C] softmax (multi-label: sigmoid) outputs
     threshold: float | None = None  # multi-label: decision threshold chosen on validation
     lam: float | None = None  # GFB models: lambda of the kept (best-validation) weights
+    gin_eps: list[float] | None = None  # Text GIN: eps per layer of the kept weights
     device: str = "cpu"  # where it trained, as device_name() writes it
 
     def record(self) -> dict[str, Any]:
@@ -92,6 +93,7 @@ class TrainResult:
             "peak_rss_mib": self.peak_rss_mib,
             **({"threshold": self.threshold} if self.threshold is not None else {}),
             **({"lambda": self.lam} if self.lam is not None else {}),
+            **({"gin_eps": self.gin_eps} if self.gin_eps is not None else {}),
             "device": self.device,
             "versions": package_versions(),
             "machine": machine_info(),

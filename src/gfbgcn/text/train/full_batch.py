@@ -15,6 +15,7 @@ with the 200-column matrix per epoch compared with a separate evaluation pass.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -98,7 +99,14 @@ def _set_warmup_lr(optimizer: torch.optim.Optimizer, epoch: int, warmup: int) ->
         group["lr"] = group["initial_lr"] * min(1.0, epoch / warmup)
 
 
-def _fit(s: RunSetup, config: TrainConfig, progress: bool
+#: ``hook(setup, epoch) -> values`` called once per epoch on the weights just validated (before
+#: the optimiser step); its values join that epoch's history entry.  A diagnostic seam (e.g.
+#: the fidelity table's test-accuracy trace): it must leave the model and the RNG as it found
+#: them, so that a run with a hook trains exactly as one without.
+EpochHook = Callable[[RunSetup, int], dict[str, float]]
+
+
+def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook | None = None
          ) -> tuple[list[dict[str, float]], EarlyStopping]:
     """The training loop with early stopping; the best validated weights are restored."""
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
@@ -114,6 +122,7 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool
         train_loss, val_loss, val_acc, train_acc, lam = _epoch_values(loss, stats, s.model)
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
+        extra = epoch_hook(s, epoch) if epoch_hook is not None else {}
         if config.clip_norm is not None:
             torch.nn.utils.clip_grad_norm_(
                 [p for p in s.model.parameters() if p.grad is not None], config.clip_norm)
@@ -123,7 +132,7 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool
         history.append({
             "epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
             "val_loss": val_loss, "val_acc": val_acc, "seconds": time.perf_counter() - t0,
-            **({"lambda": lam} if lam is not None else {}),
+            **({"lambda": lam} if lam is not None else {}), **extra,
         })
         bar.set_postfix(loss=f"{history[-1]['train_loss']:.4f}", val_loss=f"{val_loss:.4f}",
                         val_acc=f"{val_acc:.4f}")
@@ -159,11 +168,12 @@ def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float
 def train_full_batch(graph: TextGraph, config: TrainConfig, *, progress: bool = True,
                      adj: torch.Tensor | None = None,
                      multilabel_targets: np.ndarray | None = None,
-                     device: torch.device) -> TrainResult:
-    """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`)."""
+                     device: torch.device, epoch_hook: EpochHook | None = None) -> TrainResult:
+    """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`;
+    ``epoch_hook``: :data:`EpochHook`)."""
     setup = prepare_run(graph, config, adj, multilabel_targets, device)
     start = time.perf_counter()
-    history, stopper = _fit(setup, config, progress)
+    history, stopper = _fit(setup, config, progress, epoch_hook)
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)

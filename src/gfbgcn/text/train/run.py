@@ -9,7 +9,7 @@ from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import phase
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.full_batch import train_full_batch
+from gfbgcn.text.train.full_batch import EpochHook, train_full_batch
 from gfbgcn.text.train.minibatch import train_minibatch
 
 
@@ -21,6 +21,7 @@ def train_text(
     adj: torch.Tensor | None = None,
     multilabel_targets: np.ndarray | None = None,
     device: str | torch.device | None = None,
+    epoch_hook: EpochHook | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
@@ -35,12 +36,17 @@ def train_text(
     ``multilabel_targets`` (``[num_docs, L]`` 0/1, see :mod:`gfbgcn.text.corpus.labels`) switches
     to multi-label training: BCE-with-logits, sigmoid outputs, micro/macro F1 and subset
     accuracy at a threshold chosen on the validation documents.
+    ``epoch_hook`` (full batch only): called after each epoch's validation, its values join
+    the epoch's history entry (:data:`gfbgcn.text.train.full_batch.EpochHook`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"):
         if config.batch_size:
             if multilabel_targets is not None:
                 raise ValueError("mini-batch training (batch_size > 0) is single-label only")
+            if epoch_hook is not None:
+                raise ValueError("epoch_hook is for full-batch training (batch_size 0)")
             return train_minibatch(graph, config, progress=progress, adj=adj, device=device)
         return train_full_batch(graph, config, progress=progress, adj=adj,
-                                multilabel_targets=multilabel_targets, device=device)
+                                multilabel_targets=multilabel_targets, device=device,
+                                epoch_hook=epoch_hook)

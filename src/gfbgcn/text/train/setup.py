@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from gfbgcn.core.runinfo import peak_rss_mib, seed_everything
+from gfbgcn.nn.conv.weighted_gin_conv import WeightedGINConv
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
 from gfbgcn.text.graph.adjacency import graph_adjacency
@@ -91,7 +92,7 @@ def fitted_result(config: TrainConfig, history: list[dict[str, float]], best_epo
         seconds_per_epoch=statistics.median(h["seconds"] for h in history),
         train_seconds=train_seconds, peak_rss_mib=peak_rss_mib(), history=history, model=model,
         probabilities=probabilities, threshold=threshold, lam=lambda_value(model),
-        device=device,
+        gin_eps=gin_eps_values(model), device=device,
     )
 
 
@@ -103,4 +104,10 @@ def lambda_value(model: torch.nn.Module) -> float | None:
     """The trade-off lambda of a text model's GFB layer (``None`` for the other models)."""
     lams = lambda_parameters(model)
     return float(lams[0].detach()) if len(lams) == 1 else None
+
+
+def gin_eps_values(model: torch.nn.Module) -> list[float] | None:
+    """GIN's ``eps`` per layer of a Text GIN (``None`` for the other models)."""
+    eps = [float(m.eps.detach()) for m in model.modules() if isinstance(m, WeightedGINConv)]
+    return eps or None
 
