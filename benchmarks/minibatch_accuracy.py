@@ -53,10 +53,13 @@ def _run_name(args: argparse.Namespace, seed: int) -> str:
 
 
 def _full_record(args: argparse.Namespace, seed: int) -> dict | None:
-    name = f"dataset={args.dataset}__model={args.model}__variant=default__seed={seed}.json"
+    name = (f"dataset={args.dataset}__model={args.model}__variant={args.full_variant}"
+            f"__seed={seed}.json")
     for folder in [RESULTS / "text", *args.full_dir]:
         if (Path(folder) / name).is_file():
             return json.loads((Path(folder) / name).read_text())
+    if args.full_variant != "default":  # only reproduce text runs variants
+        return None
     own = RESULTS / "fullbatch" / f"{args.dataset}-{args.model}-seed{seed}"
     if args.full_run and not (own / "metrics.json").is_file():
         _train(args, seed, own, 0, "adam")
@@ -88,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="train missing full-batch runs (docs/results/raw/fullbatch/)")
     parser.add_argument("--full-dir", nargs="*", default=[], type=Path,
                         help="more directories with full-batch records (read only)")
+    parser.add_argument("--full-variant", default="default",
+                        help="the reproduce text variant whose records are the full-batch "
+                             "runs (default: the paper's setting; e.g. patience50)")
     parser.add_argument("--section", default="minibatch-accuracy")
     parser.add_argument("--note", default="", help="a sentence on the conditions")
     return parser
@@ -114,6 +120,7 @@ def main() -> int:
         f"## Mini-batch against full-batch accuracy ({args.dataset}, {args.model}, batch "
         f"{args.batch_size}, {args.optimizer}"
         + (f", fanout {args.fanout}, row budget {args.row_budget}" if args.row_budget else "")
+        + (f"; full batch `{args.full_variant}`" if args.full_variant != "default" else "")
         + ")",
         "",
         f"Command: `{command_line()}`  ",
@@ -126,7 +133,9 @@ def main() -> int:
         f"--threads {args.threads} --out docs/results/raw/minibatch/{_run_name(args, 'S')}`. "
         "Full batch: the records of `gfbgcn reproduce text` (`docs/results/raw/text/` and the "
         "directories given) or of `gfbgcn train` without `--batch-size` for the same seeds (the "
-        "same graph and protocol). Epoch seconds come from runs at different times and loads "
+        "same graph and protocol"
+        + (f"; here its variant `{args.full_variant}`" if args.full_variant != "default" else "")
+        + "). Epoch seconds come from runs at different times and loads "
         "on a shared machine: do not read them as a speed comparison (the epoch-time sections "
         "compare speed within one process).",
         "",
