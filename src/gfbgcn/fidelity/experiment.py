@@ -133,12 +133,12 @@ MUTAG_GRAPHS = Row(
 
 
 def _existing(dataset: str, model: str, variant: str, name: str, hypothesis: str,
-              reference: bool = False, seeds: int = 10) -> Config:
+              reference: bool = False, seeds: int = 10, versus: str = "") -> Config:
     """A configuration whose runs are ``reproduce text`` records (variant ``variant``): run
     there (``gfbgcn reproduce text --variants VARIANT``) so the main table can choose it."""
     return Config(name, hypothesis, {"model": model, "existing": {
         "dataset": dataset, "model": model, "variant": variant}}, seeds=seeds,
-        reference=reference, existing=True)
+        reference=reference, existing=True, versus=versus)
 
 
 def _t(model: str, **train: Any) -> dict[str, Any]:
@@ -311,30 +311,32 @@ def _gin_row(dataset: str, gap: str) -> Row:
                       "embedding"),
             _existing(dataset, "gin", "eps-1-fixed", "eps-1-fixed", "eps held at -1: only "
                       "Â's self-loop remains, as in Text GCN; if a training document fitting "
-                      "its label through its own free row is the cause, this recovers"),
+                      "its label through its own free row is the cause, this recovers",
+                      versus="eps-1"),
             Config("eps0-fixed", "eps held at 0 (GIN-0): the self term at weight 1 throughout",
                    _t("gin", layer_options={"train_eps": False})),
             Config("eps-1-fixed-mlp1", "eps held at -1 and one linear layer per GIN layer: "
                    "Text GCN with biases and a factorised first weight E W (is the second MLP "
                    "layer a cost?); another model, so never chosen",
-                   _t("gin", layer_options={**fixed, "mlp_layers": 1}), candidate=False),
+                   _t("gin", layer_options={**fixed, "mlp_layers": 1}), candidate=False,
+                   versus="eps-1"),
             Config("eps-1-noinputdrop", "as eps-1, no dropout on the embedding (as Text "
-                   "GCN's layer 1)", _t("gin", layer_options={**gin, "dropout_input": False})),
+                   "GCN's layer 1)", _t("gin", layer_options={**gin, "dropout_input": False}), versus="eps-1"),
             Config("eps-1-lr0.005", "as eps-1 with lr 0.005", _t("gin", layer_options=gin,
-                                                                 lr=0.005)),
+                                                                 lr=0.005), versus="eps-1"),
             Config("eps-1-patience50", "as eps-1, early-stopping patience 50: do the seeds "
                    "that stop at epoch 14 (best epoch 4) start slowly, as BP's and FBP's?",
-                   _t("gin", layer_options=gin, patience=50)),
+                   _t("gin", layer_options=gin, patience=50), versus="eps-1"),
             Config("eps-1-valacc", "as eps-1, all 200 epochs, weights of the best validation "
                    "accuracy: on R8 the validation loss turns up at epoch ~30 while training "
                    "accuracy is 0.85 and validation accuracy still climbs; does loss-based "
                    "stopping end Text GIN before it has learned?",
                    _t("gin", layer_options=gin, monitor="accuracy", patience=200),
-                   candidate=False),
+                   candidate=False, versus="eps-1"),
             Config("eps-1-valacc-e500", "as eps-1-valacc with up to 500 epochs: on R52 the "
                    "best validation accuracy still comes at epochs 140-199 of 200",
                    _t("gin", layer_options=gin, monitor="accuracy", patience=500, epochs=500),
-                   candidate=False),
+                   candidate=False, versus="eps-1"),
         ),
     )
 
