@@ -360,7 +360,7 @@ ROWS: tuple[Row, ...] = (
     _gin_row("r52", "0.7801 against 0.9314"), _gin_row("ohsumed", "0.2402 against 0.6323"),
     GFB_DIAG_OHSUMED, GFB_MAX_OHSUMED, _gfb_gain_row("r8", "+0.35 against the paper's +0.63"),
     _gfb_gain_row("r52", "+0.50 against the paper's +0.92"), FBP_OHSUMED, _sgc_row("r52"),
-    _sgc_row("ohsumed"),
+    _sgc_row("ohsumed"), _sgc_row("20ng"),
 )
 
 
