@@ -3,6 +3,8 @@ run records (synthetic ones: the numbers in the tables are known in advance)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gfbgcn.core.harness import Layout
@@ -52,6 +54,29 @@ def test_issue_26_candidates_compete_only_where_they_ran():
     assert main_variant(cells, "ohsumed", "bp") == "patience50"
     assert main_variant(cells, "r8", "gfb-max") == "default"
     assert main_variant(cells, "ohsumed", "gcn") == "default"
+
+
+def test_variant_choices_do_not_depend_on_the_test_numbers():
+    """Issue 26, deliverable 4: permuting the test accuracies among the records (or dropping
+    them) changes no choice of the main table."""
+    rng = random.Random(0)
+    models = {"gfb-max": ("default", "fast", "fast-l2"), "bp": ("default", "patience50"),
+              "sgc": ("default", "lr0.2"), "gin": ("default", "eps-1", "eps-1-fixed")}
+    for trial in range(30):
+        cells = {("ohsumed", m, v): [
+            {"key": {"seed": s}, "val": {"accuracy": rng.random()},
+             "test": {"accuracy": rng.random()}} for s in range(rng.randint(1, 4))]
+            for m, variants in models.items() for v in variants}
+        tests = [r["test"] for recs in cells.values() for r in recs]
+        rng.shuffle(tests)
+        it = iter(tests)
+        shuffled = {c: [{**r, "test": next(it)} for r in recs] for c, recs in cells.items()}
+        no_test = {c: [{k: v for k, v in r.items() if k != "test"} for r in recs]
+                   for c, recs in cells.items()}
+        for model in models:
+            chosen = main_variant(cells, "ohsumed", model)
+            assert main_variant(shuffled, "ohsumed", model) == chosen
+            assert main_variant(no_test, "ohsumed", model) == chosen
 
 
 def test_paired_gains_pair_runs_by_seed_and_use_the_main_variant():
