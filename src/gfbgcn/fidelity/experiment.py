@@ -226,8 +226,9 @@ GFB_MAX_OHSUMED = Row(
     ),
 )
 
-def _gfb_gain_row(dataset: str, gap: str) -> Row:
-    """GFB-MaxVec's gain over Text GCN on R8 / R52, with the settings tried on Ohsumed."""
+def _gfb_gain_row(dataset: str, gap: str, valacc_seeds: int = 5) -> Row:
+    """GFB-MaxVec's gain over Text GCN on R8 / R52, with the settings tried on Ohsumed
+    (``valacc_seeds``: 10 where a verdict rests on the validation-accuracy rule's runs)."""
     fast = {"exact": False}
     return Row(
         f"text-{dataset}-gfb-max", "text", dataset, "gfb-max",
@@ -242,12 +243,13 @@ def _gfb_gain_row(dataset: str, gap: str) -> Row:
                    "Ohsumed)", _t("gfb-max", layer_options={**fast, "lambda_init": 0.1})),
             Config("gcn-valacc", "reference: Text GCN, all 200 epochs, weights of the best "
                    "validation accuracy (no early stopping)",
-                   _t("gcn", monitor="accuracy", patience=200), reference=True),
+                   _t("gcn", monitor="accuracy", patience=200), reference=True,
+                   seeds=valacc_seeds),
             Config("fast-valacc", "fast form, all 200 epochs, weights of the best validation "
                    "accuracy: on Ohsumed this stopping rule raised the gain from +0.99 to "
                    "+1.47; here too?",
                    _t("gfb-max", monitor="accuracy", patience=200, layer_options=fast),
-                   versus="gcn-valacc", candidate=False),
+                   versus="gcn-valacc", candidate=False, seeds=valacc_seeds),
         ),
     )
 
@@ -298,7 +300,8 @@ FBP_OHSUMED = Row(
 )
 
 
-def _gin_row(dataset: str, gap: str) -> Row:
+def _gin_row(dataset: str, gap: str, valacc_seeds: int = 5) -> Row:
+    """Text GIN's row (``valacc_seeds``: 10 where the verdict rests on ``eps-1-valacc``)."""
     gin = {"eps": -1.0, "embedding_init": "normal"}
     fixed = {"eps": -1.0, "train_eps": False}
     return Row(
@@ -332,7 +335,7 @@ def _gin_row(dataset: str, gap: str) -> Row:
                    "accuracy is 0.85 and validation accuracy still climbs; does loss-based "
                    "stopping end Text GIN before it has learned?",
                    _t("gin", layer_options=gin, monitor="accuracy", patience=200),
-                   candidate=False, versus="eps-1"),
+                   candidate=False, versus="eps-1", seeds=valacc_seeds),
             Config("eps-1-valacc-e500", "as eps-1-valacc with up to 500 epochs: does the "
                    "level keep rising (on R52 the best epochs of eps-1-valacc are 140-199)?",
                    _t("gin", layer_options=gin, monitor="accuracy", patience=500, epochs=500),
@@ -356,10 +359,10 @@ def _sgc_row(dataset: str) -> Row:
 
 
 ROWS: tuple[Row, ...] = (
-    MUTAG_GRAPHS, MUTAG_ENTITIES, BP_R8, _gin_row("r8", "0.8778 against 0.9352"),
+    MUTAG_GRAPHS, MUTAG_ENTITIES, BP_R8, _gin_row("r8", "0.8778 against 0.9352", valacc_seeds=10),
     _gin_row("r52", "0.7801 against 0.9314"), _gin_row("ohsumed", "0.2402 against 0.6323"),
     GFB_DIAG_OHSUMED, GFB_MAX_OHSUMED, _gfb_gain_row("r8", "+0.35 against the paper's +0.63"),
-    _gfb_gain_row("r52", "+0.50 against the paper's +0.92"), FBP_OHSUMED, _sgc_row("r52"),
+    _gfb_gain_row("r52", "+0.50 against the paper's +0.92", valacc_seeds=10), FBP_OHSUMED, _sgc_row("r52"),
     _sgc_row("ohsumed"), _sgc_row("20ng"),
 )
 
