@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from gfbgcn.core.harness import Layout
+from gfbgcn.core.store import RunStore
 from gfbgcn.fidelity.experiment import Config, Row
 from gfbgcn.fidelity.report import choose, graph_units, render, row_markdown, summaries
 
@@ -171,3 +172,22 @@ def test_a_traced_configuration_gets_a_test_oracle_line_paired_with_its_versus(t
     table = "\n".join(row_markdown(row, sums))
     # f's oracle minus g's oracle per seed: 0.75 - 0.7 and 0.9 - 0.6, in points
     assert "+17.50 ± 17.68 vs `g@test-oracle` (2 up, 0 down of 2)" in table
+
+
+def test_an_existing_configuration_is_finished_with_the_seeds_its_cell_holds(tmp_path) -> None:
+    """A configuration standing for a main-table cell competes with however many seeds that
+    cell has (here 3 of a declared 10); a fidelity run declared with 5 needs all 5."""
+    store = RunStore(tmp_path / "raw" / "text")
+    for seed in range(3):
+        store.save({"dataset": "r8", "model": "sgc", "variant": "lr0.2", "seed": seed},
+                   {"val": {"accuracy": 0.9}, "test": {"accuracy": 0.8}, "best_epoch": 200})
+    row = Row("t", "text", "r8", "sgc", "toy", (
+        Config("main", "main cell", {"model": "sgc", "existing": {
+            "dataset": "r8", "model": "sgc", "variant": "lr0.2"}}, seeds=10, existing=True),
+        Config("longer", "longer", {"model": "sgc"}, seeds=5),
+    ))
+    recs = [{"key": {"row": "t", "config": "longer", "seed": s}, "val": {"accuracy": 0.95},
+             "test": {"accuracy": 0.7}, "best_epoch": 1000} for s in range(3)]
+    sums = summaries(row, recs, tmp_path)
+    assert [s.complete for s in sums] == [True, False]
+    assert choose(sums).config.name == "main"  # the unfinished, better-validated one waits
