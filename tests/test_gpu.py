@@ -290,3 +290,36 @@ def test_two_process_nccl_minibatch(tmp_path) -> None:
     two = [float(line.split(",")[3]) for line in
            (tmp_path / "two" / "history.csv").read_text().splitlines()[1:]]
     np.testing.assert_allclose(two, one, rtol=1e-4)
+
+
+def test_reproduce_text_workers_share_one_gpu(tmp_path) -> None:
+    """``reproduce text --workers 2 --device cuda``: spawned workers train on the one card."""
+    from gfbgcn.core.store import RunStore
+
+    assert main(["reproduce", "text", "--datasets", "r8", "--models", "gcn", "gfb-max",
+                 "--seeds", "2", "--epochs", "5", "--workers", "2", "--device", "cuda",
+                 "--out", str(tmp_path)]) == 0
+    records = list(RunStore(tmp_path / "raw" / "text").records())
+    assert len(records) == 4
+    assert all(r["device"].startswith("cuda:0 (") for r in records)
+    log = json.loads((tmp_path / "raw" / "text" / "invocations.json").read_text())
+    assert log[-1]["workers"] == 2 and log[-1]["device"].startswith("cuda:0 (")
+
+
+def _allocate_past_the_share(task) -> dict:
+    total = torch.cuda.get_device_properties(0).total_memory
+    torch.empty(int(total * 0.6) // 4, dtype=torch.float32, device="cuda:0")  # > 0.95 / 2
+    return {"never": True}
+
+
+def test_a_gpu_worker_past_its_memory_share_is_reported_not_hung(tmp_path) -> None:
+    from gfbgcn.core import harness
+    from gfbgcn.core.errors import describe
+    from gfbgcn.core.store import RunStore
+
+    from .core.test_harness import Square
+
+    with pytest.raises(Exception) as info:
+        harness.run_pending([Square(n) for n in range(2)], RunStore(tmp_path),
+                            _allocate_past_the_share, workers=2, device=GPU)
+    assert describe(info.value).startswith("out of memory while running tag=sq n=")

@@ -260,3 +260,79 @@ def test_thread_counts_from_the_log_and_from_older_commands(tmp_path: Path) -> N
                {"command": "gfbgcn reproduce graphs", "threads": 2}]
     (layout.raw / harness.Invocations.FILE).write_text(json.dumps(entries), encoding="utf-8")
     assert harness.thread_counts(layout) == [1, 2, 4]
+
+
+# ---- worker processes: failures are reported, never hang; spawned workers get the run ---------
+
+
+def failing(task: Square) -> dict[str, Any]:
+    if task.n == 2:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    return square(task)
+
+
+def dying(task: Square) -> dict[str, Any]:
+    if task.n == 2:
+        os._exit(3)  # what the kernel's OOM killer or a driver abort looks like to the parent
+    return square(task)
+
+
+def test_a_run_that_raises_in_a_worker_ends_the_grid_naming_the_run(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    with pytest.raises(harness.WorkerRunError, match=r"tag=sq n=2 in a worker: RuntimeError: "
+                                                     r"CUDA error"):
+        harness.run_pending([Square(n) for n in range(4)], store, failing, workers=2)
+    assert not store.done(Square(2).key())
+
+
+def test_a_worker_that_dies_ends_the_grid_instead_of_hanging(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    with pytest.raises(harness.WorkerDiedError, match="worker process died while running"):
+        harness.run_pending([Square(n) for n in range(4)], store, dying, workers=2)
+    assert not store.done(Square(2).key())
+
+
+def test_an_out_of_memory_error_in_a_worker_keeps_its_type_and_names_the_run(
+        tmp_path: Path) -> None:
+    from gfbgcn.core.errors import describe
+    with pytest.raises(MemoryError) as info:
+        harness.run_pending([Square(n) for n in range(3)], RunStore(tmp_path), out_of_memory,
+                            workers=2)
+    assert describe(info.value).startswith("out of memory while running tag=sq n=1 in a worker")
+
+
+def out_of_memory(task: Square) -> dict[str, Any]:
+    if task.n == 1:
+        raise MemoryError
+    return square(task)
+
+
+def test_spawned_workers_receive_the_run_function(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start of GPU workers (spawned, ``run`` pickled to them), without the GPU's memory
+    bound, which needs CUDA."""
+    import multiprocessing as mp
+
+    monkeypatch.setattr(harness, "_worker_start", lambda run, threads, device, workers: (
+        mp.get_context("spawn"), (run, threads, None, None)))
+    store = RunStore(tmp_path)
+    assert harness.run_pending([Square(n) for n in range(3)], store, square, workers=2) == 3
+    records = [store.load(Square(n).key()) for n in range(3)]
+    assert [r["value"] for r in records] == [0, 1, 4]
+    assert os.getpid() not in {r["pid"] for r in records}
+
+
+def test_spawned_workers_refuse_a_run_that_cannot_be_pickled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing as mp
+
+    monkeypatch.setattr(harness, "_worker_start", lambda run, threads, device, workers: (
+        mp.get_context("spawn"), (run, threads, None, None)))
+    with pytest.raises(TypeError, match="must be picklable"):
+        harness.run_pending([Square(n) for n in range(2)], RunStore(tmp_path),
+                            lambda task: square(task), workers=2)
+
+
+def test_gpu_workers_share_the_card_in_equal_bounded_parts() -> None:
+    assert harness.gpu_memory_fraction(1) == pytest.approx(0.95)
+    assert harness.gpu_memory_fraction(8) * 8 == pytest.approx(0.95)

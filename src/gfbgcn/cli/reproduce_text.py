@@ -50,7 +50,8 @@ def reproduce_text(args: argparse.Namespace) -> int:
     from gfbgcn.text.reproduce.text_grid import grid, run_text_grid
     from gfbgcn.text.reproduce.text_report import render_text_report
 
-    device = device_from_args(args)  # an absent GPU fails here, before any work
+    # an absent GPU fails here, before any work; --workers N share one GPU (spawned processes)
+    device = device_from_args(args, gpu_workers=True)
     # the report draws a figure after runs: without matplotlib, fail before the first run
     require("matplotlib", "figures", "gfbgcn reproduce text")
     layout = harness.Layout(args.out, "text")

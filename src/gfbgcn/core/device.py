@@ -62,18 +62,20 @@ def add_device_argument(parser: argparse.ArgumentParser) -> None:
                         "torch sees one, else the CPU)")
 
 
-def device_from_args(args: argparse.Namespace) -> torch.device:
+def device_from_args(args: argparse.Namespace, *, gpu_workers: bool = False) -> torch.device:
     """Resolve ``args.device`` at the start of a verb, before any work.
 
     A device that does not exist here is a :class:`DeviceError` (the command line reports it
-    in one line, exit status 2).  Forked ``--workers`` processes cannot share a CUDA context,
-    so with ``--workers`` > 1 ``auto`` means the CPU and an explicit CUDA device is refused.
-    The resolved name is kept in ``args.device_name`` for the invocation log.
+    in one line, exit status 2).  ``gpu_workers``: the verb's ``--workers`` processes can share
+    one CUDA device (they are spawned, see :func:`gfbgcn.core.harness.run_pending`).  A verb
+    without that forks its workers, which cannot use CUDA: with ``--workers`` > 1 its ``auto``
+    means the CPU and an explicit CUDA device is refused.  The resolved name is kept in
+    ``args.device_name`` for the invocation log.
     """
     spec = getattr(args, "device", "auto")
     workers = int(getattr(args, "workers", 1) or 1)
     device = resolve_device(spec)
-    if workers > 1 and device.type == "cuda":
+    if workers > 1 and device.type == "cuda" and not gpu_workers:
         if (spec or "auto").strip().lower() != "auto":
             raise DeviceError(f"--workers {workers} forks CPU processes, which cannot share "
                               f"device {spec!r}; use --workers 1 with a CUDA device")

@@ -95,7 +95,8 @@ def phase_of(err: BaseException) -> str | None:
     return getattr(err, "gfbgcn_phase", None) or (_PHASES[-1] if _PHASES else None)
 
 
-def _is_out_of_memory(err: BaseException) -> bool:
+def is_out_of_memory(err: BaseException) -> bool:
+    """A failed allocation: the host's ``MemoryError`` (NumPy's included) or torch's."""
     # torch raises torch.OutOfMemoryError (a RuntimeError) on a device; the host MemoryError
     return isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError"
 
@@ -120,7 +121,7 @@ def _resource_message(err: BaseException) -> str | None:
     if isinstance(err, UserError):  # already says what and where
         return None
     where = phase_of(err)
-    if _is_out_of_memory(err):
+    if is_out_of_memory(err):
         return (f"out of memory while {where or 'running'}; need less at once: e.g. "
                 "--batch-size N (mini-batch training), a larger --min-freq or a smaller "
                 "--hidden")
@@ -160,7 +161,7 @@ def exit_status(err: BaseException) -> int:
     # ValueError: what NumPy/pandas readers raise on malformed input; a bare LookupError is
     # a missing data resource (NLTK's); KeyError and IndexError stay bugs.
     user = isinstance(err, (UserError, OSError, ValueError)) or type(err) is LookupError
-    resource = _is_out_of_memory(err) or _resource_errno(err) is not None
+    resource = is_out_of_memory(err) or _resource_errno(err) is not None
     return USER_ERROR if user or resource else INTERNAL_ERROR
 
 

@@ -20,12 +20,14 @@ starting: Ctrl-C is noted, not raised, until the pool is inside its ``with`` blo
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.pool import Pool
 from typing import Any
@@ -98,3 +100,53 @@ def worker_pool(context: Any, processes: int) -> Iterator[Pool]:
     with pool:  # from here on, an exception (KeyboardInterrupt included) terminates the pool
         _restore_sigint(deferred)
         yield pool
+
+
+def _start_worker(parent: int, setup: Any, setup_args: tuple[Any, ...]) -> None:
+    """Initializer of :func:`worker_executor`'s workers: die with the parent, then ``setup``."""
+    die_with_parent(parent)
+    if setup is not None:
+        setup(*setup_args)
+
+
+@contextmanager
+def worker_executor(context: Any, processes: int, setup: Any = None,
+                    setup_args: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
+    """``with worker_executor(mp.get_context("spawn"), n) as ex``: a process pool whose workers
+    never outlive this process (as :func:`worker_pool`'s) and that never hangs on a dead worker.
+
+    Unlike ``multiprocessing.Pool``, whose ``imap`` waits forever for the task of a worker that
+    was killed (the kernel's out-of-memory killer, a CUDA driver abort), a
+    :class:`~concurrent.futures.ProcessPoolExecutor` fails every pending future with
+    ``BrokenProcessPool``.  ``setup(*setup_args)`` runs once in each worker after it starts
+    (e.g. to bound its share of a GPU's memory).  Leaving the block with an exception (Ctrl-C
+    included) cancels the queued tasks and kills the workers instead of waiting for them.
+    """
+    deferred = _defer_sigint()
+    try:
+        executor = ProcessPoolExecutor(processes, mp_context=context, initializer=_start_worker,
+                                       initargs=(os.getpid(), setup, setup_args))
+    except BaseException:
+        if deferred is not None:
+            signal.signal(signal.SIGINT, deferred[0])
+        raise
+    try:
+        _restore_sigint(deferred)
+        yield executor
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        _kill_workers(executor)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _kill_workers(executor: ProcessPoolExecutor) -> None:
+    """Kill ``executor``'s worker processes (they ignore Ctrl-C and would finish their task)."""
+    kill = getattr(executor, "kill_workers", None)  # Python >= 3.14
+    if kill is not None:
+        kill()
+        return
+    # Before 3.14 the executor keeps its processes only in this private mapping.
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):  # already gone
+            process.kill()

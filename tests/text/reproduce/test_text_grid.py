@@ -130,3 +130,38 @@ def test_issue_26_variants_run_where_their_option_exists():
     assert cfg.layer_options == {"exact": False, "second_norm": "l2"}
     assert RunSpec("r8", "bp", "patience50", 0).config(200).patience == 50
     assert RunSpec("ohsumed", "fbp", "l2", 0).config(200).layer_options == {"second_norm": "l2"}
+
+
+def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
+        tmp_path, monkeypatch):
+    """The path of ``--workers N --device cuda`` (spawned workers, each loading the graph from
+    the cache file the parent wrote), run on the CPU: the records equal those of one process."""
+    import multiprocessing as mp
+    import pickle
+
+    from gfbgcn.core import harness
+    from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+    from gfbgcn.text.tokenize.clean import whitespace_tokenize
+
+    from ..toydata import toy_corpus
+
+    graph = build_text_graph(toy_corpus(n=60, vocab=40, seed=2),
+                             GraphConfig(window=3, min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache_root=tmp_path / "cache")
+    assert graph.cache_path is not None
+    runs = experiment.TextGridRuns("toy", None, 3, "cpu", graph.cache_path)
+    runs.load()  # what a worker loads is dropped when the runs are sent to it
+    assert pickle.loads(pickle.dumps(runs))._loaded is None
+    specs = [RunSpec("toy", model, "default", seed) for model in ("gcn", "gfb-max")
+             for seed in (0, 1)]
+    serial = RunStore(tmp_path / "serial")
+    harness.run_pending(specs, serial, runs, workers=1)
+    monkeypatch.setattr(harness, "_worker_start", lambda run, threads, device, workers: (
+        mp.get_context("spawn"), (run, threads, None, None)))
+    spawned = RunStore(tmp_path / "spawned")
+    assert harness.run_pending(specs, spawned, experiment.TextGridRuns(
+        "toy", None, 3, "cpu", graph.cache_path), workers=2) == len(specs)
+    for spec in specs:
+        one, other = serial.load(spec.key()), spawned.load(spec.key())
+        assert one["test"] == other["test"] and one["val"] == other["val"]
+        assert one["best_epoch"] == other["best_epoch"]

@@ -342,6 +342,12 @@ def _load(path: Path) -> TextGraph:
         )
 
 
+def load_graph_file(path: str | Path) -> TextGraph:
+    """The graph in a cache file that :func:`build_text_graph` wrote (``graph.cache_path``),
+    e.g. for another process of the same command."""
+    return _load(Path(path))
+
+
 def build_text_graph(
     corpus: Corpus,
     config: GraphConfig | None = None,

@@ -26,7 +26,7 @@ from gfbgcn.core.store import RunStore
 from gfbgcn.nn.sparse import to_device
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.adjacency import normalized_adjacency
-from gfbgcn.text.graph.text_graph import build_text_graph
+from gfbgcn.text.graph.text_graph import TextGraph, build_text_graph, load_graph_file
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.run import train_text
@@ -134,27 +134,83 @@ def _pending_by_dataset(specs: Iterable[Any], store: RunStore) -> dict[str, list
     return todo
 
 
+@dataclass
+class TextGridRuns:
+    """The run function of one data set's text grid: ``runs(spec)`` trains ``spec`` and returns
+    its record.
+
+    It holds only names (picklable), so GPU workers, which are spawned, can be sent it; each
+    process loads the graph and moves ``Â`` to ``device`` once, on its first run (from the graph
+    cache file ``graph_file`` when the parent built one, else from the benchmark), and keeps
+    them for the runs that follow.  The parent process can hand over what it already loaded
+    with :meth:`share` (forked CPU workers then inherit it).
+    """
+
+    dataset: str
+    data_dir: str | None
+    epochs: int
+    device: str
+    graph_file: str | None = None
+
+    def __post_init__(self) -> None:
+        self._loaded: tuple[TextGraph, torch.Tensor] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_loaded"}  # names only
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._loaded = None
+
+    def share(self, graph: TextGraph, adj: torch.Tensor) -> None:
+        """Use ``graph`` and ``adj`` (already on the device) in this process."""
+        self._loaded = (graph, adj)
+
+    def load(self) -> tuple[TextGraph, torch.Tensor]:
+        """The graph and its normalised adjacency on ``device`` (loaded on the first call)."""
+        if self._loaded is None:
+            if self.graph_file is not None:
+                graph = load_graph_file(self.graph_file)
+            else:
+                graph = build_text_graph(load_benchmark(self.dataset, self.data_dir))
+            self._loaded = (graph, grid_adjacency(graph, resolve_device(self.device)))
+        return self._loaded
+
+    def __call__(self, spec: RunSpec) -> dict[str, Any]:
+        graph, adj = self.load()
+        return train_text(graph, spec.config(self.epochs), progress=False, adj=adj,
+                          device=self.device).record()
+
+
+def grid_adjacency(graph: TextGraph, device: torch.device) -> torch.Tensor:
+    """``Â`` of ``graph`` on ``device``, built once and shared by every run of a data set."""
+    data = graph.to_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
+    return to_device(adj, device)
+
+
 def run_text_grid(specs: list[RunSpec], store: RunStore, data_dir: str | None, epochs: int, *,
                   workers: int = 1, threads: int | None = 1, on_saved=None,
                   device: str | torch.device | None = "cpu") -> None:
     """Run every spec not yet in ``store``, one dataset at a time (its graph built once and
-    shared by every run, and by the workers, which inherit it; ``Â`` moved to ``device`` once).
+    shared by every run; ``Â`` moved to ``device`` once per process).
+
+    On the CPU, ``workers`` forked processes inherit the graph; on a CUDA device they are
+    spawned and share the card (:func:`gfbgcn.core.harness.run_pending`), each loading the
+    graph from the cache file this process wrote.
     """
     device = resolve_device(device)
+    spawned = workers > 1 and device.type == "cuda"
     for dataset, todo in _pending_by_dataset(specs, store).items():
-        graph = build_text_graph(load_benchmark(dataset, data_dir))
-        data = graph.to_data()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            adj = normalized_adjacency(data.edge_index, data.edge_weight, data.num_nodes)
-            adj = to_device(adj, device)
-
-        def run(spec: RunSpec) -> dict[str, Any]:
-            return train_text(graph, spec.config(epochs), progress=False, adj=adj,
-                              device=device).record()
-
-        run_pending(todo, store, run, workers=workers, threads=threads,
-                    desc=f"reproduce text {dataset}", on_saved=on_saved)
+        graph = build_text_graph(load_benchmark(dataset, data_dir))  # built once, cached
+        runs = TextGridRuns(dataset, data_dir, epochs, str(device),
+                            graph.cache_path if spawned else None)
+        if not spawned:  # this process (or its forked workers) trains: load it here, once
+            runs.share(graph, grid_adjacency(graph, device))
+        run_pending(todo, store, runs, workers=workers, threads=threads,
+                    desc=f"reproduce text {dataset}", on_saved=on_saved, device=device)
 
 
 # ---------------------------------------------------------------------------------------------
