@@ -227,8 +227,9 @@ def _add_times(add: Add, cells: Cells, datasets: list[str], models: list[str],
                paper: dict[str, Any]) -> None:
     add("## Time per epoch and epochs to early stop\n")
     add("Ours: median wall-clock seconds of a training epoch (forward, backward, validation, "
-        f"optimiser step) on {' and '.join(devices(cells))}, on a machine shared with other "
-        "jobs while it ran, so compare ratios within a column rather than absolute values. "
+        f"optimiser step) on {' and '.join(devices(cells))} (one median per device where a "
+        "cell's records come from several), on a machine shared with other jobs while it ran, "
+        "so compare ratios within a column rather than absolute values. "
         "Paper: seconds per epoch on a GTX1080 GPU. Epochs: mean number of epochs run until "
         "the early-stopping rule fired.\n")
     everywhere = devices(cells)
@@ -241,14 +242,27 @@ def _add_times(add: Add, cells: Cells, datasets: list[str], models: list[str],
         for d in datasets:
             recs = main_cell(cells, d, m)
             ref = paper["seconds_per_epoch_gpu"].get(m, {}).get(d)
-            on = f" ({device_label(sorted({r['device'] for r in recs}))})"
-            row.append(f"{statistics.median(r['seconds_per_epoch'] for r in recs):.3f}"
-                       + (on if mixed else "") if recs else "–")
+            row.append(_epoch_seconds(recs, mixed))
             row.append(f"{ref:g}" if ref else "–")
             row.append(f"{statistics.fmean(r['epochs_run'] for r in recs):.1f}" if recs else "–")
         add("| " + " | ".join(row) + " |")
     add("")
     add("![epochs to early stop](figures/convergence.png)\n")
+
+
+def _epoch_seconds(recs: list[dict[str, Any]], mixed: bool) -> str:
+    """The median seconds per epoch of a cell's records, one median per device (a median over
+    CPU and GPU records together would describe neither), each named where devices mix."""
+    if not recs:
+        return "–"
+    by_device: dict[str, list[float]] = {}
+    for r in recs:
+        by_device.setdefault(r["device"], []).append(r["seconds_per_epoch"])
+    parts = []
+    for device in sorted(by_device, key=lambda d: (d != "cpu", d)):  # the CPU first
+        median = f"{statistics.median(by_device[device]):.3f}"
+        parts.append(f"{median} ({device_label([device])})" if mixed else median)
+    return " / ".join(parts)
 
 
 def _add_variants(add: Add, cells: Cells, datasets: list[str]) -> None:
