@@ -113,3 +113,24 @@ def test_peak_rss_after_a_reset_measures_the_run_not_the_process():
     assert after >= before + 50
     del block
     assert reset_peak_rss() and current_peak_rss_mib() < after
+
+
+def test_a_source_tree_records_its_version_not_not_installed(monkeypatch) -> None:
+    """Run from ``PYTHONPATH=src`` there is no distribution metadata: records still say which
+    version (and, in a git checkout, which commit) made them."""
+    from importlib import metadata
+
+    import gfbgcn
+    from gfbgcn.core import runinfo
+
+    real = metadata.version
+
+    def no_gfbgcn(name: str) -> str:
+        if name == "gfbgcn":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(runinfo.metadata, "version", no_gfbgcn)
+    version = runinfo.package_versions()["gfbgcn"]
+    assert version.startswith(f"{gfbgcn.__version__} (source")
+    assert version == runinfo.source_version()

@@ -7,14 +7,18 @@ import os
 import platform
 import random
 import resource
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+import gfbgcn
 
 _PACKAGES = ("gfbgcn", "torch", "torch_geometric", "numpy", "scipy", "scikit-learn", "nltk")
 
@@ -58,13 +62,28 @@ def torch_threads(threads: int | None) -> Iterator[None]:
 
 
 def package_versions() -> dict[str, str]:
+    """Python's version and each package's; gfbgcn's also when it runs from a source tree
+    (``PYTHONPATH=src``), where no distribution metadata exists."""
     out = {"python": platform.python_version()}
     for name in _PACKAGES:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
-            out[name] = "not installed"
+            out[name] = source_version() if name == "gfbgcn" else "not installed"
     return out
+
+
+def source_version() -> str:
+    """``0.1.0 (source, commit 1a2b3c4)``: the version of the package run from a checkout,
+    with the checkout's commit where git can tell it (``(source)`` alone otherwise)."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, timeout=5, check=True)
+        where = f"source, commit {commit.stdout.strip()}"
+    except (OSError, subprocess.SubprocessError):  # no git, not a checkout: still say source
+        where = "source"
+    return f"{gfbgcn.__version__} ({where})"
 
 
 def machine_info() -> dict[str, Any]:
