@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from gfbgcn._version import __version__
 __all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark"]
 
 if TYPE_CHECKING:

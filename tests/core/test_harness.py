@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import torch
 
-from gfbgcn.core import harness
+from gfbgcn.core import harness, workers
 from gfbgcn.core.errors import UserError
 from gfbgcn.core.store import RunStore
 
@@ -279,7 +279,7 @@ def dying(task: Square) -> dict[str, Any]:
 
 def test_a_run_that_raises_in_a_worker_ends_the_grid_naming_the_run(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
-    with pytest.raises(harness.WorkerRunError, match=r"tag=sq n=2 in a worker: RuntimeError: "
+    with pytest.raises(workers.WorkerRunError, match=r"tag=sq n=2 in a worker: RuntimeError: "
                                                      r"CUDA error"):
         harness.run_pending([Square(n) for n in range(4)], store, failing, workers=2)
     assert not store.done(Square(2).key())
@@ -287,7 +287,7 @@ def test_a_run_that_raises_in_a_worker_ends_the_grid_naming_the_run(tmp_path: Pa
 
 def test_a_worker_that_dies_ends_the_grid_instead_of_hanging(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
-    with pytest.raises(harness.WorkerDiedError, match="worker process died while running"):
+    with pytest.raises(workers.WorkerDiedError, match="worker process died while running"):
         harness.run_pending([Square(n) for n in range(4)], store, dying, workers=2)
     assert not store.done(Square(2).key())
 
@@ -313,7 +313,7 @@ def test_spawned_workers_receive_the_run_function(tmp_path: Path,
     bound, which needs CUDA."""
     import multiprocessing as mp
 
-    monkeypatch.setattr(harness, "_worker_start", lambda run, threads, device, workers: (
+    monkeypatch.setattr(workers, "_worker_start", lambda run, threads, device, workers: (
         mp.get_context("spawn"), (run, threads, None, None)))
     store = RunStore(tmp_path)
     assert harness.run_pending([Square(n) for n in range(3)], store, square, workers=2) == 3
@@ -326,7 +326,7 @@ def test_spawned_workers_refuse_a_run_that_cannot_be_pickled(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing as mp
 
-    monkeypatch.setattr(harness, "_worker_start", lambda run, threads, device, workers: (
+    monkeypatch.setattr(workers, "_worker_start", lambda run, threads, device, workers: (
         mp.get_context("spawn"), (run, threads, None, None)))
     with pytest.raises(TypeError, match="must be picklable"):
         harness.run_pending([Square(n) for n in range(2)], RunStore(tmp_path),
@@ -334,5 +334,5 @@ def test_spawned_workers_refuse_a_run_that_cannot_be_pickled(
 
 
 def test_gpu_workers_share_the_card_in_equal_bounded_parts() -> None:
-    assert harness.gpu_memory_fraction(1) == pytest.approx(0.95)
-    assert harness.gpu_memory_fraction(8) * 8 == pytest.approx(0.95)
+    assert workers.gpu_memory_fraction(1) == pytest.approx(0.95)
+    assert workers.gpu_memory_fraction(8) * 8 == pytest.approx(0.95)

@@ -23,14 +23,11 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import pickle
 import shlex
 import time
 import uuid
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from concurrent.futures import as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,21 +36,15 @@ from typing import Any, Protocol
 import torch
 from tqdm.auto import tqdm
 
-from gfbgcn.core.errors import UserError, is_out_of_memory, one_line
+from gfbgcn.core.errors import UserError
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.outputs import check_results_directory
-from gfbgcn.core.processes import worker_executor
-from gfbgcn.core.runinfo import provenance, set_threads, torch_threads
+from gfbgcn.core.runinfo import provenance, torch_threads
 from gfbgcn.core.store import RunStore
 from gfbgcn.core.validate import int_in
+from gfbgcn.core.workers import RUNNER, Task, call, run_in_workers
 
 DEFAULT_OUT = Path("docs/results")
-
-
-class Task(Protocol):
-    """One run of a grid: anything with a JSON-able ``key()`` (and picklable, for workers)."""
-
-    def key(self) -> dict[str, Any]: ...
 
 
 #: argparse type of counts that must be at least 1 (one range checker for every verb).
@@ -141,46 +132,6 @@ def pending(tasks: Iterable[Task], store: RunStore) -> list[Task]:
     return out
 
 
-_RUNNER: dict[str, Any] = {}  # the run function: inherited by forked workers, sent to spawned
-
-
-class WorkerRunError(RuntimeError):
-    """A run that failed in a grid's worker process for a reason other than bad input (a CUDA
-    fault, a bug): the message names the run and the worker's exception."""
-
-
-class WorkerDiedError(UserError):
-    """A worker process of a grid ended abruptly (killed by the system, most often for memory);
-    the runs finished before it are saved, and running the command again resumes."""
-
-
-def _setup_worker(run: Callable[[Any], dict[str, Any]] | None, threads: int | None,
-                  device: str | None, memory_fraction: float | None) -> None:
-    """Initializer of a grid's worker: its run function (spawned workers get it pickled; forked
-    ones inherit ``_RUNNER``), its torch threads and, on a shared GPU, its memory bound."""
-    if run is not None:
-        _RUNNER.update(run=run, threads=threads)
-    if device is not None and memory_fraction is not None:
-        # Past its share the caching allocator raises OutOfMemoryError in this worker instead
-        # of starving the others on the card.
-        torch.cuda.set_per_process_memory_fraction(memory_fraction, torch.device(device))
-
-
-def _call(task: Task) -> tuple[Task, dict[str, Any]]:
-    set_threads(_RUNNER["threads"])
-    return task, _RUNNER["run"](task)
-
-
-def gpu_memory_fraction(workers: int) -> float:
-    """Each of ``workers`` processes sharing one GPU may allocate this fraction of its memory
-    (5 % left to the CUDA contexts themselves, which the allocator does not count)."""
-    return 0.95 / max(1, workers)
-
-
-def _is_cuda(device: str | torch.device | None) -> bool:
-    return device is not None and torch.device(device).type == "cuda"
-
-
 def run_pending(
     tasks: Iterable[Task],
     store: RunStore,
@@ -200,16 +151,17 @@ def run_pending(
     (e.g. a loaded graph).  When ``device`` is a CUDA device the workers share that one GPU:
     they are *spawned* (a forked child cannot use CUDA once its parent has), so ``run`` must be
     picklable (a module-level function or an object that loads what it needs in the worker),
-    and each may allocate at most :func:`gpu_memory_fraction` of the card.  A run that raises
+    and each may allocate at most :func:`~gfbgcn.core.workers.gpu_memory_fraction` of the
+    card (:mod:`gfbgcn.core.workers`).  A run that raises
     in a worker ends the grid with that error, naming the run; a worker that dies (killed for
-    memory, a driver abort) ends it with :class:`WorkerDiedError` instead of a hang.  A task
+    memory, a driver abort) ends it with :class:`~gfbgcn.core.workers.WorkerDiedError` instead of a hang.  A task
     finished meanwhile by another process sharing the store is skipped.  Returns the number of
     runs made.
     """
     todo = pending(tasks, store)
     if not todo:
         return 0
-    _RUNNER.update(run=run, threads=threads)
+    RUNNER.update(run=run, threads=threads)
     bar = tqdm(total=len(todo), desc=desc, unit="run", dynamic_ncols=True)
     done = 0
 
@@ -223,66 +175,18 @@ def run_pending(
 
     try:
         if workers > 1 and len(todo) > 1:
-            _run_in_workers(todo, run, save, min(workers, len(todo)), threads, device, desc)
+            run_in_workers(todo, run, save, min(workers, len(todo)), threads, device, desc)
         else:
             for task in todo:
                 if store.done(task.key()):  # finished meanwhile by another process
                     bar.update()
                     continue
                 bar.set_postfix_str(" ".join(str(v) for v in task.key().values()), refresh=False)
-                save(*_call(task))
+                save(*call(task))
     finally:
         bar.close()
-        _RUNNER.clear()
+        RUNNER.clear()
     return done
-
-
-def _run_in_workers(todo: Sequence[Task], run: Callable[[Any], dict[str, Any]],
-                    save: Callable[[Task, dict[str, Any]], None], workers: int,
-                    threads: int | None, device: str | torch.device | None, desc: str) -> None:
-    """The multi-process branch of :func:`run_pending`: ``save`` each record as it arrives."""
-    context, setup = _worker_start(run, threads, device, workers)
-    if context.get_start_method() != "fork":
-        try:
-            pickle.dumps(run)
-        except Exception as err:  # noqa: BLE001 - whatever pickling raises: a programming error
-            raise TypeError(f"{desc}: a run function sent to spawned workers must be picklable "
-                            f"({type(err).__name__}: {err})") from err
-    with worker_executor(context, workers, _setup_worker, setup) as executor:
-        futures = {executor.submit(_call, task): task for task in todo}
-        for future in as_completed(futures):
-            task = futures[future]
-            try:
-                save(*future.result())
-            except BrokenProcessPool as err:
-                raise WorkerDiedError(
-                    f"{desc}: a worker process died while running "
-                    f"{_describe_key(task.key())} (killed by the system, most often for lack of "
-                    "memory: try fewer --workers); finished runs are saved, run the command "
-                    "again to resume") from err
-            except Exception as err:
-                where = f"running {_describe_key(task.key())} in a worker"
-                if isinstance(err, UserError) or is_out_of_memory(err):
-                    if not hasattr(err, "gfbgcn_phase"):  # the one-line report names the run
-                        err.gfbgcn_phase = where  # type: ignore[attr-defined]
-                    raise
-                # A CUDA fault or a bug: reported (as an internal error) with the run it hit.
-                raise WorkerRunError(f"{desc}: {where}: {type(err).__name__}: "
-                                     f"{one_line(str(err))}") from err
-
-
-def _worker_start(run: Callable[[Any], dict[str, Any]], threads: int | None,
-                  device: str | torch.device | None, workers: int) -> tuple[Any, tuple[Any, ...]]:
-    """How a grid's workers start: the multiprocessing context and :func:`_setup_worker`'s
-    arguments.  On the CPU: forked, inheriting ``run``.  On a CUDA device: spawned (CUDA cannot
-    be used in a child forked from a process that used it), sent ``run``, with a memory bound."""
-    if _is_cuda(device):
-        return mp.get_context("spawn"), (run, threads, str(device), gpu_memory_fraction(workers))
-    return mp.get_context("fork"), (None, threads, None, None)
-
-
-def _describe_key(key: Mapping[str, Any]) -> str:
-    return " ".join(f"{name}={value}" for name, value in key.items())
 
 
 def reproduce(

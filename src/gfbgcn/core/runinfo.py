@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-import gfbgcn
+from gfbgcn._version import __version__
 
 _PACKAGES = ("gfbgcn", "torch", "torch_geometric", "numpy", "scipy", "scikit-learn", "nltk")
 
@@ -83,7 +83,7 @@ def source_version() -> str:
         where = f"source, commit {commit.stdout.strip()}"
     except (OSError, subprocess.SubprocessError):  # no git, not a checkout: still say source
         where = "source"
-    return f"{gfbgcn.__version__} ({where})"
+    return f"{__version__} ({where})"
 
 
 def machine_info() -> dict[str, Any]:

@@ -139,7 +139,7 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
     import multiprocessing as mp
     import pickle
 
-    from gfbgcn.core import harness
+    from gfbgcn.core import harness, workers
     from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
     from gfbgcn.text.tokenize.clean import whitespace_tokenize
 
@@ -156,7 +156,7 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
              for seed in (0, 1)]
     serial = RunStore(tmp_path / "serial")
     harness.run_pending(specs, serial, runs, workers=1)
-    monkeypatch.setattr(harness, "_worker_start", lambda run, threads, device, workers: (
+    monkeypatch.setattr(workers, "_worker_start", lambda run, threads, device, workers: (
         mp.get_context("spawn"), (run, threads, None, None)))
     spawned = RunStore(tmp_path / "spawned")
     assert harness.run_pending(specs, spawned, experiment.TextGridRuns(
