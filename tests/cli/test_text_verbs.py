@@ -254,3 +254,37 @@ def test_count_options_are_range_checked_when_parsed(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: argument --") and "must be >= " in err
+
+
+def test_batch_size_auto_trains_full_batch_where_it_fits_and_says_so(tmp_path, capsys):
+    path = write_topic_csv(tmp_path / "own.csv")
+    out = tmp_path / "run"
+    assert main(["train", "--dataset", str(path), "--model", "gcn", "--min-freq", "1",
+                 "--hidden", "8", "--epochs", "2", "--quiet", "--no-cache", "--threads", "1",
+                 "--out", str(out)]) == 0
+    assert "batching: full batch (" in capsys.readouterr().out
+    assert json.loads((out / "config.json").read_text())["train"]["batch_size"] == 0
+
+
+def test_batch_size_auto_turns_to_row_budget_mini_batches_where_memory_is_short(
+        tmp_path, capsys, monkeypatch):
+    from gfbgcn.cli import train as train_verb
+
+    monkeypatch.setattr(train_verb, "available_bytes", lambda device: 2**20)  # 1 MiB free
+    path = write_topic_csv(tmp_path / "own.csv", n=40)
+    out = tmp_path / "run"
+    assert main(["train", "--dataset", str(path), "--model", "gfb-max", "--min-freq", "1",
+                 "--hidden", "8", "--epochs", "2", "--quiet", "--no-cache", "--threads", "1",
+                 "--out", str(out), "--save", str(tmp_path / "model")]) == 0
+    printed = capsys.readouterr().out
+    assert "batching: mini-batch:" in printed and "optimizer sparse-adam" in printed
+    train = json.loads((out / "config.json").read_text())["train"]
+    # the batch is capped at the documents trained on (the training split less validation)
+    assert 1 <= train["batch_size"] < 40 and train["fanout"] == 8
+    assert (train["row_budget"], train["optimizer"]) == (16384, "sparse-adam")
+
+
+def test_batch_size_auto_leaves_fanout_and_row_budget_to_an_explicit_size(tmp_path, capsys):
+    path = write_topic_csv(tmp_path / "own.csv")
+    assert main(["train", "--dataset", str(path), "--fanout", "4"]) == 2
+    assert "--fanout applies only with --batch-size" in capsys.readouterr().err

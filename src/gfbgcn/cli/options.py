@@ -35,7 +35,9 @@ def check_applicable(args: argparse.Namespace) -> None:
     """Refuse an option that would be ignored (``--budget`` without ``--auto``, ...), then
     give the options that apply their defaults; called as the command line is read."""
     for option, dest, needed, needed_dest in NEEDS:
-        if getattr(args, dest) is not None and not getattr(args, needed_dest):
+        # --batch-size auto chooses fanout and row budget itself: they need an explicit N
+        if getattr(args, dest) is not None and getattr(args, needed_dest) in (None, False, 0,
+                                                                              "auto"):
             raise OptionError(f"{option} applies only with {needed}: add {needed}, or drop "
                               f"{option}")
     args.fanout = fanout_of(args)

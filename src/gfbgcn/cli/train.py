@@ -23,6 +23,12 @@ from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.torchrun import torchrun_rank
 from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
+from gfbgcn.text.train.batching import (
+    AUTO,
+    adjacency_entries,
+    available_bytes,
+    choose_batching,
+)
 from gfbgcn.text.train.models import MODELS
 from gfbgcn.text.train.optim import OPTIMIZERS
 
@@ -69,10 +75,13 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--multi-label: the separator of a document's labels (|)")
     add_device_argument(parser)
     add_own_corpus_arguments(parser)
-    parser.add_argument("--batch-size", type=int_in(0), default=0, metavar="N",
+    parser.add_argument("--batch-size", type=batch_size_value, default=AUTO, metavar="N|auto",
                         help="mini-batch training: N training documents per step on sampled "
-                        "subgraphs (two-layer models; 0: full batch, the default); runs under "
-                        "torchrun with one shard of each batch per process")
+                        "subgraphs (two-layer models; 0: full batch); auto (the default): full "
+                        "batch where the graph's full-batch training fits in the memory "
+                        "available, else 1024 documents a step, fanout 8, row budget 16384 and "
+                        "sparse Adam (said in one line); runs under torchrun with an explicit N, "
+                        "one shard of each batch per process")
     parser.add_argument("--fanout", type=harness.positive_int, default=None, metavar="K",
                         help=f"--batch-size: sampled layer-1 neighbours per node ({FANOUT}; "
                         ">= 1)")
@@ -118,6 +127,9 @@ def train(args: argparse.Namespace) -> int:
     device = device_from_args(args)  # an absent GPU fails here, before any work
     args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)
+    auto_batch = args.batch_size == AUTO  # decided once the graph's size is known
+    if auto_batch:
+        args.batch_size = 0  # checked as full batch until then (--auto searches full batch)
     if args.auto:
         from gfbgcn.cli.train_auto import train_auto
 
@@ -136,6 +148,8 @@ def train(args: argparse.Namespace) -> int:
     check_has_words(graph.num_words, args.min_freq)
     if rank == 0:  # under torchrun, one process speaks
         _print_graph(graph)
+    if auto_batch:
+        config = _choose_batching(args, graph, device, clf, speak=rank == 0)
     if args.multi_label:
         return _train_multi_label(args, corpus, graph, config, device)
     result = clf.fit_corpus(corpus, graph).result_
@@ -156,9 +170,36 @@ def check_torchrun(args: argparse.Namespace) -> None:
     if args.auto:
         raise OptionError("--auto does not run under torchrun (every process would search "
                           "alone): run it in one process")
-    if not args.batch_size:
+    if not args.batch_size or args.batch_size == AUTO:
         raise OptionError("torchrun needs --batch-size N: full-batch training runs in one "
                           "process (run it without torchrun)")
+
+
+def batch_size_value(text: str) -> int | str:
+    """argparse type of ``--batch-size``: a count >= 0, or ``auto``."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    return int_in(0)(text)
+
+
+def _choose_batching(args: argparse.Namespace, graph, device, clf, speak: bool):
+    """``--batch-size auto``: full batch or the row-budget mini-batch setting, from the graph's
+    size and the memory free on ``device`` (:mod:`gfbgcn.text.train.batching`); the options and
+    the classifier take the choice, and the returned training settings are checked again."""
+    choice = choose_batching(
+        graph.num_nodes, adjacency_entries(graph.num_nodes, graph.num_doc_word,
+                                           graph.num_word_word),
+        model=args.model, hidden=args.hidden, available=available_bytes(device),
+        fit_docs=int(graph.is_train.sum() * (1 - args.val_ratio)),
+        multi_label=args.multi_label, weight_decay=args.weight_decay)
+    if speak:
+        print(f"batching: {choice.describe()}; --batch-size N or 0 sets it")
+    if choice.batch_size:
+        args.batch_size, args.fanout = choice.batch_size, choice.fanout
+        args.row_budget, args.optimizer = choice.row_budget, choice.optimizer
+        clf.set_params(batch_size=choice.batch_size, fanout=choice.fanout,
+                       row_budget=choice.row_budget, optimizer=choice.optimizer)
+    return train_config_from_args(args)
 
 
 def _corpus_and_graph(args: argparse.Namespace, clf) -> tuple:
