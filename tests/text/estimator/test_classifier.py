@@ -91,6 +91,53 @@ def test_estimator_tags_say_raw_text():
     assert tags.estimator_type == "classifier"
 
 
+# ---- random_state: check_random_state's meaning, the caller's generators untouched -----------
+
+
+def test_numpy_integer_random_state_is_the_int_seed(topics):
+    x, y = topics
+    by_int = TextGCNClassifier(**FAST, random_state=1).fit(x, y)
+    by_numpy = TextGCNClassifier(**FAST, random_state=np.int64(1)).fit(x, y)
+    np.testing.assert_array_equal(by_numpy.predict_proba(UNSEEN), by_int.predict_proba(UNSEEN))
+    other = TextGCNClassifier(**FAST, random_state=2).fit(x, y)
+    assert not np.array_equal(other.predict_proba(UNSEEN), by_int.predict_proba(UNSEEN))
+
+
+@pytest.mark.parametrize("make", [lambda: None, lambda: np.random.RandomState(0),
+                                  lambda: np.random.default_rng(0)])
+def test_random_state_none_randomstate_and_generator_fit(make, topics):
+    clf = TextGCNClassifier(**FAST, random_state=make()).fit(*topics)
+    assert list(clf.predict(UNSEEN)) == ["sport", "money", "science"]
+
+
+def test_a_randomstate_gives_the_fit_of_its_draw(topics):
+    from gfbgcn.text.estimator.settings import run_seed
+
+    x, y = topics
+    drawn = TextGCNClassifier(**FAST, random_state=np.random.RandomState(4)).fit(x, y)
+    seeded = TextGCNClassifier(**FAST, random_state=run_seed(np.random.RandomState(4))).fit(x, y)
+    np.testing.assert_array_equal(drawn.predict_proba(UNSEEN), seeded.predict_proba(UNSEEN))
+
+
+@pytest.mark.parametrize("extra", [{}, {"batch_size": 4, "fanout": 2}])
+def test_fit_leaves_the_callers_global_generators_alone(extra, topics):
+    import random
+
+    import torch
+
+    random.seed(11)
+    np.random.seed(11)
+    torch.manual_seed(11)
+    before = (random.getstate(), np.random.get_state(), torch.get_rng_state())
+    clf = TextGCNClassifier(**FAST, **extra, random_state=3).fit(*topics)
+    clf.predict_proba(UNSEEN)
+    assert random.getstate() == before[0]
+    state = np.random.get_state()
+    assert state[0] == before[1][0] and np.array_equal(state[1], before[1][1])
+    assert state[2:] == before[1][2:]
+    assert torch.equal(torch.get_rng_state(), before[2])
+
+
 # ---- fit, predict, predict_proba -------------------------------------------------------------
 
 

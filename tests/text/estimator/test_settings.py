@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gfbgcn.core.errors import OptionError
+from gfbgcn.core.validate import SEED_MAX
 from gfbgcn.text.estimator.settings import (
     check_savable,
     layer_options,
+    run_seed,
     tokenization,
     train_config,
 )
@@ -67,3 +70,31 @@ def test_only_two_layer_models_are_savable():
     check_savable("gfb-topk")
     with pytest.raises(OptionError, match="not gin"):
         check_savable("gin")
+
+
+def test_run_seed_of_whole_numbers_is_the_number():
+    assert run_seed(0) == 0 and run_seed(SEED_MAX) == SEED_MAX
+    assert run_seed(np.int64(7)) == 7 and type(run_seed(np.uint32(7))) is int
+
+
+def test_run_seed_draws_from_a_random_state_or_generator():
+    assert run_seed(np.random.RandomState(3)) == np.random.RandomState(3).randint(
+        0, SEED_MAX + 1, dtype=np.int64)
+    assert run_seed(np.random.default_rng(3)) == np.random.default_rng(3).integers(
+        0, SEED_MAX, endpoint=True)
+    rng = np.random.RandomState(3)
+    assert run_seed(rng) != run_seed(rng)  # each fit draws anew, as scikit-learn's estimators
+
+
+def test_run_seed_of_none_draws_from_numpys_global_generator():
+    np.random.seed(5)
+    first = run_seed(None)
+    np.random.seed(5)
+    assert run_seed(None) == first  # check_random_state(None): reproducible under np.random.seed
+
+
+@pytest.mark.parametrize("bad", [-1, SEED_MAX + 1, 1.5, True, "0", np.float64(1.0)])
+def test_run_seed_refuses_what_check_random_state_refuses(bad):
+    with pytest.raises(OptionError, match=r"^random_state must be None, a whole number in "
+                                          r"\[0, 4294967295\], a numpy.random.RandomState"):
+        run_seed(bad)

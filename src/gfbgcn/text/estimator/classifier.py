@@ -50,8 +50,11 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     **Parameters** (``gfbgcn train``'s settings and defaults; the option in brackets):
     ``model`` [--model] one of :data:`gfbgcn.text.train.models.MODELS`; ``hidden``,
     ``dropout``, ``lr``, ``weight_decay``, ``epochs`` (maximum), ``patience`` (early
-    stopping), ``val_ratio``; ``random_state`` [--seed] int >= 0, seed of the weights, dropout
-    and validation split; ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features``
+    stopping), ``val_ratio``; ``random_state`` [--seed] seed of the weights, dropout and validation
+    split, as scikit-learn takes it: an int in [0, 2**32 - 1] (NumPy integers too), ``None``
+    (drawn from NumPy's global generator), a ``numpy.random.RandomState`` or ``Generator``
+    (one draw per ``fit``); ``fit`` seeds generators of its own from it and leaves the
+    caller's ``random``, ``numpy.random`` and torch generators as they were; ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features``
     ``"onehot"`` or ``"wordllama"``.  Graph: ``window``, ``min_freq``, ``stop_words`` (an NLTK
     language, a file, or ``None``), ``cooccurrence``; ``tokenizer``: ``"unicode"`` (``None``,
     the default, as for a corpus file), ``"textgcn"`` (the paper's ASCII cleaning, the CLI's
@@ -83,7 +86,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, model: str = "gfb-max", hidden: int = 200, dropout: float = 0.5,
         lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
-        val_ratio: float = 0.1, random_state: int = 0, fast_genvec: bool = False,
+        val_ratio: float = 0.1, random_state: Any = 0, fast_genvec: bool = False,
         fixed_lambda: float | None = None, features: str = "onehot", window: int = 20,
         min_freq: int = 5, stop_words: str | None = "english", cooccurrence: str = "window",
         tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,
@@ -125,10 +128,16 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     # -- settings: checked with the command line's (gfbgcn.text.estimator.settings) ------------
 
-    def train_config(self) -> TrainConfig:
-        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad)."""
+    def train_config(self, seed: int | None = None) -> TrainConfig:
+        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad).
+
+        ``seed``: the run's seed; ``None`` derives it from ``random_state``
+        (:func:`~gfbgcn.text.estimator.settings.run_seed`: a ``RandomState`` or ``Generator``
+        is drawn from)."""
+        if seed is None:
+            seed = settings.run_seed(self.random_state)
         return settings.train_config(
-            model=self.model, seed=self.random_state, hidden=self.hidden, dropout=self.dropout,
+            model=self.model, seed=seed, hidden=self.hidden, dropout=self.dropout,
             lr=self.lr, weight_decay=self.weight_decay, epochs=self.epochs,
             patience=self.patience, val_ratio=self.val_ratio, fast_genvec=self.fast_genvec,
             fixed_lambda=self.fixed_lambda, batch_size=self.batch_size, fanout=self.fanout,
@@ -177,7 +186,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def check_settings(self) -> None:
         """Check every parameter (as ``fit`` does before any work); an
         :class:`~gfbgcn.core.errors.OptionError` names the first bad one."""
-        self.train_config()
+        settings.check_random_state(self.random_state)
+        self.train_config(seed=0)  # the other settings; nothing drawn from random_state
         self.graph_settings()
         resolve_device(self.device)
         settings.check_flag("auto", self.auto)
@@ -188,7 +198,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None
              ) -> TextGCNClassifier:
         self.check_settings()  # before any work
-        config = self.train_config()
+        config = self.train_config()  # the one draw from a RandomState random_state
         tokenizer, graph_config = self.graph_settings()
         device = resolve_device(self.device)
         auto = None

@@ -12,9 +12,12 @@ the ranges themselves live with the configurations
 from __future__ import annotations
 
 import numbers
+from typing import Any
+
+import numpy as np
 
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
-from gfbgcn.core.validate import check_option
+from gfbgcn.core.validate import SEED_MAX, check_option
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.tokenize.stop_words import parse_stop_words
@@ -49,6 +52,43 @@ def tokenization(
     except (TokenizerError, StopWordsError) as err:
         raise OptionError(str(err)) from None
     return chosen, stop
+
+
+#: What ``random_state`` accepts, in words (scikit-learn's ``check_random_state``, and a Generator).
+RANDOM_STATES = (f"None, a whole number in [0, {SEED_MAX}], a numpy.random.RandomState or a "
+                 "numpy.random.Generator")
+
+
+def check_random_state(random_state: Any) -> None:
+    """Refuse a ``random_state`` that :func:`run_seed` cannot use (an :class:`OptionError`),
+    drawing nothing from it."""
+    if random_state is None or isinstance(random_state, (np.random.RandomState,
+                                                         np.random.Generator)):
+        return
+    if (not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool)
+            or not 0 <= int(random_state) <= SEED_MAX):
+        raise OptionError(f"random_state must be {RANDOM_STATES}, got {random_state!r}")
+
+
+def run_seed(random_state: Any) -> int:
+    """The whole-number seed of one run (weights, dropout, validation split) from a
+    ``random_state`` with scikit-learn's ``check_random_state`` meaning.
+
+    An int or NumPy integer is the seed itself (``random_state=0`` trains what ``gfbgcn train
+    --seed 0`` trains); a ``RandomState`` or ``Generator`` gives one draw (advancing it, as
+    scikit-learn's estimators do); ``None`` draws from NumPy's global ``RandomState``, as
+    ``check_random_state(None)`` does.  The run then seeds generators of its own from it
+    (:func:`gfbgcn.core.runinfo.torch_seeded`), never the global ones.
+    """
+    from sklearn.utils import check_random_state as sklearn_random_state
+
+    check_random_state(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, SEED_MAX, endpoint=True))
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    rng = sklearn_random_state(random_state)  # None: NumPy's global RandomState
+    return int(rng.randint(0, SEED_MAX + 1, dtype=np.int64))
 
 
 def layer_options(model: str, fast_genvec: bool = False,
