@@ -16,15 +16,18 @@ from gfbgcn.core.errors import UserError
 from gfbgcn.text.auto.search import AutoResult, parse_budget, run_auto
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
+from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
 from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.predict.saved import trained_settings
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import run as training  # training.train_text: looked up per call
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 
 class TextGCNClassifier(ClassifierMixin, BaseEstimator):
@@ -231,11 +234,22 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _set_fitted(self, corpus: Corpus, graph: TextGraph, result: TrainResult,
                     auto: AutoResult | None, classes: np.ndarray | None,
                     tokenizer: Tokenizer) -> None:
+        """The fitted state.  What ``predict`` and ``save`` use is built here, so that they
+        leave the classifier as it is (scikit-learn's ``check_dict_unchanged``): the
+        transductive outputs, the inductive predictor (two-layer models) and the few settings
+        a model directory records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
         self._set_classes(graph.label_names, classes)
-        self._outputs: Transductive | None = None  # computed when first needed
-        self._predictor: Any = None
         self._tokenizer = tokenizer
+        self._model_name = result.config.model
+        self._outputs = self._transductive_outputs(corpus, result, auto)
+        self._predictor: Any = None
+        self._save_settings: dict[str, Any] | None = None
+        if self._model_name in INDUCTIVE_MODELS:
+            self._predictor = inductive_predictor(result, graph, auto, tokenizer)
+            graph_part = getattr(self._predictor, "graph", self._predictor)
+            graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
+            self._save_settings = trained_settings(result, graph, corpus)
 
     def _set_classes(self, names: list[str], classes: np.ndarray | list | None) -> None:
         """``classes_`` and where each one's column is among the model's ``names``."""
@@ -249,7 +263,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         order: transductive for the documents given to ``fit``, inductive for others."""
         check_is_fitted(self, "classes_")
         docs = check_documents(X, "X")
-        outputs = self._transductive()
+        outputs = self._outputs
         rows = outputs.rows(docs)
         proba = np.empty((len(docs), outputs.probabilities.shape[1]), dtype=np.float64)
         seen = rows >= 0
@@ -265,24 +279,28 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def _transductive(self) -> Transductive:
-        if self._outputs is None:
-            probs = self.result_.probabilities
-            chosen = self.auto_.chosen if self.auto_ is not None else None
-            if chosen is not None and chosen.predictor != "graph":
-                probs = mix(probs, self.auto_.baseline.probabilities, chosen.weight)
-            self._outputs = Transductive.of(self.corpus_.texts, probs)
-        return self._outputs
+    @staticmethod
+    def _transductive_outputs(corpus: Corpus, result: TrainResult, auto: AutoResult | None
+                              ) -> Transductive:
+        """The fitted documents' probabilities (mixed with the linear model's when ``auto``
+        chose the combination), found again by their text."""
+        probs = result.probabilities
+        chosen = auto.chosen if auto is not None else None
+        if chosen is not None and chosen.predictor != "graph":
+            probs = mix(probs, auto.baseline.probabilities, chosen.weight)
+        return Transductive.of(corpus.texts, probs)
 
     @property
     def predictor_(self) -> Any:
         """The inductive predictor of documents not given to ``fit``: an
         :class:`~gfbgcn.text.predict.inductive.InductiveTextGCN` (or, chosen by ``auto``, a
-        :class:`~gfbgcn.text.predict.combined.CombinedPredictor`), built when first needed."""
+        :class:`~gfbgcn.text.predict.combined.CombinedPredictor`); a
+        :class:`~gfbgcn.core.errors.UserError` for sgc and gin, which have none."""
         check_is_fitted(self, "classes_")
         if self._predictor is None:
-            self._predictor = inductive_predictor(self.result_, self.graph_, self.auto_,
-                                                  self._tokenizer)
+            raise UserError(f"{self._model_name} classifies only the documents given to fit "
+                            f"(X or X_unlabeled): new documents need a two-layer model "
+                            f"({', '.join(INDUCTIVE_MODELS)})")
         return self._predictor
 
     # -- saving and loading ----------------------------------------------------------------
@@ -290,15 +308,18 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def save(self, path: str | Path, *, transductive: bool = True) -> Path:
         """Write the fitted model to directory ``path`` (see the class docstring); with
         ``transductive=False`` without the outputs of the fitted documents (``predict`` of the
-        loaded model is then inductive for every document).  Returns the path."""
+        loaded model is then inductive for every document).  A custom tokenizer is not written:
+        give it again to :meth:`load` or :func:`gfbgcn.load` (``tokenizer=``).  Returns the
+        path."""
         check_is_fitted(self, "classes_")
-        if self.result_ is None:
+        if self._predictor is None:
+            check_savable(self._model_name)  # sgc, gin: an OptionError naming the models
+        if self._save_settings is None:
             raise UserError("this classifier was loaded from a model directory and holds no "
                             "training state to save: fit it again to save a new model")
-        outputs = self._transductive() if transductive else None
+        outputs = self._outputs if transductive else None
         entry = persist.estimator_entry(self.get_params(), self.classes_.tolist())
-        return save_fitted(path, self.result_, self.graph_, self.corpus_, self.auto_, entry,
-                           outputs)
+        return save_fitted(path, self._predictor, self._save_settings, entry, outputs)
 
     @classmethod
     def load(cls, path: str | Path, *, device: str | None = None,
@@ -314,7 +335,24 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = None
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
+        graph_part = getattr(predictor, "graph", predictor)
+        clf._model_name, clf._save_settings = graph_part.model_name, None
         return clf
+
+    # -- pickling: what predict and save need, not the training state ----------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The pickled state (joblib, scikit-learn's parallel tools) holds what ``predict``
+        and ``save`` need: the predictor, the transductive outputs and the settings a model
+        directory records, about the size of the saved directory.  The training state
+        (``corpus_``, ``graph_``, ``result_``, ``auto_``: the whole graph and the training
+        texts, several times larger) is left out; it is ``None`` after unpickling, as after
+        :meth:`load`."""
+        state = dict(super().__getstate__())
+        for name in ("corpus_", "graph_", "result_", "auto_"):
+            if name in state:
+                state[name] = None
+        return state
 
     # -- scikit-learn's estimator tags: raw text in, not a numeric matrix ------------------
 

@@ -39,7 +39,30 @@ class Transductive:
 
     digests: np.ndarray
     probabilities: np.ndarray
-    _index: dict[bytes, int] | None = field(default=None, repr=False)
+    _index: dict[bytes, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # built once here, so that looking documents up (predict) changes nothing
+        self._index = self._build_index(self.digests)
+
+    @staticmethod
+    def _build_index(digests: np.ndarray) -> dict[bytes, int]:
+        index: dict[bytes, int] = {}
+        for i, digest in enumerate(digests):
+            index.setdefault(digest.tobytes(), i)
+        return index
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the digests hold the index: a pickle need not carry it twice
+        return {"digests": self.digests, "probabilities": self.probabilities}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.digests, self.probabilities = state["digests"], state["probabilities"]
+        self._index = self._build_index(self.digests)
+
+    def __repr__(self) -> str:
+        return (f"Transductive({len(self.digests)} documents, "
+                f"{self.probabilities.shape[1]} classes)")
 
     @classmethod
     def of(cls, texts: Sequence[str], probabilities: np.ndarray) -> Transductive:
@@ -54,11 +77,6 @@ class Transductive:
 
     def rows(self, texts: Sequence[str]) -> np.ndarray:
         """``int64 [len(texts)]``: each text's row, -1 for a text the model was not fitted on."""
-        if self._index is None:
-            index: dict[bytes, int] = {}
-            for i, digest in enumerate(self.digests):
-                index.setdefault(digest.tobytes(), i)
-            self._index = index
         return np.fromiter((self._index.get(d.tobytes(), -1) for d in text_digests(texts)),
                            dtype=np.int64, count=len(texts))
 
