@@ -156,6 +156,20 @@ def test_fit_predict_shapes_and_classes(transductive_fit):
     assert clf.predict([]).shape == (0,)
 
 
+def test_probabilities_sum_to_one_in_float64(transductive_fit):
+    import warnings
+
+    from sklearn.metrics import log_loss
+
+    clf, x, y, unlabeled = transductive_fit
+    proba = clf.predict_proba(x + unlabeled + NEW_DOCS)
+    assert proba.dtype == np.float64
+    assert np.abs(proba.sum(1) - 1).max() <= 4 * np.finfo(np.float64).eps
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "y_pred values do not sum to one" would fail here
+        log_loss(y, clf.predict_proba(x), labels=clf.classes_)
+
+
 def test_labels_keep_their_type_and_sorted_order():
     x, y, _ = _split()
     as_int = {"a": 2, "b": 10, "c": 7}

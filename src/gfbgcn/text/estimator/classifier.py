@@ -271,6 +271,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         new = np.flatnonzero(~seen)
         if len(new):
             proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
+        # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns about:
+        # renormalised in float64, each row sums to 1 within a few float64 eps
+        proba /= proba.sum(axis=1, keepdims=True)
         return proba[:, self._columns]
 
     def predict(self, X: Any) -> np.ndarray:
