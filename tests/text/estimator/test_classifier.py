@@ -207,6 +207,16 @@ def test_fitted_documents_get_their_node_outputs(transductive_fit):
     assert not np.allclose(inductive, nodes[len(x):], atol=1e-4)  # a different computation
 
 
+def test_to_pyg_leaves_the_unlabeled_documents_out(transductive_fit):
+    clf, x, y, unlabeled = transductive_fit
+    data = clf.graph_.to_pyg()
+    d, n = clf.graph_.num_docs, len(x)
+    assert bool((data.y[n:d] == -1).all())  # X_unlabeled: no class, not the first one
+    assert [clf.graph_.label_names[i] for i in data.y[:n]] == list(y)
+    assert not (data.train_mask | data.val_mask | data.test_mask)[n:].any()
+    assert int((data.train_mask | data.val_mask)[:n].sum()) == n
+
+
 def test_other_documents_are_classified_inductively(transductive_fit):
     clf = transductive_fit[0]
     np.testing.assert_allclose(clf.predict_proba(NEW_DOCS), clf.predictor_.predict_proba(NEW_DOCS))

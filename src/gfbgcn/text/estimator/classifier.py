@@ -177,7 +177,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         docs = check_documents(X, "X")
         classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        return self._fit(labelled_corpus(docs, labels, extra), None, classes)
+        self._fit(labelled_corpus(docs, labels, extra), None, classes)
+        # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
+        self.graph_.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
+        return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split

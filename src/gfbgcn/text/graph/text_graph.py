@@ -106,6 +106,10 @@ class TextGraph:
     cache_path: str = ""  # the cache file holding this graph ("" when not cached)
     #: wall seconds per phase of the build that made it (empty when loaded from the cache)
     build_phases: dict[str, float] = field(default_factory=dict)
+    #: bool [D]: documents that have no label (``TextGCNClassifier.fit``'s ``X_unlabeled``,
+    #: which carry a placeholder label for training): label -1 and no mask in :meth:`to_pyg`.
+    #: Not cached: whoever built the corpus sets it (``None``: every document is labelled)
+    unlabeled: np.ndarray | None = None
 
     @property
     def num_words(self) -> int:
@@ -142,10 +146,19 @@ class TextGraph:
         ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
         ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
         ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``), and
-        the test documents.  No ``x``: Text GCN's input is the identity (e.g.
+        the test documents.  Documents without a label (:attr:`unlabeled`: the ``X_unlabeled``
+        of :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no mask, like the word
+        nodes, so that accuracy against ``data.y[data.test_mask]`` is measured on labelled
+        documents only.  No ``x``: Text GCN's input is the identity (e.g.
         ``torch.nn.Embedding(data.num_nodes, d)``).  Class ``i`` is ``label_names[i]``.
         """
-        return self.to_data(val_ratio, seed)
+        data = self.to_data(val_ratio, seed)
+        if self.unlabeled is not None and self.unlabeled.any():
+            rows = torch.from_numpy(np.flatnonzero(self.unlabeled))
+            data.y[rows] = -1  # their training label was a placeholder
+            for mask in (data.train_mask, data.val_mask, data.test_mask):
+                mask[rows] = False
+        return data
 
     def release_edges(self) -> bool:
         """Replace the edge arrays by fresh maps of the cache file: pages read so far (or the
