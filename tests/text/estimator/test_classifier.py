@@ -236,7 +236,7 @@ def test_a_whole_model_predicts_its_fitted_documents_only():
     assert clf.predict(unlabeled).shape == (len(unlabeled),)
     with pytest.raises(UserError, match="sgc classifies only the documents given to fit"):
         clf.predict(UNSEEN)
-    with pytest.raises(OptionError, match="--save supports the two-layer models only"):
+    with pytest.raises(OptionError, match="^save supports the two-layer models only"):
         clf.save("never-written")
 
 
@@ -416,16 +416,16 @@ X3, Y3 = ["goal match", "bank rates", "gene cell"], ["sport", "money", "science"
     ({}, ([], []), "X holds no document"),
     ({"model": "gfb-maxx"}, (X3, Y3), "unknown model 'gfb-maxx'; choose one of gcn, gfb-max, "
                                       "gfb-mean"),
-    ({"epochs": 0}, (X3, Y3), "--epochs must be >= 1, got 0"),
-    ({"lr": "fast"}, (X3, Y3), "--lr must be a finite number > 0, got 'fast'"),
-    ({"hidden": 2.5}, (X3, Y3), "--hidden must be a whole number >= 1, got 2.5"),
-    ({"val_ratio": 1.0}, (X3, Y3), r"--val-ratio must be in \(0, 1\), got 1.0"),
-    ({"window": 1}, (X3, Y3), "--window must be >= 2, got 1"),
+    ({"epochs": 0}, (X3, Y3), "^epochs must be >= 1, got 0$"),
+    ({"lr": "fast"}, (X3, Y3), "^lr must be a finite number > 0, got 'fast'$"),
+    ({"hidden": 2.5}, (X3, Y3), "^hidden must be a whole number >= 1, got 2.5$"),
+    ({"val_ratio": 1.0}, (X3, Y3), r"^val_ratio must be in \(0, 1\), got 1.0$"),
+    ({"window": 1}, (X3, Y3), "^window must be >= 2, got 1$"),
     ({"model": "gcn", "fast_genvec": True}, (X3, Y3),
-     r"--fast-genvec and --fixed-lambda apply to gfb-\* models only"),
+     r"^fast_genvec and fixed_lambda apply to gfb-\* models only$"),
     ({"tokenizer": "nope"}, (X3, Y3), "unknown tokenizer 'nope'"),
     ({"tokenizer": "textgcn", "no_numbers": True}, (X3, Y3),
-     "--no-numbers and --cjk-split apply to --tokenizer unicode only"),
+     "^no_numbers and cjk_split apply to the unicode tokenizer only$"),
     ({"device": "gpu"}, (X3, Y3), "unknown device 'gpu'"),
     ({"auto": True, "budget": "soon"}, (X3, Y3), "--budget must be a number of candidates"),
 ])
@@ -445,20 +445,25 @@ def test_predict_names_a_bad_document(transductive_fit):
         transductive_fit[0].predict(["goal", b"bank"])
 
 
-def test_messages_are_the_command_lines(tmp_path, capsys):
-    """Where the command line can make the same mistake, it says the same line."""
+def test_messages_name_parameters_in_python_and_options_on_the_command_line(tmp_path, capsys):
+    """One check, one message: Python names the parameter, the command line its option."""
     from gfbgcn.cli import main
 
     data = tmp_path / "one.csv"
     data.write_text("text,label\n" + "".join(f"goal match {i},sport\n" for i in range(12)))
     base = ["train", "--dataset", str(data), "--min-freq", "1", "--quiet", "--no-cache"]
-    for argv, params, args in [
-        (base, {}, (X3, ["sport"] * 3)),
+    for argv, params, args, python, command_line in [
+        (base, {}, (X3, ["sport"] * 3), "only one class", "only one class"),
         ([*base, "--model", "gcn", "--fast-genvec"], {"model": "gcn", "fast_genvec": True},
-         (X3, Y3)),
+         (X3, Y3), "fast_genvec and fixed_lambda apply", "--fast-genvec and --fixed-lambda apply"),
+        ([*base, "--model", "gcn", "--tokenizer", "textgcn", "--no-numbers"],
+         {"model": "gcn", "tokenizer": "textgcn", "no_numbers": True}, (X3, Y3),
+         "no_numbers and cjk_split apply", "--no-numbers and --cjk-split apply"),
     ]:
         assert main(argv) == 2
         line = capsys.readouterr().err.strip().splitlines()[-1]  # after any "note:" line
         with pytest.raises(UserError) as info:
             TextGCNClassifier(**params).fit(*args)
-        assert line == f"error: {info.value}"
+        assert str(info.value).startswith(python) and "--" not in str(info.value)
+        assert line.startswith(f"error: {command_line}")
+        assert line.replace(command_line, python) == f"error: {info.value}"

@@ -70,7 +70,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     combination tried).  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
     ``build_workers``: graph-building processes (``None``: every core); ``verbose``: progress.
     Nothing is checked before ``fit``; a bad value then raises a one-line
-    :class:`~gfbgcn.core.errors.OptionError` naming the option, and bad ``X``/``y`` (lengths,
+    :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y`` (lengths,
     a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of

@@ -68,10 +68,10 @@ class GraphConfig:
     stop_words: str | None = "english"
     cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
 
-    def __post_init__(self) -> None:  # the command line's option names (OptionError)
-        check_option("--window", self.window, 2, whole=True)
-        check_option("--min-freq", self.min_freq, 1, whole=True)
-        check_choice("--cooccurrence", self.cooccurrence, ("window", "pair"))
+    def __post_init__(self) -> None:  # OptionError naming the parameter (CLI: its option)
+        check_option("window", self.window, 2, whole=True)
+        check_option("min_freq", self.min_freq, 1, whole=True)
+        check_choice("cooccurrence", self.cooccurrence, ("window", "pair"))
 
 
 @dataclass
@@ -106,9 +106,8 @@ class TextGraph:
     cache_path: str = ""  # the cache file holding this graph ("" when not cached)
     #: wall seconds per phase of the build that made it (empty when loaded from the cache)
     build_phases: dict[str, float] = field(default_factory=dict)
-    #: bool [D]: documents that have no label (``TextGCNClassifier.fit``'s ``X_unlabeled``,
-    #: which carry a placeholder label for training): label -1 and no mask in :meth:`to_pyg`.
-    #: Not cached: whoever built the corpus sets it (``None``: every document is labelled)
+    #: bool [D]: documents without a label (``X_unlabeled`` of ``TextGCNClassifier.fit``, set
+    #: by it; not cached): -1 and in no mask in :meth:`to_pyg`.  ``None``: every one has one
     unlabeled: np.ndarray | None = None
 
     @property
