@@ -90,7 +90,7 @@ class StopWordsError(UserError, LookupError):
     """An unknown stop-word language, an unreadable stop-word file or missing NLTK data."""
 
 
-class DeviceError(UserError):
+class DeviceError(OptionError):
     """A device that torch cannot use here (``--device cuda`` without CUDA, say)."""
 
 
