@@ -4,6 +4,7 @@ prediction, save/load, and the one-line errors of bad input."""
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -253,6 +254,44 @@ def test_pipeline_grid_search_and_cross_validation(topics):
     assert list(search.predict([d.upper() for d in UNSEEN])) == ["sport", "money", "science"]
     scores = cross_val_score(TextGCNClassifier(**FAST), x, y, cv=3)
     assert scores.shape == (3,) and scores.mean() > 0.8
+
+
+def test_x_unlabeled_goes_through_the_pipelines_earlier_steps(topics):
+    """With metadata routing, Pipeline(transform_input=["X_unlabeled"]) transforms X_unlabeled
+    as it transforms X, so predict finds those documents in the graph (transductive)."""
+    import sklearn
+
+    x, y = topics
+    lower = FunctionTransformer(lambda docs: [d.lower() for d in docs])
+    with sklearn.config_context(enable_metadata_routing=True):
+        clf = TextGCNClassifier(**FAST).set_fit_request(X_unlabeled=True)
+        pipe = Pipeline([("lower", lower), ("clf", clf)], transform_input=["X_unlabeled"])
+        shouting = [d.upper() for d in x[20:]]
+        pipe.fit(x[:20], y[:20], X_unlabeled=shouting)
+        fitted = pipe.named_steps["clf"]
+        nodes = fitted.result_.probabilities[20:]  # the graph's outputs of X_unlabeled
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no AllInductiveWarning: every one is found
+            np.testing.assert_allclose(pipe.predict_proba(shouting), nodes, rtol=1e-6)
+
+
+def test_x_unlabeled_that_skipped_the_pipeline_is_warned_about(topics):
+    """Without routing, X_unlabeled reaches the classifier untransformed: predict would be
+    silently inductive; it warns instead, naming the fix."""
+    from gfbgcn.text.estimator.transductive import AllInductiveWarning
+
+    x, y = topics
+    pipe = Pipeline([("lower", FunctionTransformer(lambda docs: [d.lower() for d in docs])),
+                     ("clf", TextGCNClassifier(**FAST))])
+    shouting = [d.upper() for d in x[20:]]
+    pipe.fit(x[:20], y[:20], clf__X_unlabeled=shouting)
+    with pytest.warns(AllInductiveWarning, match=r"none of the 10 document\(s\) to classify "
+                                                 r"was given to fit.*transform_input"):
+        pipe.predict(shouting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pipe.predict(x[:3])  # fitted documents found: no warning
+        TextGCNClassifier(**FAST).fit(x[:20], y[:20]).predict(UNSEEN)  # no X_unlabeled: none
 
 
 def test_auto_search_through_the_estimator(topics, tmp_path):

@@ -19,7 +19,7 @@ from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
-from gfbgcn.text.estimator.transductive import Transductive
+from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.predict.saved import trained_settings
@@ -48,7 +48,11 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     *inductively*: attached to the trained graph through its known words (TF-IDF with the
     training IDF), without retraining (:mod:`gfbgcn.text.predict.inductive`; two-layer models
     only, not ``sgc``/``gin``).  Cross-validation measures the inductive case, since its test
-    folds are not given to ``fit``.
+    folds are not given to ``fit``.  In a ``Pipeline``, ``X_unlabeled`` must pass the earlier
+    steps as ``X`` does: with metadata routing on, ``Pipeline(..., transform_input=
+    ["X_unlabeled"])`` and ``set_fit_request(X_unlabeled=True)``; when ``fit`` had
+    ``X_unlabeled`` and ``predict`` finds none of its documents among the fitted ones, it warns
+    (:class:`~gfbgcn.text.estimator.transductive.AllInductiveWarning`).
 
     **Parameters** (``gfbgcn train``'s settings and defaults; the option in brackets):
     ``model`` [--model] one of :data:`gfbgcn.text.train.models.MODELS`; ``hidden``,
@@ -180,6 +184,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self._fit(labelled_corpus(docs, labels, extra), None, classes)
         # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
         self.graph_.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
+        self._num_unlabeled = len(extra)
         return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None) -> TextGCNClassifier:
@@ -245,6 +250,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self._set_classes(graph.label_names, classes)
         self._tokenizer = tokenizer
         self._model_name = result.config.model
+        self._num_unlabeled = 0  # fit(X_unlabeled=...) sets it: documents to find again
         self._outputs = self._transductive_outputs(corpus, result, auto)
         self._predictor: Any = None
         self._save_settings: dict[str, Any] | None = None
@@ -268,6 +274,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         docs = check_documents(X, "X")
         outputs = self._outputs
         rows = outputs.rows(docs)
+        warn_if_all_inductive(rows, getattr(self, "_num_unlabeled", 0))
         proba = np.empty((len(docs), outputs.probabilities.shape[1]), dtype=np.float64)
         seen = rows >= 0
         proba[seen] = outputs.probabilities[rows[seen]]
