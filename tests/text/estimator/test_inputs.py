@@ -25,7 +25,7 @@ def test_class_labels_sorted_in_their_own_type():
     ([1, 2, 2.5], "continuous"),
     (["a", b"b", "a"], r"y mixes label types \(bytes, str\)"),
     ([object(), object(), object()], "labels must be strings or numbers"),
-    (None, "fit needs y"),
+    (None, "requires y to be passed, but the target y is None"),
     ([1, np.inf, 2], r"^y\[1\] is inf: a class label must be a string or a finite whole number$"),
     (np.array([1.0, 2.0, -np.inf]), r"^y\[2\] is -inf"),
     (np.array([[1, 2]] * 3), "one-dimensional"),

@@ -56,8 +56,11 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
                  ) -> tuple[np.ndarray, list[str]]:
     """``(classes, labels)``: the sorted distinct labels of ``y`` (``classes_``, their own
     type) and each document's label as a string (a graph's label names are strings)."""
-    if y is None:
-        raise UserError("fit needs y: one class label per document")
+    if y is None:  # scikit-learn's wording (its check_requires_y_none looks for it)
+        raise UserError("TextGCNClassifier requires y to be passed, but the target y is None: "
+                        "give one class label per document")
+    if not isinstance(y, (list, tuple)) and hasattr(y, "__array__"):
+        y = np.asarray(y)  # array-likes (pandas, any __array__ type) as NumPy sees them
     if len(np.shape(y)) == 2 and np.shape(y)[1] == 1:
         # a column vector: raveled with scikit-learn's DataConversionWarning, as its
         # classifiers do
