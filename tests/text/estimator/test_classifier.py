@@ -104,6 +104,12 @@ def test_numpy_integer_random_state_is_the_int_seed(topics):
     assert not np.array_equal(other.predict_proba(UNSEEN), by_int.predict_proba(UNSEEN))
 
 
+def test_a_grid_search_over_numpy_seeds(topics):
+    search = GridSearchCV(TextGCNClassifier(**FAST), {"random_state": np.arange(2)}, cv=2,
+                          error_score="raise").fit(*topics)
+    assert search.best_params_["random_state"] in (0, 1)
+
+
 @pytest.mark.parametrize("make", [lambda: None, lambda: np.random.RandomState(0),
                                   lambda: np.random.default_rng(0)])
 def test_random_state_none_randomstate_and_generator_fit(make, topics):

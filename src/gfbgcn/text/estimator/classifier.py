@@ -87,7 +87,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     **Saving.**  ``save(path)`` writes the model directory that ``gfbgcn predict`` and
     :func:`gfbgcn.load` read (safetensors, no pickle), with the transductive outputs;
     ``TextGCNClassifier.load(path)`` returns the fitted classifier (``graph_``, ``result_`` are
-    then ``None``: predictions only).
+    then ``None``: predictions only).  A custom tokenizer is not saved: pass it again to
+    ``load`` (``tokenizer=``).  A pickle (joblib) holds what ``predict`` and ``save`` need,
+    not the training state (``graph_``, ``result_``, ``auto_``: ``None`` once unpickled).
     """
 
     def __init__(
