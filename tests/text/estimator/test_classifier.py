@@ -380,6 +380,15 @@ def test_predict_leaves_the_classifier_unchanged(topics):
     assert pickle.dumps(clf) == pickled
 
 
+def test_predict_leaves_a_loaded_classifier_unchanged(transductive_fit, tmp_path):
+    import pickle
+
+    loaded = TextGCNClassifier.load(transductive_fit[0].save(tmp_path / "model"))
+    before, pickled = loaded.__dict__.copy(), pickle.dumps(loaded)
+    loaded.predict(transductive_fit[1] + UNSEEN)
+    assert loaded.__dict__ == before and pickle.dumps(loaded) == pickled
+
+
 def test_a_pickle_holds_what_predict_and_save_need(transductive_fit, tmp_path):
     import pickle
 

@@ -351,6 +351,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
         graph_part = getattr(predictor, "graph", predictor)
+        graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
         clf._model_name, clf._save_settings = graph_part.model_name, None
         return clf
 
