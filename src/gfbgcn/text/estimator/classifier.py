@@ -95,7 +95,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, *, model: str = "gfb-max", hidden: int = 200, dropout: float = 0.5,
         lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
-        val_ratio: float = 0.1, random_state: Any = 0, fast_genvec: bool = False,
+        val_ratio: float = 0.1, random_state: settings.RandomStateLike = 0,
+        fast_genvec: bool = False,
         fixed_lambda: float | None = None, features: str = "onehot", window: int = 20,
         min_freq: int = 5, stop_words: str | None = "english", cooccurrence: str = "window",
         tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,

@@ -13,7 +13,6 @@ the ranges themselves live with the configurations
 from __future__ import annotations
 
 import numbers
-from typing import Any
 
 import numpy as np
 
@@ -56,12 +55,14 @@ def tokenization(
     return chosen, stop
 
 
+#: What ``random_state`` accepts (checked by :func:`check_random_state`).
+RandomStateLike = int | np.integer | np.random.RandomState | np.random.Generator | None
 #: What ``random_state`` accepts, in words (scikit-learn's ``check_random_state``, and a Generator).
 RANDOM_STATES = (f"None, a whole number in [0, {SEED_MAX}], a numpy.random.RandomState or a "
                  "numpy.random.Generator")
 
 
-def check_random_state(random_state: Any) -> None:
+def check_random_state(random_state: RandomStateLike) -> None:
     """Refuse a ``random_state`` that :func:`run_seed` cannot use (an :class:`OptionError`),
     drawing nothing from it."""
     if random_state is None or isinstance(random_state, (np.random.RandomState,
@@ -72,7 +73,7 @@ def check_random_state(random_state: Any) -> None:
         raise OptionError(f"random_state must be {RANDOM_STATES}, got {random_state!r}")
 
 
-def run_seed(random_state: Any) -> int:
+def run_seed(random_state: RandomStateLike) -> int:
     """The whole-number seed of one run (weights, dropout, validation split) from a
     ``random_state`` with scikit-learn's ``check_random_state`` meaning.
 
