@@ -16,7 +16,6 @@ from gfbgcn.core.errors import UserError
 from gfbgcn.text.auto.search import AutoResult, parse_budget, run_auto
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
-from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
@@ -57,12 +56,13 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     **Parameters** (``gfbgcn train``'s settings and defaults; the option in brackets):
     ``model`` [--model] one of :data:`gfbgcn.text.train.models.MODELS`; ``hidden``,
     ``dropout``, ``lr``, ``weight_decay``, ``epochs`` (maximum), ``patience`` (early
-    stopping), ``val_ratio``; ``random_state`` [--seed] seed of the weights, dropout and validation
-    split, as scikit-learn takes it: an int in [0, 2**32 - 1] (NumPy integers too), ``None``
-    (drawn from NumPy's global generator), a ``numpy.random.RandomState`` or ``Generator``
-    (one draw per ``fit``); ``fit`` seeds generators of its own from it and leaves the
-    caller's ``random``, ``numpy.random`` and torch generators as they were; ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features``
-    ``"onehot"`` or ``"wordllama"``.  Graph: ``window``, ``min_freq``, ``stop_words`` (an NLTK
+    stopping), ``val_ratio``; ``random_state`` [--seed] seed of the weights, dropout and
+    validation split, as scikit-learn takes it: an int in [0, 2**32 - 1] (NumPy integers too),
+    ``None`` (drawn from NumPy's global generator), a ``numpy.random.RandomState`` or
+    ``Generator`` (one draw per ``fit``); ``fit`` seeds generators of its own from it and leaves
+    the caller's ``random``, ``numpy.random`` and torch generators as they were;
+    ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features`` ``"onehot"`` or
+    ``"wordllama"``.  Graph: ``window``, ``min_freq``, ``stop_words`` (an NLTK
     language, a file, or ``None``), ``cooccurrence``; ``tokenizer``: ``"unicode"`` (``None``,
     the default, as for a corpus file), ``"textgcn"`` (the paper's ASCII cleaning, the CLI's
     default for the benchmarks), ``"whitespace"`` or a callable ``str -> list[str]``;
@@ -96,8 +96,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self, *, model: str = "gfb-max", hidden: int = 200, dropout: float = 0.5,
         lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
         val_ratio: float = 0.1, random_state: settings.RandomStateLike = 0,
-        fast_genvec: bool = False,
-        fixed_lambda: float | None = None, features: str = "onehot", window: int = 20,
+        fast_genvec: bool = False, fixed_lambda: float | None = None, features: str = "onehot",
+        window: int = 20,
         min_freq: int = 5, stop_words: str | None = "english", cooccurrence: str = "window",
         tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,
         cjk_split: str = "chars", batch_size: int = 0, fanout: int = 32, optimizer: str = "adam",
@@ -277,7 +277,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         docs = check_documents(X, "X")
         outputs = self._outputs
         rows = outputs.rows(docs)
-        warn_if_all_inductive(rows, getattr(self, "_num_unlabeled", 0))
+        warn_if_all_inductive(rows, self._num_unlabeled)
         proba = np.empty((len(docs), outputs.probabilities.shape[1]), dtype=np.float64)
         seen = rows >= 0
         proba[seen] = outputs.probabilities[rows[seen]]
@@ -329,7 +329,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         path."""
         check_is_fitted(self, "classes_")
         if self._predictor is None:
-            check_savable(self._model_name)  # sgc, gin: an OptionError naming the models
+            settings.check_savable(self._model_name)  # sgc, gin: an OptionError naming the models
         if self._save_settings is None:
             raise UserError("this classifier was loaded from a model directory and holds no "
                             "training state to save: fit it again to save a new model")
@@ -354,6 +354,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         graph_part = getattr(predictor, "graph", predictor)
         graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
         clf._model_name, clf._save_settings = graph_part.model_name, None
+        clf._num_unlabeled = 0  # not recorded in a model directory: no AllInductiveWarning
         return clf
 
     # -- pickling: what predict and save need, not the training state ----------------------
