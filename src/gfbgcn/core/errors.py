@@ -37,7 +37,7 @@ class OptionError(UserError):
     values: ``OptionError("{0} must be >= 1, got {value}", "epochs", value=0)``.  Its text
     (``str(err)``, what Python callers see) names the parameters, ``epochs must be >= 1, got
     0``; the command line renders it with its options (:meth:`render`, through
-    :func:`gfbgcn.cli.flags.with_flags`).  A plain message (no parameters, no values) is
+    :func:`gfbgcn.cli.parameters.with_flags`).  A plain message (no parameters, no values) is
     used as it is.
     """
 

@@ -54,7 +54,7 @@ def check_option(option: str, value: Any, low: float | None = None, high: float 
     """Refuse ``value`` of setting ``option`` unless it is a finite number (a whole number when
     ``whole``) in the range.  ``option`` is the Python parameter (``"epochs"``): the
     :class:`OptionError` names it, ``epochs must be >= 1, got 0``, and the command line shows
-    its option instead (``--epochs must be ...``, :func:`gfbgcn.cli.flags.with_flags`)."""
+    its option instead (``--epochs must be ...``, :func:`gfbgcn.cli.parameters.with_flags`)."""
     kind = numbers.Integral if whole else numbers.Real
     bounds = range_text(low, high, low_open, high_open)
     noun = "a whole number" if whole else "a finite number"

@@ -5,7 +5,7 @@ their options into a tokenizer, a :class:`~gfbgcn.text.graph.text_graph.GraphCon
 :class:`~gfbgcn.text.train.config.TrainConfig` through these functions.  A value out of range or
 options that do not go together raise an :class:`~gfbgcn.core.errors.OptionError` in one line
 that names the Python parameter (``epochs must be >= 1, got 0``), which the command line
-shows as its option (``--epochs must be ...``: :func:`gfbgcn.cli.flags.with_flags`);
+shows as its option (``--epochs must be ...``: :func:`gfbgcn.cli.parameters.with_flags`);
 the ranges themselves live with the configurations
 (:func:`gfbgcn.text.train.checks.check_train_settings`, ``GraphConfig``).
 """
@@ -70,7 +70,8 @@ def check_random_state(random_state: RandomStateLike) -> None:
         return
     if (not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool)
             or not 0 <= int(random_state) <= SEED_MAX):
-        raise OptionError(f"random_state must be {RANDOM_STATES}, got {random_state!r}")
+        raise OptionError("{0} must be {accepted}, got {value!r}", "random_state",
+                          accepted=RANDOM_STATES, value=random_state)
 
 
 def run_seed(random_state: RandomStateLike) -> int:
