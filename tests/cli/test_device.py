@@ -53,6 +53,7 @@ def test_cuda_without_a_gpu_is_one_line_and_exit_2(verb, spec, tmp_path, capsys)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: device '{spec}' asked for, but "
                                                    "torch sees no CUDA GPU here")
+    assert err.rstrip().endswith("use --device cpu or auto")  # the option, not the parameter
     assert not (tmp_path / "out").exists()  # nothing was started
 
 

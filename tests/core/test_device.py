@@ -80,8 +80,9 @@ def test_device_from_args_records_the_resolved_name(no_gpu) -> None:
 
 def test_device_from_args_raises_a_user_error(no_gpu) -> None:
     """A user error (reported by ``gfbgcn.cli.main`` in one line, exit 2), nothing printed here."""
-    with pytest.raises(DeviceError, match="^device 'cuda:0' asked for"):
+    with pytest.raises(DeviceError, match="^device 'cuda:0' asked for") as info:
         device_from_args(_args("cuda:0"))
+    assert str(info.value).endswith("use device cpu or auto")  # the Python parameter
 
 
 def test_workers_keep_auto_on_the_cpu_and_refuse_cuda(two_gpus, monkeypatch) -> None:

@@ -41,3 +41,14 @@ def test_ranges():
                         (float_in(), "inf"), (int_in(0), "1.5")):
         with pytest.raises(argparse.ArgumentTypeError):
             parse(text)
+
+
+def test_check_option_names_the_python_parameter():
+    from gfbgcn.core.validate import check_option
+
+    with pytest.raises(errors.OptionError, match="^epochs must be >= 1, got 0$") as info:
+        check_option("epochs", 0, 1, whole=True)
+    assert info.value.parameters == ("epochs",)
+    assert info.value.render(lambda name: f"--{name}") == "--epochs must be >= 1, got 0"
+    plain = errors.OptionError("a message with {braces} kept as it is")
+    assert str(plain) == "a message with {braces} kept as it is" and plain.parameters == ()

@@ -19,6 +19,7 @@ from gfbgcn.core.runinfo import (
     seed_everything,
     set_threads,
     thread_count,
+    torch_seeded,
     torch_threads,
 )
 
@@ -87,6 +88,26 @@ def test_seed_everything_seeds_every_generator():
     assert draw(seed_everything(7)) == draw(seed_everything(7))
     assert draw(seed_everything(7)) != draw(seed_everything(8))
     assert seed_everything(8).initial_seed() == 8
+
+
+def test_torch_seeded_draws_the_seed_and_restores_the_callers_state():
+    torch.manual_seed(123)
+    before = torch.get_rng_state()
+    with torch_seeded(7):
+        inside = torch.rand(3)
+    assert torch.equal(torch.get_rng_state(), before)  # the caller's draws go on unchanged
+    with torch_seeded(7):
+        assert torch.equal(torch.rand(3), inside)  # the seed decides the draws
+    torch.manual_seed(7)
+    assert torch.equal(torch.rand(3), inside)  # the draws of torch.manual_seed(7), as before
+
+
+def test_torch_seeded_restores_the_state_after_an_error():
+    before = torch.get_rng_state()
+    with pytest.raises(RuntimeError), torch_seeded(1):
+        torch.rand(5)
+        raise RuntimeError("training failed")
+    assert torch.equal(torch.get_rng_state(), before)
 
 
 def test_provenance_names_versions_and_machine():

@@ -85,6 +85,7 @@ def test_python_auto_without_baseline(monkeypatch):
 
 def test_python_seed_beyond_the_range_is_refused():
     texts, labels, _ = zip(*documents())
-    with pytest.raises(OptionError, match=r"--seed must be in \[0, 4294967295\]"):
+    with pytest.raises(OptionError, match=r"^random_state must be None, a whole number in "
+                                          r"\[0, 4294967295\]"):
         TextGCNClassifier(random_state=2**32, epochs=1, cache=False).fit(list(texts),
                                                                          list(labels))

@@ -167,7 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         if errors.debug_requested(getattr(args, "debug", "--debug" in argv)):
             raise
-        return report_failure(err, errors.report)  # under torchrun: rank 0 speaks
+        from gfbgcn.cli.parameters import with_flags
+
+        # the library names Python parameters; the command line shows its options
+        return report_failure(with_flags(err), errors.report)  # under torchrun: rank 0 speaks
 
 
 if __name__ == "__main__":

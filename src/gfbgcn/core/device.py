@@ -38,8 +38,9 @@ def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:
     device = torch.device(spec)
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise DeviceError(f"device {spec!r} asked for, but torch sees no CUDA GPU here "
-                              f"(torch {torch.__version__}); use --device cpu or auto")
+            raise DeviceError("device {spec!r} asked for, but torch sees no CUDA GPU here "
+                              "(torch {version}); use {0} cpu or auto", "device", spec=spec,
+                              version=torch.__version__)
         index = device.index or 0
         if index >= torch.cuda.device_count():
             raise DeviceError(f"device {spec!r} asked for, but there are only "

@@ -15,7 +15,8 @@ import errno
 import os
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 #: Exit status of a command that was given bad input.
 USER_ERROR = 2
@@ -28,7 +29,37 @@ class UserError(ValueError):
 
 
 class OptionError(UserError):
-    """An option out of its range, or options that cannot be used together."""
+    """An option out of its range, or options that cannot be used together.
+
+    The same setting has two names: a Python parameter (``random_state``, ``min_freq``) and a
+    command-line option (``--seed``, ``--min-freq``).  A message that names settings is a
+    template whose positional fields are their Python names and whose keyword fields are
+    values: ``OptionError("{0} must be >= 1, got {value}", "epochs", value=0)``.  Its text
+    (``str(err)``, what Python callers see) names the parameters, ``epochs must be >= 1, got
+    0``; the command line renders it with its options (:meth:`render`, through
+    :func:`gfbgcn.cli.parameters.with_flags`).  A plain message (no parameters, no values) is
+    used as it is.
+    """
+
+    def __init__(self, template: str, *parameters: str, **values: Any) -> None:
+        self.template, self.parameters, self.values = template, parameters, values
+        super().__init__(self.render(str))
+
+    def render(self, spell: Callable[[str], str]) -> str:
+        """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
+        if not (self.parameters or self.values):
+            return self.template
+        return self.template.format(*(spell(p) for p in self.parameters), **self.values)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled (process pools) with its parameters, not as the rendered text alone
+        return (_option_error, (type(self), self.template, self.parameters, self.values),
+                self.__dict__)
+
+
+def _option_error(cls: type[OptionError], template: str, parameters: tuple[str, ...],
+                  values: dict[str, Any]) -> OptionError:
+    return cls(template, *parameters, **values)
 
 
 class CorpusFormatError(UserError):
@@ -59,7 +90,7 @@ class StopWordsError(UserError, LookupError):
     """An unknown stop-word language, an unreadable stop-word file or missing NLTK data."""
 
 
-class DeviceError(UserError):
+class DeviceError(OptionError):
     """A device that torch cannot use here (``--device cuda`` without CUDA, say)."""
 
 

@@ -24,11 +24,35 @@ _PACKAGES = ("gfbgcn", "torch", "torch_geometric", "numpy", "scipy", "scikit-lea
 
 
 def seed_everything(seed: int) -> torch.Generator:
-    """Seed Python, NumPy and torch; return a torch generator seeded with ``seed``."""
+    """Seed Python, NumPy and torch; return a torch generator seeded with ``seed``.
+
+    Reseeds the process's global generators: for the command line's entity and graph tasks
+    only; what the Python API reaches (text training) uses :func:`torch_seeded` instead."""
     random.seed(seed)
     np.random.seed(seed % (2**32))
     torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
+
+
+@contextmanager
+def torch_seeded(seed: int, device: torch.device | str | None = None) -> Iterator[None]:
+    """torch's default generators seeded with ``seed`` for the block, the caller's states
+    restored after it (Python's and NumPy's global generators are not touched).
+
+    Weight initialisation (PyG's ``glorot``) and dropout draw from torch's default generator
+    and take no ``generator=`` argument, so a run seeds that generator inside
+    :func:`torch.random.fork_rng` rather than reseeding the caller's.  The CPU generator is
+    always forked; on a CUDA ``device`` every visible GPU's generator too (what
+    ``torch.manual_seed`` seeds; a CPU run leaves CUDA uninitialised and its seeds alone).
+    Not thread-safe: like any use of the default generators, two threads training at once
+    interleave their draws."""
+    on_cuda = device is not None and torch.device(device).type == "cuda"
+    gpus = list(range(torch.cuda.device_count())) if on_cuda else []
+    with torch.random.fork_rng(devices=gpus, device_type="cuda"):
+        torch.random.default_generator.manual_seed(seed)
+        for gpu in gpus:
+            torch.cuda.default_generators[gpu].manual_seed(seed)
+        yield
 
 
 def thread_count(text: str) -> int:

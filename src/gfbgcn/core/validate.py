@@ -6,7 +6,8 @@ range in words for the option's help, so ``--help`` shows what is accepted.
 
 :func:`check_option` applies the same ranges to a value given from Python (the settings of
 :class:`gfbgcn.TextGCNClassifier`, ``TrainConfig``, ``GraphConfig``) and refuses it with an
-:class:`~gfbgcn.core.errors.OptionError` naming the command-line option.
+:class:`~gfbgcn.core.errors.OptionError` naming the Python parameter (the command line shows
+its option in its place).
 """
 
 from __future__ import annotations
@@ -50,25 +51,30 @@ def _inside(value: float, low: float | None, high: float | None, low_open: bool,
 
 def check_option(option: str, value: Any, low: float | None = None, high: float | None = None,
                  *, low_open: bool = False, high_open: bool = False, whole: bool = False) -> None:
-    """Refuse ``value`` of ``option`` (e.g. ``"--epochs"``) unless it is a finite number (a whole
-    number when ``whole``) in the range: ``OptionError("--epochs must be >= 1, got 0")``."""
+    """Refuse ``value`` of setting ``option`` unless it is a finite number (a whole number when
+    ``whole``) in the range.  ``option`` is the Python parameter (``"epochs"``): the
+    :class:`OptionError` names it, ``epochs must be >= 1, got 0``, and the command line shows
+    its option instead (``--epochs must be ...``, :func:`gfbgcn.cli.parameters.with_flags`)."""
     kind = numbers.Integral if whole else numbers.Real
     bounds = range_text(low, high, low_open, high_open)
     noun = "a whole number" if whole else "a finite number"
     if not isinstance(value, kind) or isinstance(value, bool):
         within = "" if low is None and high is None else f" {bounds}"
-        raise OptionError(f"{option} must be {noun}{within}, got {value!r}")
+        raise OptionError("{0} must be {noun}{within}, got {value!r}", option, noun=noun,
+                          within=within, value=value)
     if not math.isfinite(value):
-        raise OptionError(f"{option} must be {noun}, got {value}")
+        raise OptionError("{0} must be {noun}, got {value}", option, noun=noun, value=value)
     if not _inside(value, low, high, low_open, high_open):
-        raise OptionError(f"{option} must be {bounds}, got {value}")
+        raise OptionError("{0} must be {bounds}, got {value}", option, bounds=bounds,
+                          value=value)
 
 
 def check_choice(option: str, value: Any, choices: tuple[str, ...]) -> None:
-    """Refuse ``value`` of ``option`` unless it is one of ``choices`` (an :class:`OptionError`
-    listing them)."""
+    """Refuse ``value`` of setting ``option`` (its Python name, as :func:`check_option`)
+    unless it is one of ``choices`` (an :class:`OptionError` listing them)."""
     if not isinstance(value, str) or value not in choices:
-        raise OptionError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
+        raise OptionError("{0} must be one of {choices}, got {value!r}", option,
+                          choices=", ".join(choices), value=value)
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

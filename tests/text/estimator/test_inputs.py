@@ -25,11 +25,22 @@ def test_class_labels_sorted_in_their_own_type():
     ([1, 2, 2.5], "continuous"),
     (["a", b"b", "a"], r"y mixes label types \(bytes, str\)"),
     ([object(), object(), object()], "labels must be strings or numbers"),
-    (None, "fit needs y"),
+    (None, "requires y to be passed, but the target y is None"),
+    ([1, np.inf, 2], r"^y\[1\] is inf: a class label must be a string or a finite whole number$"),
+    (np.array([1.0, 2.0, -np.inf]), r"^y\[2\] is -inf"),
+    (np.array([[1, 2]] * 3), "one-dimensional"),
 ])
 def test_bad_labels(y, message):
     with pytest.raises(UserError, match=message):
         class_labels(y, 3)
+
+
+def test_a_column_vector_y_is_raveled_with_sklearns_warning():
+    from sklearn.exceptions import DataConversionWarning
+
+    with pytest.warns(DataConversionWarning, match="column-vector y was passed"):
+        classes, labels = class_labels(np.array([["b"], ["a"], ["b"]]), 3)
+    assert classes.tolist() == ["a", "b"] and labels == ["b", "a", "b"]
 
 
 def test_labelled_corpus_puts_unlabeled_documents_in_the_test_split():

@@ -28,6 +28,10 @@ def test_tokenizer_params_rebuild_the_recorded_tokenizer():
 def test_json_params_keep_what_json_holds():
     assert json_params({"a": 1, "b": None, "c": str.split, "d": "x"}) == {
         "a": 1, "b": None, "c": None, "d": "x"}
+    recorded = json_params({"random_state": np.int64(1), "r": np.random.RandomState(0),
+                            "f": np.float32(0.5), "b": np.bool_(True)})
+    assert recorded == {"random_state": 1, "r": None, "f": 0.5, "b": True}
+    assert type(recorded["random_state"]) is int and type(recorded["b"]) is bool
 
 
 def test_a_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):

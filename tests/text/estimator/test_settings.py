@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gfbgcn.core.errors import OptionError
+from gfbgcn.core.validate import SEED_MAX
 from gfbgcn.text.estimator.settings import (
     check_savable,
     layer_options,
+    run_seed,
     tokenization,
     train_config,
 )
@@ -30,16 +33,16 @@ def test_layer_options():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"model": "gcn", "fixed_lambda": 0.5}, "apply to gfb-"),
-    ({"fixed_lambda": float("nan")}, "--fixed-lambda must be a finite number, got nan"),
-    ({"batch_size": 8, "model": "sgc"}, "--batch-size supports single-label two-layer"),
-    ({"batch_size": 8, "multi_label": True}, "--batch-size supports single-label two-layer"),
-    ({"batch_size": -1}, "--batch-size must be >= 0, got -1"),
-    ({"fanout": 0}, "--fanout must be >= 1, got 0"),
-    ({"seed": -1}, r"--seed must be in \[0, 4294967295\], got -1"),
-    ({"dropout": 1.0}, r"--dropout must be in \[0, 1\), got 1.0"),
-    ({"epochs": True}, "--epochs must be a whole number >= 1, got True"),
+    ({"fixed_lambda": float("nan")}, "^fixed_lambda must be a finite number, got nan$"),
+    ({"batch_size": 8, "model": "sgc"}, "^batch_size supports single-label two-layer"),
+    ({"batch_size": 8, "multi_label": True}, "^batch_size supports single-label two-layer"),
+    ({"batch_size": -1}, "^batch_size must be >= 0, got -1$"),
+    ({"fanout": 0}, "^fanout must be >= 1, got 0$"),
+    ({"seed": -1}, r"^seed must be in \[0, 4294967295\], got -1$"),
+    ({"dropout": 1.0}, r"^dropout must be in \[0, 1\), got 1.0$"),
+    ({"epochs": True}, "^epochs must be a whole number >= 1, got True$"),
     ({"model": None}, "unknown model None"),
-    ({"features": "glove"}, "unknown --features 'glove'"),
+    ({"features": "glove"}, "^unknown features 'glove'"),
 ])
 def test_train_config_refuses(kwargs, message):
     with pytest.raises(OptionError, match=message):
@@ -54,10 +57,11 @@ def test_tokenization():
     assert tokenizer.cache_key == "unicode-numbers+bigrams"
     custom = str.split
     assert tokenization(custom, stop_words=None)[0] is custom
-    for kwargs, message in [({"tokenizer": "textgcn", "cjk_split": "bigrams"}, "apply to"),
+    for kwargs, message in [({"tokenizer": "textgcn", "cjk_split": "bigrams"},
+                             "^no_numbers and cjk_split apply to the unicode tokenizer only$"),
                             ({"tokenizer": custom, "no_numbers": True}, "apply to"),
                             ({"cjk_split": "words"}, "unknown CJK split 'words'"),
-                            ({"stop_words": 5}, "--stop-words must be a language"),
+                            ({"stop_words": 5}, "^stop_words must be a language"),
                             ({"stop_words": "klingon"}, "unknown stop-word language|stop")]:
         with pytest.raises(OptionError, match=message):
             tokenization(**kwargs)
@@ -67,3 +71,31 @@ def test_only_two_layer_models_are_savable():
     check_savable("gfb-topk")
     with pytest.raises(OptionError, match="not gin"):
         check_savable("gin")
+
+
+def test_run_seed_of_whole_numbers_is_the_number():
+    assert run_seed(0) == 0 and run_seed(SEED_MAX) == SEED_MAX
+    assert run_seed(np.int64(7)) == 7 and type(run_seed(np.uint32(7))) is int
+
+
+def test_run_seed_draws_from_a_random_state_or_generator():
+    assert run_seed(np.random.RandomState(3)) == np.random.RandomState(3).randint(
+        0, SEED_MAX + 1, dtype=np.int64)
+    assert run_seed(np.random.default_rng(3)) == np.random.default_rng(3).integers(
+        0, SEED_MAX, endpoint=True)
+    rng = np.random.RandomState(3)
+    assert run_seed(rng) != run_seed(rng)  # each fit draws anew, as scikit-learn's estimators
+
+
+def test_run_seed_of_none_draws_from_numpys_global_generator():
+    np.random.seed(5)
+    first = run_seed(None)
+    np.random.seed(5)
+    assert run_seed(None) == first  # check_random_state(None): reproducible under np.random.seed
+
+
+@pytest.mark.parametrize("bad", [-1, SEED_MAX + 1, 1.5, True, "0", np.float64(1.0)])
+def test_run_seed_refuses_what_check_random_state_refuses(bad):
+    with pytest.raises(OptionError, match=r"^random_state must be None, a whole number in "
+                                          r"\[0, 4294967295\], a numpy.random.RandomState"):
+        run_seed(bad)

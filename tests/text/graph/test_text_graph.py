@@ -157,3 +157,20 @@ def test_to_pyg_trains_a_pyg_model():
     with torch.no_grad():
         pred = logits().argmax(1)
     assert float((pred[data.test_mask] == data.y[data.test_mask]).float().mean()) >= 0.8
+
+
+def test_to_pyg_gives_unlabeled_documents_label_minus_one_and_no_mask():
+    corpus = Corpus("u", ["a b", "b c", "c a", "a c"], ["x", "y", "x", "x"],
+                    np.array([True, True, False, False]))
+    graph = build_text_graph(corpus, GraphConfig(window=2, min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache=False)
+    labelled = graph.to_pyg(val_ratio=0.5, seed=0)
+    assert labelled.y[:4].tolist() == [0, 1, 0, 0] and labelled.test_mask[:4].tolist() == [
+        False, False, True, True]
+    graph.unlabeled = np.array([False, False, False, True])  # the last one has no label
+    data = graph.to_pyg(val_ratio=0.5, seed=0)
+    assert data.y[:4].tolist() == [0, 1, 0, -1]
+    assert not (data.train_mask[3] or data.val_mask[3] or data.test_mask[3])
+    assert data.test_mask[:4].tolist() == [False, False, True, False]
+    assert torch.equal(data.train_mask, labelled.train_mask)  # the split is unchanged
+    assert torch.equal(graph.to_data(0.5, 0).y, labelled.y)  # training keeps its placeholder

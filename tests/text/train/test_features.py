@@ -78,7 +78,7 @@ def test_build_text_model_with_features_is_two_layer_only():
         TrainConfig(model="sgc", features="wordllama")
     with pytest.raises(ValueError, match="full batch"):
         TrainConfig(batch_size=8, features="wordllama")
-    with pytest.raises(ValueError, match="--features"):
+    with pytest.raises(ValueError, match="^unknown features 'glove'"):
         TrainConfig(features="glove")
 
 

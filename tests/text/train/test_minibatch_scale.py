@@ -114,16 +114,16 @@ def test_a_released_cached_graph_trains_exactly_like_the_in_memory_one(tmp_path)
 
 def test_bad_settings_fail_in_one_line_before_any_work(toy, monkeypatch, tmp_path, capsys):
     graph, _ = toy
-    with pytest.raises(OptionError, match="--fanout must be >= 1"):
+    with pytest.raises(OptionError, match="^fanout must be >= 1"):
         TrainConfig(batch_size=8, fanout=0)
     for bad, message in (({"model": "sgc"}, "two-layer model"),
-                         ({"batch_size": 0}, "needs --batch-size"),
+                         ({"batch_size": 0}, "^optimizer sparse-adam needs batch_size"),
                          ({"weight_decay": 0.1}, "has no weight decay")):
         settings = {"model": "gcn", "batch_size": 8, "optimizer": "sparse-adam", **bad}
         with pytest.raises(OptionError, match=message):
             TrainConfig(**settings)
     monkeypatch.setattr(adjacency, "normalized_adjacency_csr", None)  # no work may start
-    with pytest.raises(UserError, match="--batch-size 1000 is larger than the 41 training"):
+    with pytest.raises(UserError, match="^batch_size 1000 is larger than the 41 training"):
         train_text(graph, TrainConfig(model="gcn", batch_size=1000), progress=False)
     corpus = write_topic_csv(tmp_path / "own.csv", n=30)
     common = ["train", "--dataset", str(corpus), "--min-freq", "1", "--no-cache", "--quiet",

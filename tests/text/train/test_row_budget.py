@@ -128,9 +128,10 @@ def test_training_with_a_row_budget_is_seeded_and_a_large_budget_is_the_plain_ru
 
 
 def test_a_row_budget_without_batch_size_fails_in_one_line(tmp_path, capsys):
-    with pytest.raises(OptionError, match="--row-budget applies only with --batch-size"):
+    with pytest.raises(OptionError, match="^row_budget applies only with batch_size: add "
+                                          "batch_size, or drop row_budget$"):
         TrainConfig(model="gcn", row_budget=100)
-    with pytest.raises(OptionError, match="--row-budget must be >= 0"):
+    with pytest.raises(OptionError, match="^row_budget must be >= 0"):
         TrainConfig(model="gcn", batch_size=8, row_budget=-1)
     corpus = write_topic_csv(tmp_path / "own.csv", n=30)
     common = ["train", "--dataset", str(corpus), "--min-freq", "1", "--no-cache", "--quiet"]

@@ -18,13 +18,15 @@ from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
-from gfbgcn.text.estimator.transductive import Transductive
+from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.predict.saved import trained_settings
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import run as training  # training.train_text: looked up per call
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 
 class TextGCNClassifier(ClassifierMixin, BaseEstimator):
@@ -45,14 +47,22 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     *inductively*: attached to the trained graph through its known words (TF-IDF with the
     training IDF), without retraining (:mod:`gfbgcn.text.predict.inductive`; two-layer models
     only, not ``sgc``/``gin``).  Cross-validation measures the inductive case, since its test
-    folds are not given to ``fit``.
+    folds are not given to ``fit``.  In a ``Pipeline``, ``X_unlabeled`` must pass the earlier
+    steps as ``X`` does: with metadata routing on, ``Pipeline(..., transform_input=
+    ["X_unlabeled"])`` and ``set_fit_request(X_unlabeled=True)``; when ``fit`` had
+    ``X_unlabeled`` and ``predict`` finds none of its documents among the fitted ones, it warns
+    (:class:`~gfbgcn.text.estimator.transductive.AllInductiveWarning`).
 
     **Parameters** (``gfbgcn train``'s settings and defaults; the option in brackets):
     ``model`` [--model] one of :data:`gfbgcn.text.train.models.MODELS`; ``hidden``,
     ``dropout``, ``lr``, ``weight_decay``, ``epochs`` (maximum), ``patience`` (early
-    stopping), ``val_ratio``; ``random_state`` [--seed] int >= 0, seed of the weights, dropout
-    and validation split; ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features``
-    ``"onehot"`` or ``"wordllama"``.  Graph: ``window``, ``min_freq``, ``stop_words`` (an NLTK
+    stopping), ``val_ratio``; ``random_state`` [--seed] seed of the weights, dropout and
+    validation split, as scikit-learn takes it: an int in [0, 2**32 - 1] (NumPy integers too),
+    ``None`` (drawn from NumPy's global generator), a ``numpy.random.RandomState`` or
+    ``Generator`` (one draw per ``fit``); ``fit`` seeds generators of its own from it and leaves
+    the caller's ``random``, ``numpy.random`` and torch generators as they were;
+    ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features`` ``"onehot"`` or
+    ``"wordllama"``.  Graph: ``window``, ``min_freq``, ``stop_words`` (an NLTK
     language, a file, or ``None``), ``cooccurrence``; ``tokenizer``: ``"unicode"`` (``None``,
     the default, as for a corpus file), ``"textgcn"`` (the paper's ASCII cleaning, the CLI's
     default for the benchmarks), ``"whitespace"`` or a callable ``str -> list[str]``;
@@ -64,7 +74,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     combination tried).  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
     ``build_workers``: graph-building processes (``None``: every core); ``verbose``: progress.
     Nothing is checked before ``fit``; a bad value then raises a one-line
-    :class:`~gfbgcn.core.errors.OptionError` naming the option, and bad ``X``/``y`` (lengths,
+    :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y`` (lengths,
     a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
@@ -77,14 +87,17 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     **Saving.**  ``save(path)`` writes the model directory that ``gfbgcn predict`` and
     :func:`gfbgcn.load` read (safetensors, no pickle), with the transductive outputs;
     ``TextGCNClassifier.load(path)`` returns the fitted classifier (``graph_``, ``result_`` are
-    then ``None``: predictions only).
+    then ``None``: predictions only).  A custom tokenizer is not saved: pass it again to
+    ``load`` (``tokenizer=``).  A pickle (joblib) holds what ``predict`` and ``save`` need,
+    not the training state (``graph_``, ``result_``, ``auto_``: ``None`` once unpickled).
     """
 
     def __init__(
         self, *, model: str = "gfb-max", hidden: int = 200, dropout: float = 0.5,
         lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
-        val_ratio: float = 0.1, random_state: int = 0, fast_genvec: bool = False,
-        fixed_lambda: float | None = None, features: str = "onehot", window: int = 20,
+        val_ratio: float = 0.1, random_state: settings.RandomStateLike = 0,
+        fast_genvec: bool = False, fixed_lambda: float | None = None, features: str = "onehot",
+        window: int = 20,
         min_freq: int = 5, stop_words: str | None = "english", cooccurrence: str = "window",
         tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,
         cjk_split: str = "chars", batch_size: int = 0, fanout: int = 32, optimizer: str = "adam",
@@ -125,10 +138,16 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     # -- settings: checked with the command line's (gfbgcn.text.estimator.settings) ------------
 
-    def train_config(self) -> TrainConfig:
-        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad)."""
+    def train_config(self, seed: int | None = None) -> TrainConfig:
+        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad).
+
+        ``seed``: the run's seed; ``None`` derives it from ``random_state``
+        (:func:`~gfbgcn.text.estimator.settings.run_seed`: a ``RandomState`` or ``Generator``
+        is drawn from)."""
+        if seed is None:
+            seed = settings.run_seed(self.random_state)
         return settings.train_config(
-            model=self.model, seed=self.random_state, hidden=self.hidden, dropout=self.dropout,
+            model=self.model, seed=seed, hidden=self.hidden, dropout=self.dropout,
             lr=self.lr, weight_decay=self.weight_decay, epochs=self.epochs,
             patience=self.patience, val_ratio=self.val_ratio, fast_genvec=self.fast_genvec,
             fixed_lambda=self.fixed_lambda, batch_size=self.batch_size, fanout=self.fanout,
@@ -165,7 +184,11 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         docs = check_documents(X, "X")
         classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        return self._fit(labelled_corpus(docs, labels, extra), None, classes)
+        self._fit(labelled_corpus(docs, labels, extra), None, classes)
+        # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
+        self.graph_.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
+        self._num_unlabeled = len(extra)
+        return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
@@ -177,7 +200,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def check_settings(self) -> None:
         """Check every parameter (as ``fit`` does before any work); an
         :class:`~gfbgcn.core.errors.OptionError` names the first bad one."""
-        self.train_config()
+        settings.check_random_state(self.random_state)
+        self.train_config(seed=0)  # the other settings; nothing drawn from random_state
         self.graph_settings()
         resolve_device(self.device)
         settings.check_flag("auto", self.auto)
@@ -188,7 +212,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None
              ) -> TextGCNClassifier:
         self.check_settings()  # before any work
-        config = self.train_config()
+        config = self.train_config()  # the one draw from a RandomState random_state
         tokenizer, graph_config = self.graph_settings()
         device = resolve_device(self.device)
         auto = None
@@ -221,11 +245,23 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _set_fitted(self, corpus: Corpus, graph: TextGraph, result: TrainResult,
                     auto: AutoResult | None, classes: np.ndarray | None,
                     tokenizer: Tokenizer) -> None:
+        """The fitted state.  What ``predict`` and ``save`` use is built here, so that they
+        leave the classifier as it is (scikit-learn's ``check_dict_unchanged``): the
+        transductive outputs, the inductive predictor (two-layer models) and the few settings
+        a model directory records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
         self._set_classes(graph.label_names, classes)
-        self._outputs: Transductive | None = None  # computed when first needed
-        self._predictor: Any = None
         self._tokenizer = tokenizer
+        self._model_name = result.config.model
+        self._num_unlabeled = 0  # fit(X_unlabeled=...) sets it: documents to find again
+        self._outputs = self._transductive_outputs(corpus, result, auto)
+        self._predictor: Any = None
+        self._save_settings: dict[str, Any] | None = None
+        if self._model_name in INDUCTIVE_MODELS:
+            self._predictor = inductive_predictor(result, graph, auto, tokenizer)
+            graph_part = getattr(self._predictor, "graph", self._predictor)
+            graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
+            self._save_settings = trained_settings(result, graph, corpus)
 
     def _set_classes(self, names: list[str], classes: np.ndarray | list | None) -> None:
         """``classes_`` and where each one's column is among the model's ``names``."""
@@ -239,14 +275,18 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         order: transductive for the documents given to ``fit``, inductive for others."""
         check_is_fitted(self, "classes_")
         docs = check_documents(X, "X")
-        outputs = self._transductive()
+        outputs = self._outputs
         rows = outputs.rows(docs)
+        warn_if_all_inductive(rows, self._num_unlabeled)
         proba = np.empty((len(docs), outputs.probabilities.shape[1]), dtype=np.float64)
         seen = rows >= 0
         proba[seen] = outputs.probabilities[rows[seen]]
         new = np.flatnonzero(~seen)
         if len(new):
             proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
+        # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns about:
+        # renormalised in float64, each row sums to 1 within a few float64 eps
+        proba /= proba.sum(axis=1, keepdims=True)
         return proba[:, self._columns]
 
     def predict(self, X: Any) -> np.ndarray:
@@ -255,24 +295,28 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def _transductive(self) -> Transductive:
-        if self._outputs is None:
-            probs = self.result_.probabilities
-            chosen = self.auto_.chosen if self.auto_ is not None else None
-            if chosen is not None and chosen.predictor != "graph":
-                probs = mix(probs, self.auto_.baseline.probabilities, chosen.weight)
-            self._outputs = Transductive.of(self.corpus_.texts, probs)
-        return self._outputs
+    @staticmethod
+    def _transductive_outputs(corpus: Corpus, result: TrainResult, auto: AutoResult | None
+                              ) -> Transductive:
+        """The fitted documents' probabilities (mixed with the linear model's when ``auto``
+        chose the combination), found again by their text."""
+        probs = result.probabilities
+        chosen = auto.chosen if auto is not None else None
+        if chosen is not None and chosen.predictor != "graph":
+            probs = mix(probs, auto.baseline.probabilities, chosen.weight)
+        return Transductive.of(corpus.texts, probs)
 
     @property
     def predictor_(self) -> Any:
         """The inductive predictor of documents not given to ``fit``: an
         :class:`~gfbgcn.text.predict.inductive.InductiveTextGCN` (or, chosen by ``auto``, a
-        :class:`~gfbgcn.text.predict.combined.CombinedPredictor`), built when first needed."""
+        :class:`~gfbgcn.text.predict.combined.CombinedPredictor`); a
+        :class:`~gfbgcn.core.errors.UserError` for sgc and gin, which have none."""
         check_is_fitted(self, "classes_")
         if self._predictor is None:
-            self._predictor = inductive_predictor(self.result_, self.graph_, self.auto_,
-                                                  self._tokenizer)
+            raise UserError(f"{self._model_name} classifies only the documents given to fit "
+                            f"(X or X_unlabeled): new documents need a two-layer model "
+                            f"({', '.join(INDUCTIVE_MODELS)})")
         return self._predictor
 
     # -- saving and loading ----------------------------------------------------------------
@@ -280,15 +324,18 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def save(self, path: str | Path, *, transductive: bool = True) -> Path:
         """Write the fitted model to directory ``path`` (see the class docstring); with
         ``transductive=False`` without the outputs of the fitted documents (``predict`` of the
-        loaded model is then inductive for every document).  Returns the path."""
+        loaded model is then inductive for every document).  A custom tokenizer is not written:
+        give it again to :meth:`load` or :func:`gfbgcn.load` (``tokenizer=``).  Returns the
+        path."""
         check_is_fitted(self, "classes_")
-        if self.result_ is None:
+        if self._predictor is None:
+            settings.check_savable(self._model_name)  # sgc, gin: an OptionError naming the models
+        if self._save_settings is None:
             raise UserError("this classifier was loaded from a model directory and holds no "
                             "training state to save: fit it again to save a new model")
-        outputs = self._transductive() if transductive else None
+        outputs = self._outputs if transductive else None
         entry = persist.estimator_entry(self.get_params(), self.classes_.tolist())
-        return save_fitted(path, self.result_, self.graph_, self.corpus_, self.auto_, entry,
-                           outputs)
+        return save_fitted(path, self._predictor, self._save_settings, entry, outputs)
 
     @classmethod
     def load(cls, path: str | Path, *, device: str | None = None,
@@ -304,7 +351,26 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = None
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
+        graph_part = getattr(predictor, "graph", predictor)
+        graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
+        clf._model_name, clf._save_settings = graph_part.model_name, None
+        clf._num_unlabeled = 0  # not recorded in a model directory: no AllInductiveWarning
         return clf
+
+    # -- pickling: what predict and save need, not the training state ----------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The pickled state (joblib, scikit-learn's parallel tools) holds what ``predict``
+        and ``save`` need: the predictor, the transductive outputs and the settings a model
+        directory records, about the size of the saved directory.  The training state
+        (``corpus_``, ``graph_``, ``result_``, ``auto_``: the whole graph and the training
+        texts, several times larger) is left out; it is ``None`` after unpickling, as after
+        :meth:`load`."""
+        state = dict(super().__getstate__())
+        for name in ("corpus_", "graph_", "result_", "auto_"):
+            if name in state:
+                state[name] = None
+        return state
 
     # -- scikit-learn's estimator tags: raw text in, not a numeric matrix ------------------
 

@@ -14,7 +14,7 @@ from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.combined import CombinedPredictor, write_linear
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.saved import load_model, read_config, save_trained
+from gfbgcn.text.predict.saved import load_model, read_config, save_model
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainResult
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
@@ -46,14 +46,21 @@ def inductive_predictor(result: TrainResult, graph: TextGraph, auto: AutoResult 
     return CombinedPredictor(part, *combination)
 
 
-def save_fitted(path: str | Path, result: TrainResult, graph: TextGraph, corpus: Any,
-                auto: AutoResult | None, entry: dict[str, Any],
+def save_fitted(path: str | Path, predictor: InductiveTextGCN | CombinedPredictor,
+                settings: dict[str, Any], entry: dict[str, Any],
                 outputs: Transductive | None) -> Path:
-    """Write a fitted run to model directory ``path`` (a whole, see
-    :func:`gfbgcn.text.predict.saved.save_model`): the graph model, the linear part of a
-    combined predictor, the ``estimator`` entry and the transductive ``outputs`` if given."""
-    check_savable(result.config.model)
-    combination = _combination(auto)
+    """Write a fitted classifier to model directory ``path`` (a whole, see
+    :func:`gfbgcn.text.predict.saved.save_model`): its inductive ``predictor`` (the graph
+    model, and the linear part of a combined one), the recorded training ``settings``
+    (:func:`gfbgcn.text.predict.saved.trained_settings`), the ``estimator`` entry and the
+    transductive ``outputs`` if given.  The tokenizer is not written: a custom one is passed
+    again to :func:`gfbgcn.load`."""
+    check_savable(predictor.graph.model_name if isinstance(predictor, CombinedPredictor)
+                  else predictor.model_name)
+    graph_part = predictor
+    combination = None
+    if isinstance(predictor, CombinedPredictor):
+        graph_part, combination = predictor.graph, (predictor.linear, predictor.weight)
 
     def write_parts(staging: Path) -> dict[str, Any]:  # inside the directory being built
         parts: dict[str, Any] = {}
@@ -63,8 +70,8 @@ def save_fitted(path: str | Path, result: TrainResult, graph: TextGraph, corpus:
             parts[TRANSDUCTIVE_ENTRY] = outputs.write(staging)
         return parts
 
-    return save_trained(path, result, graph, corpus, extra={ESTIMATOR_ENTRY: entry},
-                        extra_writer=write_parts)
+    return save_model(path, graph_part, **settings, extra={ESTIMATOR_ENTRY: entry},
+                      extra_writer=write_parts)
 
 
 def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | None

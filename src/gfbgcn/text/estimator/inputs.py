@@ -1,16 +1,19 @@
 """What :meth:`gfbgcn.TextGCNClassifier.fit` is given, checked and turned into a corpus.
 
 ``X`` is a list, NumPy array or pandas Series of strings (one document each), ``y`` one class
-label per document (strings, integers, ...; as scikit-learn's classifiers take them).  Bad input
+label per document (strings, integers, ...; as scikit-learn's classifiers take them: a column
+vector ``[n, 1]`` is raveled with scikit-learn's ``DataConversionWarning``).  Bad input
 is refused in one line (a :class:`~gfbgcn.core.errors.UserError`) before any work.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
 import numpy as np
+from sklearn.utils.validation import column_or_1d
 
 from gfbgcn.core.errors import InputError, UserError
 from gfbgcn.text.corpus.corpus import Corpus
@@ -35,6 +38,9 @@ def _check_label_values(values: list[object]) -> None:
     for i, value in enumerate(values):
         if value is None or (isinstance(value, numbers.Real) and value != value):  # NaN
             raise UserError(f"y[{i}] is missing ({value!r}): every document needs a label")
+        if isinstance(value, numbers.Real) and not math.isfinite(value):
+            raise UserError(f"y[{i}] is {float(value)}: a class label must be a string or a "
+                            "finite whole number")
     kinds = sorted({_kind(v) for v in values})
     if len(kinds) > 1:
         raise UserError(f"y mixes label types ({', '.join(kinds)}): give every label as the "
@@ -50,8 +56,15 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
                  ) -> tuple[np.ndarray, list[str]]:
     """``(classes, labels)``: the sorted distinct labels of ``y`` (``classes_``, their own
     type) and each document's label as a string (a graph's label names are strings)."""
-    if y is None:
-        raise UserError("fit needs y: one class label per document")
+    if y is None:  # scikit-learn's wording (its check_requires_y_none looks for it)
+        raise UserError("TextGCNClassifier requires y to be passed, but the target y is None: "
+                        "give one class label per document")
+    if not isinstance(y, (list, tuple)) and hasattr(y, "__array__"):
+        y = np.asarray(y)  # array-likes (pandas, any __array__ type) as NumPy sees them
+    if len(np.shape(y)) == 2 and np.shape(y)[1] == 1:
+        # a column vector: raveled with scikit-learn's DataConversionWarning, as its
+        # classifiers do
+        y = column_or_1d(y, warn=True)
     shape = np.shape(y)
     if len(shape) != 1:
         raise UserError(f"y must hold one label per document (one-dimensional), got shape "

@@ -11,7 +11,10 @@ older version) loads too: the parameters are then read from its training and gra
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
+
+import numpy as np
 
 from gfbgcn.text.tokenize.registry import (
     UnicodeTokenizer,
@@ -26,11 +29,25 @@ _TRAIN_KEYS = ("model", "hidden", "dropout", "lr", "weight_decay", "epochs", "pa
 _GRAPH_KEYS = ("window", "min_freq", "stop_words", "cooccurrence")
 
 
+def _json_value(value: Any) -> Any:
+    """``value`` as JSON holds it: NumPy scalars as Python ones (``random_state=np.int64(1)``
+    is recorded as 1), anything else JSON has no form for (a callable tokenizer, a
+    ``RandomState``) as ``None``."""
+    if isinstance(value, (str, bool, type(None))):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return None
+
+
 def json_params(params: dict[str, Any]) -> dict[str, Any]:
     """The parameters JSON can hold (a callable tokenizer is recorded as ``None``; it is
     passed again to :meth:`~gfbgcn.TextGCNClassifier.load`)."""
-    safe = (str, int, float, bool, type(None))
-    return {k: (v if isinstance(v, safe) else None) for k, v in params.items()}
+    return {k: _json_value(v) for k, v in params.items()}
 
 
 def estimator_entry(params: dict[str, Any], classes: list[Any]) -> dict[str, Any]:

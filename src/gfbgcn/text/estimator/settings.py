@@ -4,7 +4,8 @@
 their options into a tokenizer, a :class:`~gfbgcn.text.graph.text_graph.GraphConfig` and a
 :class:`~gfbgcn.text.train.config.TrainConfig` through these functions.  A value out of range or
 options that do not go together raise an :class:`~gfbgcn.core.errors.OptionError` in one line
-that names the command-line option (``--epochs must be >= 1, got 0``), whichever called;
+that names the Python parameter (``epochs must be >= 1, got 0``), which the command line
+shows as its option (``--epochs must be ...``: :func:`gfbgcn.cli.parameters.with_flags`);
 the ranges themselves live with the configurations
 (:func:`gfbgcn.text.train.checks.check_train_settings`, ``GraphConfig``).
 """
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
-from gfbgcn.core.validate import check_option
+from gfbgcn.core.validate import SEED_MAX, check_option
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.tokenize.stop_words import parse_stop_words
@@ -37,18 +40,59 @@ def tokenization(
     language, a file with one word a line, ``"none"`` or ``None``.
     """
     name = DEFAULT_TOKENIZER if tokenizer is None else tokenizer
+    if name != "unicode" and (no_numbers or cjk_split != "chars"):
+        raise OptionError("{0} and {1} apply to the unicode tokenizer only", "no_numbers",
+                          "cjk_split")
+    if stop_words is not None and not isinstance(stop_words, str):
+        raise OptionError("{0} must be a language, a file or none, got {value!r}",
+                          "stop_words", value=stop_words)
     try:
-        if name != "unicode" and (no_numbers or cjk_split != "chars"):
-            raise TokenizerError("--no-numbers and --cjk-split apply to --tokenizer unicode only")
         chosen = name if callable(name) else make_tokenizer(
             name, numbers=not no_numbers, cjk=cjk_split)
-        if stop_words is not None and not isinstance(stop_words, str):
-            raise StopWordsError(f"--stop-words must be a language, a file or none, got "
-                                 f"{stop_words!r}")
         stop = None if stop_words is None else parse_stop_words(stop_words)
     except (TokenizerError, StopWordsError) as err:
         raise OptionError(str(err)) from None
     return chosen, stop
+
+
+#: What ``random_state`` accepts (checked by :func:`check_random_state`).
+RandomStateLike = int | np.integer | np.random.RandomState | np.random.Generator | None
+#: What ``random_state`` accepts, in words (scikit-learn's ``check_random_state``, and a Generator).
+RANDOM_STATES = (f"None, a whole number in [0, {SEED_MAX}], a numpy.random.RandomState or a "
+                 "numpy.random.Generator")
+
+
+def check_random_state(random_state: RandomStateLike) -> None:
+    """Refuse a ``random_state`` that :func:`run_seed` cannot use (an :class:`OptionError`),
+    drawing nothing from it."""
+    if random_state is None or isinstance(random_state, (np.random.RandomState,
+                                                         np.random.Generator)):
+        return
+    if (not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool)
+            or not 0 <= int(random_state) <= SEED_MAX):
+        raise OptionError("{0} must be {accepted}, got {value!r}", "random_state",
+                          accepted=RANDOM_STATES, value=random_state)
+
+
+def run_seed(random_state: RandomStateLike) -> int:
+    """The whole-number seed of one run (weights, dropout, validation split) from a
+    ``random_state`` with scikit-learn's ``check_random_state`` meaning.
+
+    An int or NumPy integer is the seed itself (``random_state=0`` trains what ``gfbgcn train
+    --seed 0`` trains); a ``RandomState`` or ``Generator`` gives one draw (advancing it, as
+    scikit-learn's estimators do); ``None`` draws from NumPy's global ``RandomState``, as
+    ``check_random_state(None)`` does.  The run then seeds generators of its own from it
+    (:func:`gfbgcn.core.runinfo.torch_seeded`), never the global ones.
+    """
+    from sklearn.utils import check_random_state as sklearn_random_state
+
+    check_random_state(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, SEED_MAX, endpoint=True))
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    rng = sklearn_random_state(random_state)  # None: NumPy's global RandomState
+    return int(rng.randint(0, SEED_MAX + 1, dtype=np.int64))
 
 
 def layer_options(model: str, fast_genvec: bool = False,
@@ -56,10 +100,11 @@ def layer_options(model: str, fast_genvec: bool = False,
     """The second layer's options: ``--fast-genvec`` and ``--fixed-lambda`` (gfb-* only)."""
     check_model(model)
     if fixed_lambda is not None:
-        check_option("--fixed-lambda", fixed_lambda)
+        check_option("fixed_lambda", fixed_lambda)
     if not model.startswith("gfb-"):
         if fast_genvec or fixed_lambda is not None:
-            raise OptionError("--fast-genvec and --fixed-lambda apply to gfb-* models only")
+            raise OptionError("{0} and {1} apply to gfb-* models only", "fast_genvec",
+                              "fixed_lambda")
         return {}
     options: dict = {"exact": not fast_genvec}
     if fixed_lambda is not None:
@@ -77,9 +122,9 @@ def train_config(
     """The :class:`TrainConfig` of ``gfbgcn train``'s options (the defaults are its defaults);
     every value is checked (:func:`~gfbgcn.text.train.checks.check_train_settings`)."""
     options = layer_options(model, fast_genvec, fixed_lambda)
-    check_option("--batch-size", batch_size, 0, whole=True)
+    check_option("batch_size", batch_size, 0, whole=True)
     if batch_size and (model not in INDUCTIVE_MODELS or multi_label):
-        raise OptionError("--batch-size supports single-label two-layer models only")
+        raise OptionError("{0} supports single-label two-layer models only", "batch_size")
     return TrainConfig(
         model=model, seed=seed, hidden=hidden, dropout=dropout, lr=lr,
         weight_decay=weight_decay, epochs=epochs, patience=patience, val_ratio=val_ratio,
@@ -91,17 +136,17 @@ def train_config(
 def check_savable(model: str) -> None:
     """Refuse to save a model that cannot classify new documents (``--save``: sgc, gin)."""
     if model not in INDUCTIVE_MODELS:
-        raise OptionError(f"--save supports the two-layer models only "
-                          f"({', '.join(INDUCTIVE_MODELS)}), not {model}")
+        raise OptionError("{0} supports the two-layer models only ({models}), not {model}",
+                          "save", models=", ".join(INDUCTIVE_MODELS), model=model)
 
 
 def check_build_workers(workers: int | None) -> None:
     """``--build-workers``: ``None`` (every available core) or a whole number >= 1."""
     if workers is not None:
-        check_option("--build-workers", workers, 1, whole=True)
+        check_option("build_workers", workers, 1, whole=True)
 
 
 def check_flag(option: str, value: object) -> None:
-    """A yes/no setting (``auto``, ``cache``, ...) must be a bool."""
+    """A yes/no setting (``auto``, ``cache``, ...; its Python name) must be a bool."""
     if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
-        raise OptionError(f"{option} must be True or False, got {value!r}")
+        raise OptionError("{0} must be True or False, got {value!r}", option, value=value)

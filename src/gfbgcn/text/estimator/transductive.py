@@ -11,6 +11,7 @@ is used.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,31 @@ import numpy as np
 
 from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.core.io import atomic_write, sha256_file
+
+class AllInductiveWarning(UserWarning):
+    """``fit`` was given ``X_unlabeled``, yet none of the documents to classify is among the
+    fitted ones: in a ``Pipeline``, the usual cause is ``X_unlabeled`` skipping its steps."""
+
+
+#: How a Pipeline sends X_unlabeled through its earlier steps (scikit-learn >= 1.6).
+PIPELINE_ROUTING = ("sklearn.set_config(enable_metadata_routing=True), "
+                    "Pipeline(..., transform_input=['X_unlabeled']) and "
+                    "TextGCNClassifier(...).set_fit_request(X_unlabeled=True)")
+
+
+def warn_if_all_inductive(rows: np.ndarray, num_unlabeled: int) -> None:
+    """Warn (:class:`AllInductiveWarning`) when ``fit`` had ``num_unlabeled`` > 0 documents to
+    classify transductively and none of the ``rows`` (:meth:`Transductive.rows`) is one of
+    the fitted documents.  That is legitimate for new documents, but it is also what a
+    ``Pipeline`` gives when ``X_unlabeled`` reached the classifier without the transforms
+    ``X`` went through: prediction then silently becomes inductive."""
+    if num_unlabeled and len(rows) and not (rows >= 0).any():
+        warnings.warn(f"none of the {len(rows)} document(s) to classify was given to fit, "
+                      f"though fit had {num_unlabeled} X_unlabeled document(s): all are "
+                      "classified inductively. In a Pipeline, X_unlabeled goes through the "
+                      f"earlier steps only with {PIPELINE_ROUTING}", AllInductiveWarning,
+                      stacklevel=3)
+
 
 #: The file of the transductive outputs in a model directory.
 TRANSDUCTIVE_FILE = "transductive.safetensors"
@@ -39,7 +65,30 @@ class Transductive:
 
     digests: np.ndarray
     probabilities: np.ndarray
-    _index: dict[bytes, int] | None = field(default=None, repr=False)
+    _index: dict[bytes, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # built once here, so that looking documents up (predict) changes nothing
+        self._index = self._build_index(self.digests)
+
+    @staticmethod
+    def _build_index(digests: np.ndarray) -> dict[bytes, int]:
+        index: dict[bytes, int] = {}
+        for i, digest in enumerate(digests):
+            index.setdefault(digest.tobytes(), i)
+        return index
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the digests hold the index: a pickle need not carry it twice
+        return {"digests": self.digests, "probabilities": self.probabilities}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.digests, self.probabilities = state["digests"], state["probabilities"]
+        self._index = self._build_index(self.digests)
+
+    def __repr__(self) -> str:
+        return (f"Transductive({len(self.digests)} documents, "
+                f"{self.probabilities.shape[1]} classes)")
 
     @classmethod
     def of(cls, texts: Sequence[str], probabilities: np.ndarray) -> Transductive:
@@ -54,11 +103,6 @@ class Transductive:
 
     def rows(self, texts: Sequence[str]) -> np.ndarray:
         """``int64 [len(texts)]``: each text's row, -1 for a text the model was not fitted on."""
-        if self._index is None:
-            index: dict[bytes, int] = {}
-            for i, digest in enumerate(self.digests):
-                index.setdefault(digest.tobytes(), i)
-            self._index = index
         return np.fromiter((self._index.get(d.tobytes(), -1) for d in text_digests(texts)),
                            dtype=np.int64, count=len(texts))
 

@@ -68,10 +68,10 @@ class GraphConfig:
     stop_words: str | None = "english"
     cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
 
-    def __post_init__(self) -> None:  # the command line's option names (OptionError)
-        check_option("--window", self.window, 2, whole=True)
-        check_option("--min-freq", self.min_freq, 1, whole=True)
-        check_choice("--cooccurrence", self.cooccurrence, ("window", "pair"))
+    def __post_init__(self) -> None:  # OptionError naming the parameter (CLI: its option)
+        check_option("window", self.window, 2, whole=True)
+        check_option("min_freq", self.min_freq, 1, whole=True)
+        check_choice("cooccurrence", self.cooccurrence, ("window", "pair"))
 
 
 @dataclass
@@ -106,6 +106,9 @@ class TextGraph:
     cache_path: str = ""  # the cache file holding this graph ("" when not cached)
     #: wall seconds per phase of the build that made it (empty when loaded from the cache)
     build_phases: dict[str, float] = field(default_factory=dict)
+    #: bool [D]: documents without a label (``X_unlabeled`` of ``TextGCNClassifier.fit``, set
+    #: by it; not cached): -1 and in no mask in :meth:`to_pyg`.  ``None``: every one has one
+    unlabeled: np.ndarray | None = None
 
     @property
     def num_words(self) -> int:
@@ -142,10 +145,19 @@ class TextGraph:
         ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
         ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
         ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``), and
-        the test documents.  No ``x``: Text GCN's input is the identity (e.g.
+        the test documents.  Documents without a label (:attr:`unlabeled`: the ``X_unlabeled``
+        of :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no mask, like the word
+        nodes, so that accuracy against ``data.y[data.test_mask]`` is measured on labelled
+        documents only.  No ``x``: Text GCN's input is the identity (e.g.
         ``torch.nn.Embedding(data.num_nodes, d)``).  Class ``i`` is ``label_names[i]``.
         """
-        return self.to_data(val_ratio, seed)
+        data = self.to_data(val_ratio, seed)
+        if self.unlabeled is not None and self.unlabeled.any():
+            rows = torch.from_numpy(np.flatnonzero(self.unlabeled))
+            data.y[rows] = -1  # their training label was a placeholder
+            for mask in (data.train_mask, data.val_mask, data.test_mask):
+                mask[rows] = False
+        return data
 
     def release_edges(self) -> bool:
         """Replace the edge arrays by fresh maps of the cache file: pages read so far (or the

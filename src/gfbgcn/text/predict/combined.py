@@ -71,6 +71,12 @@ class CombinedPredictor:
         if self.graph.multi_label:
             raise ValueError("the combined predictor is single-label only")
 
+    def __repr__(self) -> str:
+        # a summary: the linear model's fields hold its vocabulary and coefficients
+        return (f"CombinedPredictor(graph={self.graph!r}, linear=TF-IDF + logistic regression "
+                f"of {len(self.linear.vocab)} words, C={self.linear.C:g}, "
+                f"weight={self.weight:g})")
+
     @property
     def label_names(self) -> list[str]:
         return self.graph.label_names

@@ -162,6 +162,13 @@ class InductiveTextGCN:
         self._vocab_index = pd.Index(self.vocab)  # built once, not per predict call
         self._inv_sqrt_deg = self.deg_words.to(torch.float64).rsqrt().cpu().numpy()
 
+    def __repr__(self) -> str:
+        # a summary, not the fields: the vocabulary and word tables would print megabytes
+        kind = ", multi-label" if self.multi_label else ""
+        return (f"InductiveTextGCN(model={self.model_name!r}, words={len(self.vocab)}, "
+                f"hidden={self.w1_words.shape[1]}, classes={len(self.label_names)}{kind}, "
+                f"tokenizer={self.tokenizer_name!r}, device={self.device})")
+
     # -- placement ------------------------------------------------------------------------
 
     @property

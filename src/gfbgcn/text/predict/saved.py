@@ -253,6 +253,24 @@ def graph_config_dict(graph) -> dict[str, Any]:
             "num_docs": graph.num_docs, "num_words": graph.num_words}
 
 
+def trained_settings(result, graph, corpus, label_sep: str | None = None) -> dict[str, Any]:
+    """The settings :func:`save_model` records for a trained run (its keyword arguments but
+    ``extra``): small, so a fitted classifier keeps them instead of the graph and the corpus
+    (:class:`gfbgcn.TextGCNClassifier` saves from its predictor and these).  ``label_sep``: the
+    label separator of a multi-label run."""
+    return dict(
+        graph_config=graph_config_dict(graph),
+        train_config=asdict(result.config),
+        layer_options=result.config.layer_options,
+        hidden=result.config.hidden,
+        data_hash={"graph_key": graph.key, "corpus_sha256": corpus_digest(corpus),
+                   "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
+        label_sep=label_sep,
+        metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
+                 "best_epoch": result.best_epoch, "device": result.device},
+    )
+
+
 def save_trained(path: str | Path, result, graph, corpus, label_names=None,
                  label_sep: str = "|", extra: dict[str, Any] | None = None,
                  extra_writer: Callable[[Path], dict[str, Any]] | None = None) -> Path:
@@ -271,16 +289,6 @@ def save_trained(path: str | Path, result, graph, corpus, label_names=None,
     )
     if label_names is not None:
         predictor.label_names = list(label_names)
-    return save_model(
-        path, predictor,
-        graph_config=graph_config_dict(graph),
-        train_config=asdict(result.config),
-        layer_options=result.config.layer_options,
-        hidden=result.config.hidden,
-        data_hash={"graph_key": graph.key, "corpus_sha256": corpus_digest(corpus),
-                   "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
-        label_sep=label_sep if label_names is not None else None,
-        metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
-                 "best_epoch": result.best_epoch, "device": result.device},
-        extra=extra, extra_writer=extra_writer,
-    )
+    settings = trained_settings(result, graph, corpus,
+                                label_sep if label_names is not None else None)
+    return save_model(path, predictor, **settings, extra=extra, extra_writer=extra_writer)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.validate import SEED_MAX, check_option
 
 
@@ -42,9 +42,10 @@ _RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = 
 
 def check_train_settings(config: Any) -> None:
     """Refuse settings that cannot train (``epochs 0``, ``hidden 0``, ``val_ratio 1``, ...) or
-    are not numbers, with the command line's option names (an :class:`OptionError`)."""
+    are not numbers, naming the setting (an :class:`OptionError`; the command line shows its
+    option)."""
     for name, low, high, low_open, high_open, whole in _RANGES:
-        check_option("--" + name.replace("_", "-"), getattr(config, name), low, high,
+        check_option(name, getattr(config, name), low, high,
                      low_open=low_open, high_open=high_open, whole=whole)
 
 
@@ -54,10 +55,11 @@ def check_batch_size(is_train: np.ndarray, batch_size: int, val_ratio: float) ->
     n_train = int(np.count_nonzero(is_train))
     n_val = int(round(val_ratio * n_train))
     if batch_size > n_train - n_val:
-        raise UserError(f"--batch-size {batch_size} is larger than the {n_train - n_val:,} "
-                        f"training documents (--val-ratio {val_ratio} kept {n_val:,} of "
-                        f"{n_train:,} for validation); use at most {n_train - n_val}, or 0 for "
-                        "full-batch training")
+        raise OptionError("{0} {batch_size} is larger than the {left:,} training documents "
+                          "({1} {val_ratio} kept {n_val:,} of {n_train:,} for validation); use "
+                          "at most {left}, or 0 for full-batch training", "batch_size",
+                          "val_ratio", batch_size=batch_size, left=n_train - n_val,
+                          val_ratio=val_ratio, n_val=n_val, n_train=n_train)
 
 
 def check_has_test(is_train: np.ndarray) -> None:
@@ -73,9 +75,9 @@ def check_has_words(num_words: int, min_freq: int) -> None:
     """Refuse a graph without word nodes: every token was a stop word or rarer than
     ``--min-freq``, so the documents are isolated and there is nothing to learn from."""
     if num_words == 0:
-        raise UserError(f"no word is left after cleaning (stop words, --min-freq {min_freq}): "
-                        "the documents share nothing to learn from; lower --min-freq or check "
-                        "the text column")
+        raise OptionError("no word is left after cleaning (stop words, {0} {min_freq}): the "
+                          "documents share nothing to learn from; lower {0} or check the text "
+                          "column", "min_freq", min_freq=min_freq)
 
 
 def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.ndarray,
@@ -84,13 +86,13 @@ def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.nda
     without training documents.  ``train``/``val``: document indices."""
     n_train_docs = len(train) + len(val)
     if len(train) == 0:
-        raise UserError(f"no training documents left ({n_train_docs} before --val-ratio "
-                        f"{val_ratio} took the validation share): add training rows or lower "
-                        "--val-ratio")
+        raise OptionError("no training documents left ({n} before {0} {val_ratio} took the "
+                          "validation share): add training rows or lower {0}", "val_ratio",
+                          n=n_train_docs, val_ratio=val_ratio)
     if len(val) == 0:
-        raise UserError(f"the validation split is empty (--val-ratio {val_ratio} of "
-                        f"{n_train_docs} training document(s) rounds to 0): raise --val-ratio "
-                        "or add training rows")
+        raise OptionError("the validation split is empty ({0} {val_ratio} of {n} training "
+                          "document(s) rounds to 0): raise {0} or add training rows",
+                          "val_ratio", n=n_train_docs, val_ratio=val_ratio)
     if multi_label:
         return
     check_classes(label_names)
@@ -117,8 +119,8 @@ def check_converged(best_epoch: int, history: Sequence[dict[str, float]], lr: fl
         return
     first = next((h for h in history if not math.isfinite(h["val_loss"])), None)
     where = f" ({first['val_loss']} at epoch {first['epoch']})" if first else ""
-    raise UserError(f"training diverged: the validation loss was never finite{where}; "
-                    f"lower --lr (now {lr})")
+    raise OptionError("training diverged: the validation loss was never finite{where}; lower "
+                      "{0} (now {lr})", "lr", where=where, lr=lr)
 
 
 def json_safe(obj: Any) -> Any:

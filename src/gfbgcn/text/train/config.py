@@ -47,14 +47,15 @@ class TrainConfig:
             raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
         check_model(self.model)
         if self.batch_size and self.model in WHOLE_MODELS:
-            raise OptionError(f"--batch-size supports the two-layer models, not {self.model}")
+            raise OptionError("{0} supports the two-layer models, not {model}", "batch_size",
+                              model=self.model)
         if self.batch_size and (self.lambda_lr is not None or self.clip_norm is not None
                                 or self.lambda_weight_decay is not None or self.warmup_epochs):
             raise ValueError("lambda_lr, lambda_weight_decay, clip_norm and warmup_epochs "
                              "apply to full-batch training (batch_size 0) only")
         if self.row_budget and not self.batch_size:
-            raise OptionError("--row-budget applies only with --batch-size: add --batch-size, "
-                              "or drop --row-budget")
+            raise OptionError("{0} applies only with {1}: add {1}, or drop {0}", "row_budget",
+                              "batch_size")
         if self.warmup_epochs < 0:
             raise ValueError(f"warmup_epochs must be >= 0, got {self.warmup_epochs}")
         check_train_settings(self)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from gfbgcn.core.errors import MissingExtraError, OptionError, UserError
+from gfbgcn.core.errors import MissingExtraError, OptionError
 from gfbgcn.core.extras import install_hint
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -58,9 +58,10 @@ def wordllama_available() -> bool:
 def require_features(kind: str) -> None:
     """Fail in one line, before any work, when ``kind`` is unknown or needs a missing extra."""
     if kind not in FEATURE_KINDS:
-        raise OptionError(f"unknown --features {kind!r}; choose one of {', '.join(FEATURE_KINDS)}")
+        raise OptionError("unknown {0} {kind!r}; choose one of {choices}", "features",
+                          kind=kind, choices=", ".join(FEATURE_KINDS))
     if kind == "wordllama" and not wordllama_available():
-        raise MissingExtraError(f"--features wordllama needs the optional 'embeddings' extra "
+        raise MissingExtraError(f"the wordllama features need the optional 'embeddings' extra "
                                 f"(the wordllama package): {INSTALL_HINT}")
 
 
@@ -164,11 +165,12 @@ def check_features_fit(config: Any) -> None:
     if config.features == "onehot":
         return
     if config.model in ("sgc", "gin"):
-        raise UserError(f"--features {config.features} applies to the two-layer models "
-                        f"(gcn, gfb-*, fbp, cbp, bp, sqrt), not to {config.model}")
+        raise OptionError("{0} {kind} applies to the two-layer models (gcn, gfb-*, fbp, "
+                          "cbp, bp, sqrt), not to {model}", "features", kind=config.features,
+                          model=config.model)
     if config.batch_size:
-        raise UserError(f"--features {config.features} trains full batch only in this "
-                        "version (drop --batch-size)")
+        raise OptionError("{0} {kind} trains full batch only in this version (drop {1})",
+                          "features", "batch_size", kind=config.features)
 
 
 @dataclass

@@ -268,8 +268,8 @@ def _data_parallel(device: torch.device, config) -> tuple[torch.device, Any, int
     if world > 1:
         device, group = data_parallel_device(device)
         if group is not None and config.optimizer == "sparse-adam":
-            raise OptionError("--optimizer sparse-adam cannot average its row-sparse gradients "
-                              "over NCCL; use --optimizer adam for multi-GPU training")
+            raise OptionError("{0} sparse-adam cannot average its row-sparse gradients "
+                              "over NCCL; use {0} adam for multi-GPU training", "optimizer")
     return device, group, rank, world
 
 
@@ -300,7 +300,8 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):
-        raise ValueError(f"--batch-size supports the two-layer models, not {config.model}")
+        raise OptionError("{0} supports the two-layer models, not {model}", "batch_size",
+                          model=config.model)
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(model, sparse, device, group, world), model,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,

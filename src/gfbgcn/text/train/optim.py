@@ -46,19 +46,20 @@ OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
 def check_optimizer(config: Any, whole_models: tuple[str, ...]) -> None:
     """Refuse an optimiser the run cannot use (one line, before any work)."""
     if config.optimizer not in OPTIMIZERS:
-        raise OptionError(f"--optimizer must be one of {', '.join(OPTIMIZERS)}, "
-                          f"got {config.optimizer!r}")
+        raise OptionError("{0} must be one of {choices}, got {value!r}", "optimizer",
+                          choices=", ".join(OPTIMIZERS), value=config.optimizer)
     if config.optimizer != "sparse-adam":
         return
     if config.model in whole_models:
-        raise OptionError(f"--optimizer sparse-adam needs a two-layer model (its row table "
-                          f"W1); {config.model} has none")
+        raise OptionError("{0} sparse-adam needs a two-layer model (its row table W1); "
+                          "{model} has none", "optimizer", model=config.model)
     if not config.batch_size:
-        raise OptionError("--optimizer sparse-adam needs --batch-size: a full-batch step "
-                          "touches every row of W1, so there is nothing sparse to exploit")
+        raise OptionError("{0} sparse-adam needs {1}: a full-batch step touches every row "
+                          "of W1, so there is nothing sparse to exploit", "optimizer",
+                          "batch_size")
     if config.weight_decay:
-        raise OptionError(f"--optimizer sparse-adam has no weight decay (got --weight-decay "
-                          f"{config.weight_decay}); use --optimizer adam")
+        raise OptionError("{0} sparse-adam has no weight decay (got {1} {decay}); use {0} "
+                          "adam", "optimizer", "weight_decay", decay=config.weight_decay)
 
 
 class LazyAdam(torch.optim.Optimizer):

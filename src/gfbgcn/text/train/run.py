@@ -7,6 +7,7 @@ import torch
 
 from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import phase
+from gfbgcn.core.runinfo import torch_seeded
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.full_batch import EpochHook, train_full_batch
@@ -38,9 +39,13 @@ def train_text(
     accuracy at a threshold chosen on the validation documents.
     ``epoch_hook`` (full batch only): called after each epoch's validation, its values join
     the epoch's history entry (:data:`gfbgcn.text.train.full_batch.EpochHook`).
+
+    ``config.seed`` seeds the weights, dropout and validation split through generators of the
+    run's own: the caller's ``random``, ``numpy.random`` and torch generator states are the same
+    after the run as before (:func:`gfbgcn.core.runinfo.torch_seeded`).
     """
     device = resolve_device(device)
-    with phase(f"training {config.model}"):
+    with phase(f"training {config.model}"), torch_seeded(config.seed, device):
         if config.batch_size:
             if multilabel_targets is not None:
                 raise ValueError("mini-batch training (batch_size > 0) is single-label only")

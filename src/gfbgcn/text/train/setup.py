@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from gfbgcn.core.runinfo import peak_rss_mib, seed_everything
+from gfbgcn.core.runinfo import peak_rss_mib
 from gfbgcn.nn.conv.weighted_gin_conv import WeightedGINConv
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
@@ -47,8 +47,8 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     the rows of ``Â`` of the training and validation documents (full-batch training).
 
     The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
-    on every device."""
-    seed_everything(config.seed)
+    on every device: from torch's default generator, which the caller
+    (:func:`gfbgcn.text.train.run.train_text`) has seeded with ``config.seed`` for the run."""
     data = graph.to_data(config.val_ratio, config.seed, edges=False)
     if adj is None:
         adj = graph_adjacency(graph)
