@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import ModelLoadError
+from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 FORMAT = "gfbgcn-text-model"
 FORMAT_VERSION = 1
@@ -99,7 +100,7 @@ SCHEMA: dict[str, tuple[bool, Check]] = {
     "format": (True, one_of(FORMAT)),
     "format_version": (True, one_of(FORMAT_VERSION)),
     "model": (True, _OBJECT),
-    "model.name": (True, _STRING),
+    "model.name": (True, one_of(*INDUCTIVE_MODELS)),
     "model.hidden": (True, integer(1)),
     "model.num_classes": (True, integer(1)),
     "model.layer_options": (True, _OBJECT),
