@@ -50,6 +50,7 @@ from gfbgcn.text.graph.counts import (
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_map import map_edges, verify_members
+from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
@@ -302,22 +303,27 @@ def _save(graph: TextGraph, path: Path) -> None:
                 is_train=graph.is_train,
                 meta=np.array(json.dumps(meta)),
             )
+        seal(tmp, graph.key)  # the key and the members' digest, checked on every load
 
     atomic_write(path, write)
 
 
-def _load(path: Path) -> TextGraph:
-    """The cached graph; its edge arrays mapped from the file where it allows (checked against
-    their CRC first), else read (``edge_index`` then as int64)."""
+def _load(path: Path, key: str) -> TextGraph:
+    """The cached graph built for ``key``; its edge arrays mapped from the file where it allows
+    (checked against their CRC first), else read (``edge_index`` then as int64).  A file whose
+    seal (:mod:`gfbgcn.text.graph.npz_seal`), key or metadata disagree with its arrays raises
+    ``ValueError`` (the caller warns and rebuilds)."""
     edge_index, edge_weight = map_edges(path)
     mapped = [name for name, a in (("edge_index", edge_index), ("edge_weight", edge_weight))
               if a is not None]
     verify_members(path, mapped)
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        if meta.get("format") != GRAPH_FORMAT_VERSION:
-            raise ValueError(f"{path}: graph format {meta.get('format')} is not supported")
-        return TextGraph(
+        if not isinstance(meta, dict) or meta.get("format") != GRAPH_FORMAT_VERSION:
+            raise ValueError(f"graph format {meta.get('format')} is not supported")
+        if meta.get("key") != key:
+            raise ValueError(f"its metadata name key {meta.get('key')!r}, not {key!r}")
+        graph = TextGraph(
             edge_index=z["edge_index"].astype(np.int64) if edge_index is None else edge_index,
             edge_weight=z["edge_weight"] if edge_weight is None else edge_weight,
             num_docs=meta["num_docs"],
@@ -340,6 +346,40 @@ def _load(path: Path) -> TextGraph:
             notes=meta["notes"],
             cache_path=str(path),
         )
+    _check_consistent(graph)
+    return graph
+
+
+def _check_consistent(graph: TextGraph) -> None:
+    """Metadata and arrays of a cached graph agree (sizes, label range, edge counts): cheap
+    checks, O(documents + words), that keep a disagreeing file from failing deep inside
+    training.  ``ValueError`` names the first disagreement."""
+    d, v = graph.num_docs, graph.num_words
+    if not isinstance(d, int) or isinstance(d, bool) or d < 0:
+        raise ValueError(f"num_docs {d!r} is not a document count")
+    if not (isinstance(graph.label_names, list)
+            and all(isinstance(n, str) for n in graph.label_names)):
+        raise ValueError("label_names is not a list of strings")
+    for name, array, size, kinds in (("labels", graph.labels, d, "iu"),
+                                     ("is_train", graph.is_train, d, "b"),
+                                     ("doc_lengths", graph.doc_lengths, d, "iu"),
+                                     ("idf", graph.idf, v, "f"),
+                                     ("word_count", graph.word_count, v, "iu")):
+        if array.shape != (size,) or array.dtype.kind not in kinds:
+            raise ValueError(f"{name} has shape {array.shape} and dtype {array.dtype}, the "
+                             f"metadata imply ({size},)")
+    if d and (graph.labels.min() < 0 or graph.labels.max() >= len(graph.label_names)):
+        raise ValueError(f"labels outside [0, {len(graph.label_names)}) (label_names has "
+                         f"{len(graph.label_names)})")
+    edges = graph.edge_index.shape
+    counts = (graph.num_doc_word, graph.num_word_word)
+    if not all(isinstance(c, int) and c >= 0 for c in counts):
+        raise ValueError(f"edge counts {counts!r} are not counts")
+    if len(edges) != 2 or edges[0] != 2 or graph.edge_weight.shape != (edges[1],):
+        raise ValueError(f"edge arrays of shapes {edges} and {graph.edge_weight.shape}")
+    if edges[1] != 2 * sum(counts):
+        raise ValueError(f"{edges[1]} directed edges, the metadata count "
+                         f"{2 * sum(counts)}")
 
 
 def build_text_graph(
@@ -369,7 +409,11 @@ def build_text_graph(
     path = Path(cache_root or cache_dir("graphs", create=False)) / f"{corpus.name}-{key}.npz"
     if use_cache and path.is_file():
         try:
-            return _load(path)
+            problem = check_seal(path, key)  # cheap: the zip directory, not the arrays
+            if problem is None:
+                return _load(path, key)
+            warnings.warn(f"ignoring graph cache {path}: {problem}; rebuilding it",
+                          stacklevel=2)
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)
