@@ -50,6 +50,7 @@ from gfbgcn.text.graph.counts import (
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_map import map_edges, verify_members
+from gfbgcn.text.graph.cache_check import check_cached_graph
 from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
@@ -310,9 +311,8 @@ def _save(graph: TextGraph, path: Path) -> None:
 
 def _load(path: Path, key: str) -> TextGraph:
     """The cached graph built for ``key``; its edge arrays mapped from the file where it allows
-    (checked against their CRC first), else read (``edge_index`` then as int64).  A file whose
-    seal (:mod:`gfbgcn.text.graph.npz_seal`), key or metadata disagree with its arrays raises
-    ``ValueError`` (the caller warns and rebuilds)."""
+    (checked against their CRC first), else read (``edge_index`` then as int64).  ``ValueError``
+    where its key or metadata disagree with its arrays (the caller warns and rebuilds)."""
     edge_index, edge_weight = map_edges(path)
     mapped = [name for name, a in (("edge_index", edge_index), ("edge_weight", edge_weight))
               if a is not None]
@@ -346,40 +346,8 @@ def _load(path: Path, key: str) -> TextGraph:
             notes=meta["notes"],
             cache_path=str(path),
         )
-    _check_consistent(graph)
+    check_cached_graph(graph)
     return graph
-
-
-def _check_consistent(graph: TextGraph) -> None:
-    """Metadata and arrays of a cached graph agree (sizes, label range, edge counts): cheap
-    checks, O(documents + words), that keep a disagreeing file from failing deep inside
-    training.  ``ValueError`` names the first disagreement."""
-    d, v = graph.num_docs, graph.num_words
-    if not isinstance(d, int) or isinstance(d, bool) or d < 0:
-        raise ValueError(f"num_docs {d!r} is not a document count")
-    if not (isinstance(graph.label_names, list)
-            and all(isinstance(n, str) for n in graph.label_names)):
-        raise ValueError("label_names is not a list of strings")
-    for name, array, size, kinds in (("labels", graph.labels, d, "iu"),
-                                     ("is_train", graph.is_train, d, "b"),
-                                     ("doc_lengths", graph.doc_lengths, d, "iu"),
-                                     ("idf", graph.idf, v, "f"),
-                                     ("word_count", graph.word_count, v, "iu")):
-        if array.shape != (size,) or array.dtype.kind not in kinds:
-            raise ValueError(f"{name} has shape {array.shape} and dtype {array.dtype}, the "
-                             f"metadata imply ({size},)")
-    if d and (graph.labels.min() < 0 or graph.labels.max() >= len(graph.label_names)):
-        raise ValueError(f"labels outside [0, {len(graph.label_names)}) (label_names has "
-                         f"{len(graph.label_names)})")
-    edges = graph.edge_index.shape
-    counts = (graph.num_doc_word, graph.num_word_word)
-    if not all(isinstance(c, int) and c >= 0 for c in counts):
-        raise ValueError(f"edge counts {counts!r} are not counts")
-    if len(edges) != 2 or edges[0] != 2 or graph.edge_weight.shape != (edges[1],):
-        raise ValueError(f"edge arrays of shapes {edges} and {graph.edge_weight.shape}")
-    if edges[1] != 2 * sum(counts):
-        raise ValueError(f"{edges[1]} directed edges, the metadata count "
-                         f"{2 * sum(counts)}")
 
 
 def build_text_graph(
