@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.io import atomic_write_json
+from gfbgcn.core.record_schema import RecordSchema, record_problem
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 
@@ -44,14 +45,24 @@ class RunStore:
             raise FileNotFoundError(f"{path}: no readable run record")
         return record
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Every readable record, sorted by file name; corrupt ones are skipped (warned)."""
+    def records(self, schema: RecordSchema | None = None) -> Iterator[dict[str, Any]]:
+        """Every readable record, sorted by file name; corrupt ones are skipped (warned).
+
+        ``schema``: the fields the caller reads (:mod:`gfbgcn.core.record_schema`); a record
+        that breaks it (a field missing, mistyped, NaN, a record of another task) is skipped
+        with a warning naming the file and the field."""
         if not self.root.is_dir():
             return
         for path in sorted(self.root.glob("*=*.json")):  # records, not logs beside them
             record = _read_record(path)
-            if record is not None:
-                yield record
+            if record is None:
+                continue
+            problem = record_problem(record, schema) if schema else None
+            if problem is not None:
+                warnings.warn(f"ignoring run record {path}: {problem[0]}: {problem[1]}; the "
+                              "report leaves it out", stacklevel=2)
+                continue
+            yield record
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:

@@ -1,0 +1,84 @@
+"""E. Run records are checked field by field before a report reads them: a record with a
+missing or mistyped field, or a record of another task, is left out with a warning naming the
+file and the field; a NaN accuracy never enters a mean (the rest of its cell is shown)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from gfbgcn.core.store import RunStore
+from tests.text.reproduce.test_text_report import _record as text_record
+
+
+def _report_only(cli, out):
+    return cli("reproduce", "text", "--out", out, "--report-only", "--datasets", "r8",
+               "--models", "gcn", "gfb-max")
+
+
+@pytest.fixture()
+def results(tmp_path):
+    """Results with two good gcn seeds on R8 (0.96, 0.98) and the store they live in."""
+    out = tmp_path / "results"
+    store = RunStore(out / "raw" / "text")
+    for seed, acc in ((0, 0.96), (1, 0.98)):
+        record, key = text_record("gcn", seed, acc)
+        store.save(key, record)
+    return out, store
+
+
+def _gcn_cell(report: str) -> str:
+    (row,) = [line for line in report.splitlines() if line.startswith("| Text GCN")
+              or line.startswith("| gcn")][:1]
+    return row
+
+
+def _edit(store: RunStore, seed: int, change) -> object:
+    record, key = text_record("gcn", seed, 0.5)
+    path = store.save(key, record)
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(("change", "field", "problem"), [
+    (lambda r: r["test"].pop("accuracy"), "test.accuracy", "missing"),
+    (lambda r: r["test"].update(accuracy="0.9"), "test.accuracy", "expected a finite number"),
+    (lambda r: r["key"].update(seed="two"), "key.seed", "expected a whole number"),
+    (lambda r: r.update(epochs_run=None), "epochs_run", "expected a whole number"),
+    (lambda r: r.update(device=["cpu"]), "device", "expected a string"),
+    (lambda r: r.update(val=[0.5]), "val.accuracy", "missing"),
+    (lambda r: r["test"].update(macro_f1=1.5), "test.macro_f1", "expected a number in [0, 1]"),
+])
+def test_a_malformed_record_is_left_out_with_a_warning(cli, results, change, field, problem):
+    out, store = results
+    bad = _edit(store, 2, change)
+    result = _report_only(cli, out)
+    assert result.status == 0, result.err
+    assert f"warning: ignoring run record {bad}: {field}: {problem}" in result.err
+    assert "0.9700 ± 0.0141 (2)" in _gcn_cell((out / "text.md").read_text())
+
+
+def test_a_record_of_another_task_is_left_out(cli, results):
+    out, store = results
+    graphs = RunStore(out / "raw" / "text").save(  # a graph-classification record copied here
+        {"dataset": "MUTAG", "model": "gfb-max", "hidden": 32, "layers": 2, "fold": 0},
+        {"test_acc": 0.8, "val_acc": 0.7, "device": "cpu"})
+    result = _report_only(cli, out)
+    assert result.status == 0, result.err
+    assert f"warning: ignoring run record {graphs}: key.dataset: expected one of" in result.err
+    assert (out / "text.md").is_file()
+
+
+def test_a_nan_accuracy_never_blanks_its_cell(cli, results):
+    out, store = results
+    bad = _edit(store, 2, lambda r: r["test"].update(accuracy=math.nan))
+    assert "NaN" in bad.read_text()  # json writes the float as NaN, which Python reads back
+    result = _report_only(cli, out)
+    assert result.status == 0, result.err
+    assert f"ignoring run record {bad}: test.accuracy: expected a finite number" in result.err
+    cell = _gcn_cell((out / "text.md").read_text())
+    assert "0.9700 ± 0.0141 (2)" in cell and "nan" not in cell.lower()
