@@ -82,3 +82,35 @@ def test_a_nan_accuracy_never_blanks_its_cell(cli, results):
     assert f"ignoring run record {bad}: test.accuracy: expected a finite number" in result.err
     cell = _gcn_cell((out / "text.md").read_text())
     assert "0.9700 ± 0.0141 (2)" in cell and "nan" not in cell.lower()
+
+
+def test_graph_and_inductive_reports_leave_out_bad_records(cli, tmp_path):
+    """The same checks in the other reports: a record with a NaN accuracy or a mistyped
+    field is named in a warning and left out; the report is written from the rest."""
+    from gfbgcn.core.harness import Layout
+    from gfbgcn.graphcls.report import RECORD_SCHEMA as GRAPHS
+    from gfbgcn.text.reproduce.inductive_report import render_inductive_report
+
+    store = RunStore(tmp_path / "graphs")
+    good = {"num_folds": 10, "val_acc": 0.8, "val_loss": 0.4, "test_acc": 0.7, "best_epoch": 5,
+            "seconds": 1.0, "device": "cpu", "lambda": [0.5],
+            "train_config": {"epochs": 50, "patience": 10, "batch_size": 32, "lr": 0.01}}
+    key = {"dataset": "MUTAG", "model": "gfb-gcn", "hidden": 32, "layers": 2, "fold": 0}
+    store.save(key, good)
+    bad = store.save({**key, "fold": 1}, {**good, "test_acc": math.nan})
+    with pytest.warns(UserWarning, match=f"ignoring run record {bad}: test_acc: expected a "
+                      "finite number"):
+        assert len(list(store.records(GRAPHS))) == 1
+
+    layout = Layout(tmp_path / "results", "inductive")
+    record = {"dataset": "r8", "model": "gcn", "seed": 0, "device": "cpu",
+              "transductive_accuracy": 0.9, "inductive_zero_accuracy": 0.85,
+              "inductive_mean_accuracy": 0.86, "transductive_best_epoch": 30,
+              "inductive_best_epoch": 31, "test_docs_without_known_word": 0,
+              "machine": {"cpu_count": 2, "torch_threads": 1}, "versions": {"torch": "2"}}
+    layout.store().save({"dataset": "r8", "model": "gcn", "seed": 0}, record)
+    bad = layout.store().save({"dataset": "r8", "model": "gcn", "seed": 1},
+                              {**record, "seed": "1"})
+    with pytest.warns(UserWarning, match=f"ignoring run record {bad}: seed: expected a whole"):
+        render_inductive_report(layout)
+    assert "| r8 | gcn | 0 | 90.00 ± 0.00 |" in layout.report.read_text()

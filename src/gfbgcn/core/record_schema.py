@@ -58,6 +58,26 @@ def one_of(*choices: str) -> Check:
     return lambda v: None if v in choices else f"expected one of {list(choices)}, got {v!r}"
 
 
+def mapping(value: Any) -> str | None:
+    """A JSON object (its fields are read as they are, e.g. to be shown)."""
+    return None if isinstance(value, dict) else f"expected an object, got {value!r}"
+
+
+def numbers(value: Any) -> str | None:
+    """A list of finite numbers (e.g. a model's learned lambdas)."""
+    ok = isinstance(value, list) and all(_is_number(v) and math.isfinite(v) for v in value)
+    return None if ok else "expected a list of finite numbers"
+
+
+def optional(check: Check) -> Check:
+    """``check``, except that the field may be absent or null."""
+    def maybe(v: Any) -> str | None:
+        return None if v is None else check(v)
+
+    maybe.optional = True  # type: ignore[attr-defined]  # read by record_problem
+    return maybe
+
+
 def record_problem(record: Any, schema: RecordSchema) -> tuple[str, str] | None:
     """``(field, problem)`` of the first field of ``schema`` that ``record`` breaks, or
     ``None`` when it meets the schema."""
@@ -65,9 +85,12 @@ def record_problem(record: Any, schema: RecordSchema) -> tuple[str, str] | None:
         value: Any = record
         for part in field.split("."):
             if not isinstance(value, dict) or part not in value:
+                if getattr(check, "optional", False):
+                    break
                 return field, "missing"
             value = value[part]
-        problem = check(value)
-        if problem:
-            return field, problem
+        else:
+            problem = check(value)
+            if problem:
+                return field, problem
     return None
