@@ -23,6 +23,7 @@ from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.torchrun import torchrun_rank
 from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
+from gfbgcn.text.train.checks import LR_MAX, WEIGHT_DECAY_MAX
 from gfbgcn.text.train.models import MODELS
 from gfbgcn.text.train.optim import OPTIMIZERS
 
@@ -42,12 +43,12 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--patience", type=int_in(1), default=10,
                         help="early-stopping patience (10; >= 1)")
     parser.add_argument("--hidden", type=int_in(1), default=200, help="hidden size (200; >= 1)")
-    parser.add_argument("--lr", type=float_in(0, low_open=True), default=0.02,
-                        help="Adam learning rate (0.02; > 0)")
+    parser.add_argument("--lr", type=float_in(0, LR_MAX, low_open=True), default=0.02,
+                        help=f"Adam learning rate (0.02; {range_text(0, LR_MAX, True)})")
     parser.add_argument("--dropout", type=float_in(0, 1, high_open=True), default=0.5,
                         help="dropout rate (0.5; in [0, 1))")
-    parser.add_argument("--weight-decay", type=float_in(0), default=0.0,
-                        help="weight decay (0; >= 0)")
+    parser.add_argument("--weight-decay", type=float_in(0, WEIGHT_DECAY_MAX), default=0.0,
+                        help=f"weight decay (0; {range_text(0, WEIGHT_DECAY_MAX)})")
     parser.add_argument("--val-ratio", type=float_in(0, 1, low_open=True, high_open=True),
                         default=0.1, help="share of training documents used for validation "
                         "(0.1; in (0, 1))")
