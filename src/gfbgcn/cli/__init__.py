@@ -152,7 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gfbgcn.core.streams import closable_stdout, ensure_standard_streams, say
     from gfbgcn.core.torchrun import report_failure, torchrun_rank
 
+    from gfbgcn.core.paths import keep_missing_home_absent
+
     ensure_standard_streams()  # `gfbgcn ... >&- 2>&-`: printing goes nowhere, work goes on
+    keep_missing_home_absent()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = None
     try:
