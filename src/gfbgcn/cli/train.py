@@ -12,6 +12,7 @@ from gfbgcn.cli.options import (
     check_applicable,
     classifier_from_args,
     corpus_from_args,
+    run_provenance,
     train_config_from_args,
 )
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
@@ -184,7 +185,9 @@ def _write_outputs(args: argparse.Namespace, corpus, graph, result, label_names=
     if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
         extra = baseline_beside(corpus, graph, result)
     if args.out:
-        print(f"wrote {write_run(args.out, result, graph, label_names, extra)}")
+        out = write_run(args.out, result, graph, label_names, extra,
+                        provenance=run_provenance(args, corpus))
+        print(f"wrote {out}")
 
 
 def _train_multi_label(args: argparse.Namespace, corpus, graph, config, device) -> int:
