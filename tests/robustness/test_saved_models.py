@@ -192,3 +192,96 @@ def test_a_deeply_nested_configuration_is_one_line(saved_model, cli, tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
     (path / "config.json").write_text(text[:-1] + f', "extra": {deep}}}', encoding="utf-8")
     _run_predict(cli, path).assert_user_error("config.json", "nested too deeply")
+
+
+@pytest.fixture(scope="module")
+def combined_model(tmp_path_factory) -> Path:
+    """A combined model directory (graph + TF-IDF/LR, as ``train --auto --save`` writes one
+    when the combination wins)."""
+    from gfbgcn.text.corpus.table import load_table
+    from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+    from gfbgcn.text.predict.baseline import baseline_for_graph
+    from gfbgcn.text.predict.combined import write_linear
+    from gfbgcn.text.predict.saved import save_trained
+    from gfbgcn.text.tokenize.registry import UnicodeTokenizer
+    from gfbgcn.text.train.config import TrainConfig
+    from gfbgcn.text.train.run import train_text
+
+    root = tmp_path_factory.mktemp("combined")
+    corpus = load_table(write_csv(root / "corpus.csv", documents()))
+    tok = UnicodeTokenizer()
+    graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), tok, cache=False)
+    result = train_text(graph, TrainConfig(model="gcn", epochs=2, hidden=8), progress=False)
+    base = baseline_for_graph(corpus, graph, tok, 0.1, 0)
+    path = root / "model"
+    save_trained(path, result, graph, corpus,
+                 extra_writer=lambda staging: {"combined": write_linear(staging, base.model,
+                                                                        0.3)})
+    return path
+
+
+def _resign_linear(path: Path, *, meta=None, arrays=None) -> None:
+    from safetensors.numpy import save_file as save_numpy
+
+    if meta is not None:
+        (path / "linear.json").write_text(json.dumps(meta), encoding="utf-8")
+    if arrays is not None:
+        save_numpy(arrays, str(path / "linear.safetensors"))
+
+    def sign(cfg: dict) -> None:
+        cfg["combined"]["sha256"] = {name: sha256_file(path / name)
+                                     for name in ("linear.safetensors", "linear.json")}
+
+    _resign(path, edit=sign)
+
+
+def test_a_combined_model_loads_and_predicts(combined_model, cli):
+    assert cli("predict", combined_model, "--text", "code chip").status == 0
+
+
+def _linear_meta(path: Path) -> dict:
+    return json.loads((path / "linear.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("edit", "fragment"), [
+    (lambda m: m["vocab"].__setitem__(1, m["vocab"][0]), "linear.json: vocab: expected a list "
+     "of distinct strings"),
+    (lambda m: m.update(label_names="food"), "linear.json: label_names"),
+    (lambda m: m.update(C=float("nan")), "linear.json: C: expected a finite number"),
+    (lambda m: m.update(tokenizer=None), "linear.json: tokenizer"),
+    (lambda m: m.clear(), "linear.json: vocab"),
+])
+def test_a_malformed_linear_part_is_refused(combined_model, cli, tmp_path, edit, fragment):
+    path = _copy(combined_model, tmp_path / "m")
+    meta = _linear_meta(path)
+    edit(meta)
+    _resign_linear(path, meta=meta)
+    _run_predict(cli, path).assert_user_error(fragment)
+
+
+def test_non_finite_linear_weights_are_refused(combined_model, cli, tmp_path):
+    from safetensors.numpy import load_file as load_numpy
+
+    path = _copy(combined_model, tmp_path / "m")
+    arrays = dict(load_numpy(str(path / "linear.safetensors")))
+    arrays["coef"] = arrays["coef"].copy()
+    arrays["coef"][0, 0] = np.nan
+    _resign_linear(path, arrays=arrays)
+    _run_predict(cli, path).assert_user_error("linear.safetensors", "'coef' holds non-finite")
+
+
+@pytest.mark.parametrize(("edit", "field"), [
+    (lambda cfg: cfg["combined"].update(sha256="x"), "combined.sha256"),
+    (lambda cfg: cfg["combined"].pop("weight"), "combined.weight"),
+])
+def test_a_malformed_combined_entry_is_named(combined_model, cli, tmp_path, edit, field):
+    path = _copy(combined_model, tmp_path / "m")
+    _resign(path, edit=edit)
+    _run_predict(cli, path).assert_user_error("config.json", f"{field}:")
+
+
+def test_a_deeply_nested_linear_meta_is_one_line(combined_model, cli, tmp_path):
+    path = _copy(combined_model, tmp_path / "m")
+    (path / "linear.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    _resign_linear(path)
+    _run_predict(cli, path).assert_user_error("linear.json", "nested too deeply")

@@ -91,6 +91,16 @@ def file_digests(v: Any) -> str | None:
     return next((f"{name}: {p}" for name, d in v.items() if (p := digest(d))), None)
 
 
+def linear_digests(v: Any) -> str | None:
+    """The digests of a combined model's linear part (``linear.safetensors``, ``linear.json``)."""
+    if not isinstance(v, dict):
+        return "expected an object of file names to sha256 digests"
+    missing = [name for name in ("linear.safetensors", "linear.json") if name not in v]
+    if missing:
+        return f"digests of {missing} are missing (integrity checks cannot be skipped)"
+    return next((f"{name}: {p}" for name, d in v.items() if (p := digest(d))), None)
+
+
 _OBJECT = of_type(dict, "an object")
 _STRING = of_type(str, "a string")
 _BOOL = of_type(bool, "true or false")
@@ -122,7 +132,8 @@ SCHEMA: dict[str, tuple[bool, Check]] = {
     "sha256": (True, file_digests),
     "config_sha256": (True, digest),
     "combined": (False, _OBJECT),
-    "combined.weight": (False, number(0.0, 1.0)),
+    "combined.weight": (True, number(0.0, 1.0)),  # required inside a combined entry
+    "combined.sha256": (True, linear_digests),
 }
 
 
