@@ -114,3 +114,21 @@ def test_graph_and_inductive_reports_leave_out_bad_records(cli, tmp_path):
     with pytest.warns(UserWarning, match=f"ignoring run record {bad}: seed: expected a whole"):
         render_inductive_report(layout)
     assert "| r8 | gcn | 0 | 90.00 ± 0.00 |" in layout.report.read_text()
+
+
+def test_the_fidelity_table_leaves_out_a_bad_record_of_the_main_table(tmp_path):
+    from gfbgcn.fidelity.experiment import Config
+    from gfbgcn.fidelity.report import existing_records
+
+    store = RunStore(tmp_path / "raw" / "text")
+    paths = []
+    for seed in range(3):
+        record, key = text_record("gcn", seed, 0.9)
+        paths.append(store.save(key, {**record, "best_epoch": 20}))
+    bad = _edit(store, 2, lambda r: r.update(best_epoch=20, val={"accuracy": math.nan}))
+    assert bad == paths[2]
+    config = Config("gcn", "the main table's cell", {"existing": {"dataset": "r8",
+                                                                  "model": "gcn"}})
+    with pytest.warns(UserWarning, match=f"ignoring run record {bad}: val.accuracy"):
+        recs = existing_records(config, tmp_path)
+    assert sorted(r["key"]["seed"] for r in recs) == [0, 1]

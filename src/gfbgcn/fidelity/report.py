@@ -20,6 +20,7 @@ import numpy as np
 from gfbgcn.core.harness import Layout, invocations_markdown
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.paper import paper_table
+from gfbgcn.core.record_schema import RecordSchema, fraction, whole
 from gfbgcn.core.stats import format_mean_std, mean_std
 from gfbgcn.core.store import RunStore
 from gfbgcn.fidelity.experiment import ROWS, Config, Row
@@ -159,13 +160,27 @@ def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Su
     return out_list
 
 
+#: The fields this report reads from the records of ``reproduce text|graphs`` (a record that
+#: breaks them is left out with a warning naming the file and the field).
+_EXISTING_SCHEMA: dict[str, RecordSchema] = {
+    "text": {"key.seed": whole(0), "val.accuracy": fraction, "test.accuracy": fraction,
+             "best_epoch": whole(0)},
+    "graphs": {"key.hidden": whole(1), "key.layers": whole(1), "key.fold": whole(0),
+               "val_acc": fraction, "test_acc": fraction, "best_epoch": whole(0)},
+}
+
+
+def _existing_schema(task: str) -> RecordSchema:
+    return _EXISTING_SCHEMA["graphs" if task == "graphs" else "text"]
+
+
 def existing_records(config: Config, out: Path, task: str = "text") -> list[dict[str, Any]]:
     """The records of ``reproduce text|graphs`` a configuration stands for
     (``config["existing"]`` holds their key without the seed; a graph record, made from split
     seed 0, gets ``seed = 0``)."""
     want = config.config["existing"]
     recs = []
-    for r in RunStore(out / "raw" / task).records():
+    for r in RunStore(out / "raw" / task).records(_existing_schema(task)):
         k = r["key"]
         if not all(k.get(name) == value for name, value in want.items()):
             continue
