@@ -132,3 +132,22 @@ def test_the_fidelity_table_leaves_out_a_bad_record_of_the_main_table(tmp_path):
     with pytest.warns(UserWarning, match=f"ignoring run record {bad}: val.accuracy"):
         recs = existing_records(config, tmp_path)
     assert sorted(r["key"]["seed"] for r in recs) == [0, 1]
+
+
+def test_the_entity_report_leaves_out_a_bad_record(tmp_path):
+    from types import SimpleNamespace
+
+    from gfbgcn.entity import experiment
+
+    store = RunStore(tmp_path / "raw" / "entity")
+    cfg = experiment.base_config("aifb", "gfb-rgcn")
+    good = {"metrics": {"test": {"accuracy": 0.9}}, "sec_per_epoch": 0.1, "peak_rss_mib": 100.0,
+            "lambdas": [0.5], "num_parameters": 10}
+    paths = [store.save(experiment.EntityRun("test", "aifb", cfg, seed).key(), good)
+             for seed in range(2)]
+    bad = store.save(experiment.EntityRun("test", "aifb", cfg, 2).key(),
+                     {**good, "metrics": {"test": {"accuracy": math.nan}}})
+    with pytest.warns(UserWarning, match=f"ignoring run record {bad}: metrics.test.accuracy"):
+        records = experiment.test_runs(SimpleNamespace(name="aifb"), cfg, 3, store, run=False)
+    assert len(records) == 2 and all(p.is_file() for p in paths)
+    assert experiment.summarize_test(records)["acc_mean"] == pytest.approx(90.0)

@@ -31,6 +31,7 @@ from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.store import RunStore
+from gfbgcn.core.record_schema import text
 from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.entity.data import (
     DATASETS,
@@ -145,7 +146,7 @@ def _outcome(name: str, data: _Data, args: argparse.Namespace,
 
 def _devices(layout: harness.Layout) -> list[str]:
     """The devices that made the records (before ``--device`` existed: the CPU)."""
-    return sorted({r["device"] for r in layout.store().records()}) or ["-"]
+    return sorted({r["device"] for r in layout.store().records({"device": text})}) or ["-"]
 
 
 def reproduce_entity(args: argparse.Namespace) -> int:

@@ -57,12 +57,26 @@ class RunStore:
             record = _read_record(path)
             if record is None:
                 continue
-            problem = record_problem(record, schema) if schema else None
-            if problem is not None:
-                warnings.warn(f"ignoring run record {path}: {problem[0]}: {problem[1]}; the "
-                              "report leaves it out", stacklevel=2)
+            if schema and not _meets(record, schema, path):
                 continue
             yield record
+
+    def load_checked(self, key: Mapping[str, Any], schema: RecordSchema
+                     ) -> dict[str, Any] | None:
+        """The record of ``key`` when it exists and meets ``schema``; ``None`` otherwise (a
+        record that breaks it is warned about, naming the file and the field)."""
+        path = self.path(key)
+        record = _read_record(path) if path.is_file() else None
+        return record if record is not None and _meets(record, schema, path) else None
+
+
+def _meets(record: dict[str, Any], schema: RecordSchema, path: Path) -> bool:
+    problem = record_problem(record, schema)
+    if problem is None:
+        return True
+    warnings.warn(f"ignoring run record {path}: {problem[0]}: {problem[1]}; the report leaves "
+                  "it out", stacklevel=3)
+    return False
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
