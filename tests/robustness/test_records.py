@@ -151,3 +151,20 @@ def test_the_entity_report_leaves_out_a_bad_record(tmp_path):
         records = experiment.test_runs(SimpleNamespace(name="aifb"), cfg, 3, store, run=False)
     assert len(records) == 2 and all(p.is_file() for p in paths)
     assert experiment.summarize_test(records)["acc_mean"] == pytest.approx(90.0)
+
+
+def test_the_fidelity_report_leaves_out_a_bad_record_of_its_own(tmp_path):
+    from gfbgcn.core.harness import Layout
+    from gfbgcn.fidelity.experiment import Config, Row
+    from gfbgcn.fidelity.report import render
+
+    layout = Layout(tmp_path / "results", "fidelity")
+    row = Row("t", "text", "r8", "sgc", "toy", (Config("longer", "longer", {"model": "sgc"},
+                                                       seeds=2),))
+    good = {"val": {"accuracy": 0.9}, "test": {"accuracy": 0.8}, "best_epoch": 10}
+    layout.store().save({"row": "t", "config": "longer", "seed": 0}, good)
+    bad = layout.store().save({"row": "t", "config": "longer", "seed": 1},
+                              {**good, "test": {"accuracy": "0.8"}})
+    with pytest.warns(UserWarning, match=f"ignoring run record {bad}: test.accuracy"):
+        report = render(layout, (row,))
+    assert "longer" in report

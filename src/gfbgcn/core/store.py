@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,19 +45,22 @@ class RunStore:
             raise FileNotFoundError(f"{path}: no readable run record")
         return record
 
-    def records(self, schema: RecordSchema | None = None) -> Iterator[dict[str, Any]]:
+    def records(self, schema: RecordSchema | Callable[[dict[str, Any]], RecordSchema] | None
+                = None) -> Iterator[dict[str, Any]]:
         """Every readable record, sorted by file name; corrupt ones are skipped (warned).
 
-        ``schema``: the fields the caller reads (:mod:`gfbgcn.core.record_schema`); a record
-        that breaks it (a field missing, mistyped, NaN, a record of another task) is skipped
-        with a warning naming the file and the field."""
+        ``schema``: the fields the caller reads (:mod:`gfbgcn.core.record_schema`), or a
+        function giving them for a record (records of several shapes); a record that breaks
+        them (a field missing, mistyped, NaN, a record of another task) is skipped with a
+        warning naming the file and the field."""
         if not self.root.is_dir():
             return
         for path in sorted(self.root.glob("*=*.json")):  # records, not logs beside them
             record = _read_record(path)
             if record is None:
                 continue
-            if schema and not _meets(record, schema, path):
+            fields = schema(record) if callable(schema) else schema
+            if fields and not _meets(record, fields, path):
                 continue
             yield record
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import numpy as np
 from gfbgcn.core.harness import Layout, invocations_markdown
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.paper import paper_table
-from gfbgcn.core.record_schema import RecordSchema, fraction, whole
+from gfbgcn.core.record_schema import RecordSchema, fraction, text, whole
 from gfbgcn.core.stats import format_mean_std, mean_std
 from gfbgcn.core.store import RunStore
 from gfbgcn.fidelity.experiment import ROWS, Config, Row
@@ -174,6 +174,20 @@ def _existing_schema(task: str) -> RecordSchema:
     return _EXISTING_SCHEMA["graphs" if task == "graphs" else "text"]
 
 
+def _own_schema(rows: Sequence[Row]) -> Callable[[dict[str, Any]], RecordSchema]:
+    """The fields this report reads from one of its own records: its key, and the values of
+    its row's task (graph rows: a grid point's; text and entity rows: a run's)."""
+    task_of = {row.id: row.task for row in rows}
+
+    def schema(record: dict[str, Any]) -> RecordSchema:
+        key = record.get("key")
+        task = task_of.get(key.get("row")) if isinstance(key, dict) else None
+        return {"key.row": text, "key.config": text, "key.seed": whole(0),
+                **_existing_schema(task or "text")}
+
+    return schema
+
+
 def existing_records(config: Config, out: Path, task: str = "text") -> list[dict[str, Any]]:
     """The records of ``reproduce text|graphs`` a configuration stands for
     (``config["existing"]`` holds their key without the seed; a graph record, made from split
@@ -310,7 +324,7 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
 
 
 def render(layout: Layout, rows: Sequence[Row] = ROWS) -> str:
-    records = list(layout.store().records())
+    records = list(layout.store().records(_own_schema(rows)))
     lines = [
         "# Fidelity: experiments behind the cells that differ from the paper (issue 26)",
         "",
