@@ -52,6 +52,7 @@ def test_no_usable_rows(cli, tmp_path):
     ("--dropout", "1", "in [0, 1)"),
     ("--weight-decay", "-1", "in [0, 10]"),
     ("--weight-decay", "1e308", "in [0, 10]"),
+    ("--fixed-lambda", "1e308", "in [-1000, 1000]"),
     ("--val-ratio", "0", "in (0, 1)"),
     ("--val-ratio", "1", "in (0, 1)"),
     ("--seed", "-1", "in [0, 4294967295]"),

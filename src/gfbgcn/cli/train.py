@@ -24,7 +24,7 @@ from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.torchrun import torchrun_rank
 from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
-from gfbgcn.text.train.checks import LR_MAX, WEIGHT_DECAY_MAX
+from gfbgcn.text.train.checks import LAMBDA_MAX, LR_MAX, WEIGHT_DECAY_MAX
 from gfbgcn.text.train.models import MODELS
 from gfbgcn.text.train.optim import OPTIMIZERS
 
@@ -55,8 +55,9 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         "(0.1; in (0, 1))")
     parser.add_argument("--fast-genvec", action="store_true",
                         help="GFB: the paper's fast GenVec form instead of the exact one")
-    parser.add_argument("--fixed-lambda", type=float_in(), default=None, metavar="VALUE",
-                        help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
+    parser.add_argument("--fixed-lambda", type=float_in(-LAMBDA_MAX, LAMBDA_MAX), default=None,
+                        metavar="VALUE", help="GFB: freeze lambda at VALUE (0 gives plain GCN; "
+                        f"{range_text(-LAMBDA_MAX, LAMBDA_MAX)})")
     parser.add_argument("--out", type=nonempty_path, default=None, metavar="DIR", help="write config.json, "
                         "history.csv and metrics.json to this directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -24,6 +24,9 @@ from gfbgcn.core.validate import SEED_MAX, check_option
 #: command line accepts never fails inside the optimiser.
 LR_MAX = 10.0
 WEIGHT_DECAY_MAX = 10.0
+#: The largest ``|lambda|`` ``--fixed-lambda`` accepts (learned values stay near 1; a float32
+#: parameter cannot hold values beyond ~3e38 at all).
+LAMBDA_MAX = 1000.0
 
 
 class ClassWithoutTrainingWarning(UserWarning):
