@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import nonempty_path
-from gfbgcn.core.validate import encoding_name, int_in
+from gfbgcn.core.validate import WINDOW_MAX, encoding_name, int_in, range_text
 from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
@@ -67,8 +67,8 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    parser.add_argument("--window", type=int_in(2), default=20,
-                        help="PMI sliding window (20; >= 2)")
+    parser.add_argument("--window", type=int_in(2, WINDOW_MAX), default=20,
+                        help=f"PMI sliding window (20; {range_text(2, WINDOW_MAX)})")
     parser.add_argument("--min-freq", type=int_in(1), default=5,
                         help="drop words seen fewer times (5; >= 1)")
     parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",

@@ -36,7 +36,7 @@ from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir, write_to_cache
-from gfbgcn.core.validate import check_choice, check_option
+from gfbgcn.core.validate import WINDOW_MAX, check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache_key import (  # re-exported
     GRAPH_FORMAT_VERSION,
@@ -71,7 +71,7 @@ class GraphConfig:
     cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
 
     def __post_init__(self) -> None:  # the command line's option names (OptionError)
-        check_option("--window", self.window, 2, whole=True)
+        check_option("--window", self.window, 2, WINDOW_MAX, whole=True)
         check_option("--min-freq", self.min_freq, 1, whole=True)
         check_choice("--cooccurrence", self.cooccurrence, ("window", "pair"))
 
