@@ -273,21 +273,15 @@ def _graph_from_parts(
     )
 
 
+#: The fields of a cached graph stored as arrays and in its metadata, as they are.
+_CACHED_ARRAYS = ("idf", "word_count", "doc_lengths", "labels", "is_train")
+_CACHED_META = ("num_docs", "label_names", "num_doc_word", "num_word_word", "num_windows",
+                "tokenizer", "corpus_name", "key", "build_seconds", "notes")
+
+
 def _save(graph: TextGraph, path: Path) -> None:
-    meta = {
-        "format": GRAPH_FORMAT_VERSION,
-        "num_docs": graph.num_docs,
-        "label_names": graph.label_names,
-        "num_doc_word": graph.num_doc_word,
-        "num_word_word": graph.num_word_word,
-        "num_windows": graph.num_windows,
-        "config": asdict(graph.config),
-        "tokenizer": graph.tokenizer,
-        "corpus_name": graph.corpus_name,
-        "notes": graph.notes,
-        "key": graph.key,
-        "build_seconds": graph.build_seconds,
-    }
+    meta = {"format": GRAPH_FORMAT_VERSION, "config": asdict(graph.config),
+            **{name: getattr(graph, name) for name in _CACHED_META}}
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
@@ -326,25 +320,10 @@ def _load(path: Path, key: str) -> TextGraph:
         graph = TextGraph(
             edge_index=z["edge_index"].astype(np.int64) if edge_index is None else edge_index,
             edge_weight=z["edge_weight"] if edge_weight is None else edge_weight,
-            num_docs=meta["num_docs"],
-            vocab=[str(w) for w in z["vocab"]],
-            idf=z["idf"],
-            word_count=z["word_count"],
-            doc_lengths=z["doc_lengths"],
-            labels=z["labels"],
-            label_names=meta["label_names"],
-            is_train=z["is_train"],
-            num_doc_word=meta["num_doc_word"],
-            num_word_word=meta["num_word_word"],
-            num_windows=meta["num_windows"],
-            config=GraphConfig(**meta["config"]),
-            tokenizer=meta["tokenizer"],
-            corpus_name=meta["corpus_name"],
-            key=meta["key"],
-            build_seconds=meta["build_seconds"],
-            from_cache=True,
-            notes=meta["notes"],
-            cache_path=str(path),
+            vocab=[str(w) for w in z["vocab"]], config=GraphConfig(**meta["config"]),
+            from_cache=True, cache_path=str(path),
+            **{name: z[name] for name in _CACHED_ARRAYS},
+            **{name: meta[name] for name in _CACHED_META},
         )
     check_cached_graph(graph)
     return graph
