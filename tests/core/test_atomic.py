@@ -7,14 +7,22 @@ import json
 import pytest
 
 from gfbgcn.core import atomic
-from gfbgcn.core.atomic import atomic_directory, check_outputs, directory_kind
+from gfbgcn.core.atomic import (
+    MARKER,
+    atomic_directory,
+    check_outputs,
+    directory_kind,
+    write_marker,
+)
 from gfbgcn.core.errors import UserError
 
 
 def _run(path):
+    """A run directory as ``train --out`` leaves it: its files and the marker."""
     path.mkdir()
     (path / "config.json").write_text(json.dumps({"train": {}}))
     (path / "metrics.json").write_text("{}")
+    write_marker(path, "run")
     return path
 
 
@@ -26,6 +34,7 @@ def test_directory_kinds(tmp_path):
     model = tmp_path / "model"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({"format": "gfbgcn-text-model"}))
+    write_marker(model, "model")
     assert directory_kind(model) == "model"
     (model / "notes.txt").write_text("mine")
     assert directory_kind(model) == "other"
@@ -43,7 +52,7 @@ def test_replacement_is_whole_and_leaves_nothing_behind(tmp_path, monkeypatch, e
     with atomic_directory(target, "run") as tmp:
         (tmp / "config.json").write_text(json.dumps({"train": {"seed": 2}}))
         assert json.loads((target / "config.json").read_text()) == {"train": {}}
-    assert sorted(p.name for p in target.iterdir()) == ["config.json"]
+    assert sorted(p.name for p in target.iterdir()) == [MARKER, "config.json"]
     assert json.loads((target / "config.json").read_text()) == {"train": {"seed": 2}}
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
@@ -53,7 +62,7 @@ def test_failed_write_keeps_the_old_directory(tmp_path):
     with pytest.raises(RuntimeError), atomic_directory(target, "run") as tmp:
         (tmp / "config.json").write_text("half")
         raise RuntimeError("killed")
-    assert sorted(p.name for p in target.iterdir()) == ["config.json", "metrics.json"]
+    assert sorted(p.name for p in target.iterdir()) == [MARKER, "config.json", "metrics.json"]
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
 
@@ -85,12 +94,14 @@ def test_optional_files_of_auto_runs_and_combined_models_keep_their_kind(tmp_pat
     (run / "config.json").write_text(json.dumps({"train": {}}))
     (run / "metrics.json").write_text("{}")
     (run / "auto.csv").write_text("candidate\n")
+    write_marker(run, "run")
     assert directory_kind(run) == "run"
     model = tmp_path / "model"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({"format": "gfbgcn-text-model"}))
     for name in ("model.safetensors", "vocab.json", "linear.safetensors", "linear.json"):
         (model / name).write_text("")
+    write_marker(model, "model")
     assert directory_kind(model) == "model"
     (model / "notes.txt").write_text("mine")
     assert directory_kind(model) == "other"

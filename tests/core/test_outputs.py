@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from gfbgcn.core.atomic import write_marker
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import check_results_directory, nonempty_path, output_file
 
@@ -78,6 +79,7 @@ def _model_dir(path):
     (path / "config.json").write_text(json.dumps({"format": "gfbgcn-text-model"}))
     (path / "model.safetensors").write_bytes(b"")
     (path / "vocab.json").write_text("[]")
+    write_marker(path, "model")
     return path
 
 

@@ -144,3 +144,26 @@ def test_build_workers_never_outlive_the_command(corpus, tmp_path, how):
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     if how == "Ctrl-C":
         assert status == 130 and err.strip() == "interrupted", err
+
+
+def test_a_home_that_does_not_exist_is_never_created(corpus, tmp_path):
+    """``HOME=/nonexistent``: the optional graph cache is skipped with a warning, matplotlib's
+    directories go to a temporary one, and the home directory stays absent."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gfbgcn
+
+    home = tmp_path / "no-such-home"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GFBGCN_CACHE", "MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    env.update(HOME=str(home), PYTHONPATH=str(Path(gfbgcn.__file__).resolve().parents[1]))
+    gfbgcn_cli = [sys.executable, "-m", "gfbgcn"]
+    for argv in (["data", "stats", "--dataset", str(corpus), "--min-freq", "1"],
+                 ["train", "--dataset", str(corpus), *CACHED, "--save", str(tmp_path / "m")],
+                 ["predict", str(tmp_path / "m"), "--text", "goal team"],
+                 ["figures", "pooling", "--out", str(tmp_path / "figures")]):
+        done = subprocess.run([*gfbgcn_cli, *argv], env=env, capture_output=True, timeout=300)
+        assert done.returncode == 0, done.stderr.decode()
+        assert not home.exists(), (argv, sorted(str(p) for p in home.rglob("*")))

@@ -40,16 +40,20 @@ def test_no_usable_rows(cli, tmp_path):
 
 
 @pytest.mark.parametrize(("option", "value", "expected"), [
-    ("--window", "0", ">= 2"),
-    ("--window", "1", ">= 2"),
+    ("--window", "0", "in [2, 10000]"),
+    ("--window", "1", "in [2, 10000]"),
+    ("--window", str(10**20), "in [2, 10000]"),
     ("--min-freq", "0", ">= 1"),
     ("--patience", "0", ">= 1"),
     ("--epochs", "0", ">= 1"),
     ("--hidden", "0", ">= 1"),
-    ("--lr", "-0.1", "> 0"),
+    ("--lr", "-0.1", "in (0, 10]"),
     ("--lr", "nan", "finite"),
+    ("--lr", "1e308", "in (0, 10]"),
     ("--dropout", "1", "in [0, 1)"),
-    ("--weight-decay", "-1", ">= 0"),
+    ("--weight-decay", "-1", "in [0, 10]"),
+    ("--weight-decay", "1e308", "in [0, 10]"),
+    ("--fixed-lambda", "1e308", "in [-1000, 1000]"),
     ("--val-ratio", "0", "in (0, 1)"),
     ("--val-ratio", "1", "in (0, 1)"),
     ("--seed", "-1", "in [0, 4294967295]"),
@@ -69,8 +73,8 @@ def test_option_out_of_range_is_refused_before_any_work(cli, corpus, tmp_path, o
 
 def test_help_shows_the_ranges(cli):
     text = cli("train", "--help").out
-    for fragment in ("(200; >= 1)", "(10; >= 1)", "(0.02; > 0)", "(0.5; in [0, 1))",
-                     "(0.1; in (0, 1))", "--encoding", "--debug", "(20; >= 2)",
+    for fragment in ("(200; >= 1)", "(10; >= 1)", "(0.02; in (0, 10])", "(0; in [0, 10])", "(0.5; in [0, 1))",
+                     "(0.1; in (0, 1))", "--encoding", "--debug", "(20; in [2, 10000])",
                      "(0; in [0, 4294967295])"):
         assert fragment in " ".join(text.split()), fragment
 

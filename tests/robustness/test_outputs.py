@@ -4,8 +4,11 @@ writability before training."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -223,3 +226,55 @@ def test_predict_output_to_a_process_substitution(cli, saved_model):
     finally:
         os.close(read)
         os.close(write)
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("vocab.json", '["my", "words"]'),
+    ("metrics.json", '{"mine": 1}'),
+    ("history.csv", "epoch,loss\n1,0.5\n"),
+    ("config.json", '{"train": "my own settings"}'),
+])
+@pytest.mark.parametrize("option", ["--out", "--save"])
+def test_a_user_directory_with_a_gfbgcn_file_name_is_not_replaced(cli, corpus, tmp_path,
+                                                                  monkeypatch, name, content,
+                                                                  option):
+    """Only the marker gfbgcn writes makes a directory gfbgcn's, never the files' names."""
+    from gfbgcn.text.train import run as train
+
+    monkeypatch.setattr(train, "train_text", lambda *a, **k: pytest.fail("trained anyway"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / name).write_text(content)
+    cli("train", "--dataset", corpus, *FAST, option, mine).assert_user_error(
+        option, str(mine), "refusing to replace it")
+    assert _snapshot(mine) == {name: content.encode()}
+
+
+def test_a_marked_run_and_a_model_saved_before_markers_are_replaced(cli, corpus, tmp_path,
+                                                                    saved_model):
+    from gfbgcn.core.atomic import MARKER
+
+    run = tmp_path / "run"
+    assert cli("train", "--dataset", corpus, *FAST, "--out", run).status == 0
+    assert json.loads((run / MARKER).read_text()) == {"written_by": "gfbgcn", "kind": "run"}
+    old_model = tmp_path / "old-model"
+    shutil.copytree(saved_model, old_model)
+    (old_model / MARKER).unlink()  # as the previous release saved it: its signed config.json
+    cli("train", "--dataset", corpus, *FAST, "--out", old_model).assert_user_error(
+        "is a saved model")
+    assert cli("train", "--dataset", corpus, *FAST, "--save", old_model).status == 0
+    assert (old_model / MARKER).is_file()
+    assert gfbgcn.load(old_model).predict(["goal team"]).labels
+
+
+def test_the_committed_results_keep_working(cli):
+    """``docs/results`` stays a results directory, and its run directories (written by ``train
+    --out``, see docs/benchmarks.md) carry the marker, so re-running them replaces them."""
+    from gfbgcn.core.atomic import directory_kind
+    from gfbgcn.core.outputs import check_results_directory
+
+    results = Path(__file__).resolve().parents[2] / "docs" / "results"
+    assert check_results_directory(str(results)) == results
+    runs = sorted(p.parent for p in results.glob("raw/*/*/config.json"))
+    assert runs, "the committed mini-batch runs"
+    assert {directory_kind(run) for run in runs} == {"run"}

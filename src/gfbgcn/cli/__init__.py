@@ -149,9 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback (under torchrun, one line from
     rank 0 for all: :mod:`gfbgcn.core.torchrun`)."""
     from gfbgcn.core import errors
-    from gfbgcn.core.streams import closable_stdout
+    from gfbgcn.core.streams import closable_stdout, ensure_standard_streams, say
     from gfbgcn.core.torchrun import report_failure, torchrun_rank
 
+    from gfbgcn.core.paths import keep_missing_home_absent
+
+    ensure_standard_streams()  # `gfbgcn ... >&- 2>&-`: printing goes nowhere, work goes on
+    keep_missing_home_absent()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = None
     try:
@@ -162,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args._run(args) or 0)
     except KeyboardInterrupt:
         if torchrun_rank()[0] == 0:  # under torchrun, every rank was interrupted: one says it
-            print("interrupted", file=sys.stderr)
+            say("interrupted")
         return 130
     except Exception as err:
         if errors.debug_requested(getattr(args, "debug", "--debug" in argv)):

@@ -4,12 +4,14 @@ and the training configuration (flags shared by verbs of every task: :mod:`gfbgc
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import nonempty_path
-from gfbgcn.core.validate import encoding_name, int_in
+from gfbgcn.core.validate import WINDOW_MAX, encoding_name, int_in, range_text
+from gfbgcn.text.auto.own_corpus import is_own_file
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.settings import tokenization, train_config
@@ -67,8 +69,8 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    parser.add_argument("--window", type=int_in(2), default=20,
-                        help="PMI sliding window (20; >= 2)")
+    parser.add_argument("--window", type=int_in(2, WINDOW_MAX), default=20,
+                        help=f"PMI sliding window (20; {range_text(2, WINDOW_MAX)})")
     parser.add_argument("--min-freq", type=int_in(1), default=5,
                         help="drop words seen fewer times (5; >= 1)")
     parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",
@@ -90,6 +92,25 @@ def corpus_from_args(args: argparse.Namespace) -> Corpus:
         skip_bad_rows=args.skip_bad_rows,
         encoding=args.encoding,
     )
+
+
+def run_provenance(args: argparse.Namespace, corpus: Corpus) -> dict[str, Any]:
+    """What made a run, for its directory's ``config.json``: the command line, and the input,
+    either a benchmark's name or the user's file (absolute path, sha256) with the columns read
+    from it (``split``: the column named, or ``null``: ``split`` where the file fills it, else
+    a drawn split)."""
+    from gfbgcn.core.io import sha256_file
+
+    command = ["gfbgcn", *getattr(args, "command_argv", [])]
+    sources = [Path(s) for s in corpus.sources]
+    if not (is_own_file(args.dataset) and sources):
+        return {"command": command, "input": {"dataset": args.dataset}}
+    return {"command": command, "input": {
+        "files": [{"path": str(s.absolute()), "sha256": sha256_file(s)} for s in sources],
+        "format": Path(args.dataset).suffix.lstrip(".").lower(),
+        "encoding": args.encoding,
+        "columns": {"text": args.text_col, "label": args.label_col, "split": args.split_col},
+    }}
 
 
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:

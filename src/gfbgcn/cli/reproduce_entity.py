@@ -31,6 +31,8 @@ from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.store import RunStore
+from gfbgcn.core.record_schema import text
+from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.entity.data import (
     DATASETS,
     EntityData,
@@ -60,11 +62,11 @@ def reproduce_entity_arguments(parser: argparse.ArgumentParser) -> None:
     add_epochs_argument(parser, 50)
     parser.add_argument("--summarize", default="mean", choices=SUMMARIZERS,
                         help="GenVec summarizer of GFB-R-GCN (paper: mean)")
-    parser.add_argument("--select-seeds", type=int, default=3, metavar="N",
+    parser.add_argument("--select-seeds", type=int_in(0), default=3, metavar="N",
                         help="runs (seeds 0..N-1) per candidate config on the 80/20 validation "
                         "split; 0 skips selection and uses the R-GCN paper's settings (3)")
     inits = parser.add_argument(
-        "--lambda-inits", type=float, nargs="+", default=list(LAMBDA_INIT_GRID), metavar="L",
+        "--lambda-inits", type=float_in(), nargs="+", default=list(LAMBDA_INIT_GRID), metavar="L",
         help="initial lambda values GFB-R-GCN's selection compares (a grid: "
         f"{' '.join(f'{v:g}' for v in LAMBDA_INIT_GRID)})")
     add_deprecated_alias(parser, "--lambda-init", inits)
@@ -144,7 +146,7 @@ def _outcome(name: str, data: _Data, args: argparse.Namespace,
 
 def _devices(layout: harness.Layout) -> list[str]:
     """The devices that made the records (before ``--device`` existed: the CPU)."""
-    return sorted({r["device"] for r in layout.store().records()}) or ["-"]
+    return sorted({r["device"] for r in layout.store().records({"device": text})}) or ["-"]
 
 
 def reproduce_entity(args: argparse.Namespace) -> int:

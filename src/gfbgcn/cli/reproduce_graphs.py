@@ -25,12 +25,13 @@ from gfbgcn.cli.flags import (
 )
 from gfbgcn.core import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.validate import SEED_MAX, int_in, range_text
+from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
 from gfbgcn.graphcls.data import DATASETS, load_graph_dataset
 from gfbgcn.graphcls.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
 from gfbgcn.graphcls.model import MODELS
 from gfbgcn.graphcls.report import write_report
 from gfbgcn.graphcls.train import TrainConfig
+from gfbgcn.text.train.checks import LR_MAX
 
 
 def _words(values: tuple[int, ...]) -> str:
@@ -62,7 +63,8 @@ def reproduce_graphs_arguments(parser: argparse.ArgumentParser) -> None:
     batch = parser.add_argument("--graph-batch", type=harness.positive_int, default=64,
                                 metavar="N", help="graphs per training mini-batch (64)")
     add_deprecated_alias(parser, "--batch-size", batch)
-    parser.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (0.01)")
+    parser.add_argument("--lr", type=float_in(0, LR_MAX, low_open=True), default=0.01,
+                        help=f"Adam learning rate (0.01; {range_text(0, LR_MAX, True)})")
     add_results_arguments(parser)
     add_workers_argument(parser)
     add_threads_argument(parser)

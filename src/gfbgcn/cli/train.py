@@ -12,6 +12,7 @@ from gfbgcn.cli.options import (
     check_applicable,
     classifier_from_args,
     corpus_from_args,
+    run_provenance,
     train_config_from_args,
 )
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
@@ -29,6 +30,7 @@ from gfbgcn.text.train.batching import (
     available_bytes,
     choose_batching,
 )
+from gfbgcn.text.train.checks import LAMBDA_MAX, LR_MAX, WEIGHT_DECAY_MAX
 from gfbgcn.text.train.models import MODELS
 from gfbgcn.text.train.optim import OPTIMIZERS
 
@@ -48,19 +50,20 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--patience", type=int_in(1), default=10,
                         help="early-stopping patience (10; >= 1)")
     parser.add_argument("--hidden", type=int_in(1), default=200, help="hidden size (200; >= 1)")
-    parser.add_argument("--lr", type=float_in(0, low_open=True), default=0.02,
-                        help="Adam learning rate (0.02; > 0)")
+    parser.add_argument("--lr", type=float_in(0, LR_MAX, low_open=True), default=0.02,
+                        help=f"Adam learning rate (0.02; {range_text(0, LR_MAX, True)})")
     parser.add_argument("--dropout", type=float_in(0, 1, high_open=True), default=0.5,
                         help="dropout rate (0.5; in [0, 1))")
-    parser.add_argument("--weight-decay", type=float_in(0), default=0.0,
-                        help="weight decay (0; >= 0)")
+    parser.add_argument("--weight-decay", type=float_in(0, WEIGHT_DECAY_MAX), default=0.0,
+                        help=f"weight decay (0; {range_text(0, WEIGHT_DECAY_MAX)})")
     parser.add_argument("--val-ratio", type=float_in(0, 1, low_open=True, high_open=True),
                         default=0.1, help="share of training documents used for validation "
                         "(0.1; in (0, 1))")
     parser.add_argument("--fast-genvec", action="store_true",
                         help="GFB: the paper's fast GenVec form instead of the exact one")
-    parser.add_argument("--fixed-lambda", type=float_in(), default=None, metavar="VALUE",
-                        help="GFB: freeze lambda at VALUE (0 gives plain GCN)")
+    parser.add_argument("--fixed-lambda", type=float_in(-LAMBDA_MAX, LAMBDA_MAX), default=None,
+                        metavar="VALUE", help="GFB: freeze lambda at VALUE (0 gives plain GCN; "
+                        f"{range_text(-LAMBDA_MAX, LAMBDA_MAX)})")
     parser.add_argument("--out", type=nonempty_path, default=None, metavar="DIR", help="write config.json, "
                         "history.csv and metrics.json to this directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -224,7 +227,9 @@ def _write_outputs(args: argparse.Namespace, corpus, graph, result, label_names=
     if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
         extra = baseline_beside(corpus, graph, result)
     if args.out:
-        print(f"wrote {write_run(args.out, result, graph, label_names, extra)}")
+        out = write_run(args.out, result, graph, label_names, extra,
+                        provenance=run_provenance(args, corpus))
+        print(f"wrote {out}")
 
 
 def _train_multi_label(args: argparse.Namespace, corpus, graph, config, device) -> int:

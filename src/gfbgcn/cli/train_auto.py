@@ -62,7 +62,7 @@ def train_auto(args: argparse.Namespace) -> int:
 
     The search is :class:`gfbgcn.TextGCNClassifier` with ``auto=True``: its ``auto_`` holds the
     candidates, its ``save`` writes the chosen model (a combined one too)."""
-    from gfbgcn.cli.options import classifier_from_args, corpus_from_args
+    from gfbgcn.cli.options import classifier_from_args, corpus_from_args, run_provenance
     from gfbgcn.text.auto.search import chosen_summary
     from gfbgcn.text.train.run_files import write_run
 
@@ -89,7 +89,8 @@ def train_auto(args: argparse.Namespace) -> int:
         extra.update(_combined_metrics(auto))
     if args.out:
         out = write_run(args.out, auto.result, auto.graph, extra_metrics=extra,
-                        extra_files={"auto.csv": table})
+                        extra_files={"auto.csv": table},
+                        provenance=run_provenance(args, corpus))
         print(f"wrote {out} (candidates in auto.csv)")
     if args.save:
         print(f"saved model to {clf.save(args.save, transductive=False)}")

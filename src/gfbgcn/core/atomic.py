@@ -9,6 +9,13 @@ swapped in one atomic ``renameat2(RENAME_EXCHANGE)``; elsewhere the old one is f
 A directory is only ever replaced by one of its own kind: a run never overwrites a model (or
 anything else), and a directory holding files gfbgcn did not write is refused, not deleted.
 Writability is checked by :func:`check_output_dir` before any training starts.
+
+What makes a directory gfbgcn's is one marker file, :data:`MARKER` (``.gfbgcn``, naming the
+kind), written into every directory this module puts in place, never the names of the other
+files: a user's own directory holding only a ``vocab.json``, a ``metrics.json`` or a
+``config.json`` with a ``train`` key is not ours.  Models saved before the marker existed are
+recognised by their ``config.json`` alone, which carries the digest of its own fields
+(``config_sha256``): a file nobody but gfbgcn writes.
 """
 
 from __future__ import annotations
@@ -24,7 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gfbgcn.core.errors import UserError, phase
-from gfbgcn.core.io import current_umask
+from gfbgcn.core.io import atomic_write_json, current_umask, json_digest
+
+#: The file that marks a directory gfbgcn wrote, and of which kind (``{"kind": "run"}``).
+MARKER = ".gfbgcn"
 
 #: The files of each kind of directory gfbgcn writes.
 KIND_FILES = {
@@ -38,18 +48,41 @@ KIND_FILES = {
 _DESCRIPTION = {"run": "a training run (--out)", "model": "a saved model (--save)"}
 
 
-def _config_kind(config: Path) -> str:
+def write_marker(directory: str | os.PathLike[str], kind: str) -> None:
+    """Mark ``directory`` as a gfbgcn directory of ``kind`` (``run``, ``model``)."""
+    atomic_write_json(Path(directory) / MARKER, {"written_by": "gfbgcn", "kind": kind})
+
+
+def _marker_kind(marker: Path) -> str | None:
+    """The kind a marker file names, or ``None`` when it is not a gfbgcn marker."""
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("written_by") != "gfbgcn":
+        return None
+    kind = data.get("kind")
+    return kind if isinstance(kind, str) and kind in KIND_FILES else None
+
+
+def _is_signed_model(config: Path) -> bool:
+    """A model ``config.json`` carrying the digest of its own fields: one saved before
+    :data:`MARKER` existed (a file of that form is gfbgcn's, whatever else it holds)."""
     try:
         data = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "other"
-    if isinstance(data, dict) and data.get("format") == "gfbgcn-text-model":
-        return "model"
-    return "run" if isinstance(data, dict) and "train" in data else "other"
+    except (OSError, ValueError, RecursionError):
+        return False
+    if not isinstance(data, dict) or data.get("format") != "gfbgcn-text-model":
+        return False
+    rest = {k: v for k, v in data.items() if k != "config_sha256"}
+    return data.get("config_sha256") == json_digest(rest)
 
 
 def directory_kind(path: str | os.PathLike[str]) -> str:
-    """``"missing"``, ``"empty"``, ``"run"``, ``"model"`` or ``"other"`` (anything else)."""
+    """``"missing"``, ``"empty"``, ``"run"``, ``"model"`` or ``"other"`` (anything else).
+
+    A run or a model is a directory with the :data:`MARKER` of that kind and no file that kind
+    does not write (or a model saved before markers, see the module docstring)."""
     path = Path(path)
     if not path.exists():
         return "missing"
@@ -58,13 +91,14 @@ def directory_kind(path: str | os.PathLike[str]) -> str:
     names = {entry.name for entry in path.iterdir()}
     if not names:
         return "empty"
-    kinds = [kind for kind, files in KIND_FILES.items() if names <= files]
-    if not kinds:
-        return "other"
-    if "config.json" in names:  # the configuration says which kind it is
-        kind = _config_kind(path / "config.json")
-        return kind if kind in kinds else "other"
-    return kinds[0] if len(kinds) == 1 else "other"
+    files = names - {MARKER}
+    if MARKER in names:
+        kind = _marker_kind(path / MARKER)
+        return kind if kind is not None and files <= KIND_FILES[kind] else "other"
+    if "config.json" in files and files <= KIND_FILES["model"] \
+            and _is_signed_model(path / "config.json"):
+        return "model"
+    return "other"
 
 
 def check_output_dir(path: str | os.PathLike[str], kind: str, option: str) -> Path:
@@ -74,10 +108,11 @@ def check_output_dir(path: str | os.PathLike[str], kind: str, option: str) -> Pa
     found = directory_kind(path)
     if found not in ("missing", "empty", kind):
         if found == "other" and path.is_dir():
-            extra = sorted(e.name for e in path.iterdir() if e.name not in KIND_FILES[kind])
+            extra = sorted(e.name for e in path.iterdir()
+                           if e.name not in KIND_FILES[kind] | {MARKER})
             what = (f"holds files gfbgcn did not write ({', '.join(extra[:3])}"
-                    f"{', ...' if len(extra) > 3 else ''})" if extra else "is not " +
-                    _DESCRIPTION[kind])
+                    f"{', ...' if len(extra) > 3 else ''})" if extra else
+                    f"was not written by gfbgcn (it has no {MARKER} marker file)")
         elif found == "other":
             what = "exists and is not a directory"
         else:
@@ -146,6 +181,7 @@ def atomic_directory(path: str | os.PathLike[str], kind: str,
     try:
         with phase(f"writing {option} {path}"):
             yield tmp
+            write_marker(tmp, kind)  # what lets the next write replace it
             _put_in_place(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -126,10 +126,25 @@ def phase_of(err: BaseException) -> str | None:
     return getattr(err, "gfbgcn_phase", None) or (_PHASES[-1] if _PHASES else None)
 
 
+#: What torch's CPU allocator says when an allocation fails (a plain RuntimeError).
+_ALLOCATOR_FAILURES = ("can't allocate memory", "CUDA out of memory")
+
+
 def is_out_of_memory(err: BaseException) -> bool:
-    """A failed allocation: the host's ``MemoryError`` (NumPy's included) or torch's."""
-    # torch raises torch.OutOfMemoryError (a RuntimeError) on a device; the host MemoryError
-    return isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError"
+    """An allocation failure anywhere in the exception's chain: ``MemoryError`` (NumPy's
+    ``_ArrayMemoryError`` too), ``torch.OutOfMemoryError`` on a device, torch's CPU allocator
+    failing (a ``RuntimeError``), or ``ENOMEM`` (a fork or a map refused)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError":
+            return True
+        if isinstance(err, OSError) and err.errno == errno.ENOMEM:
+            return True
+        if isinstance(err, RuntimeError) and any(s in str(err) for s in _ALLOCATOR_FAILURES):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
 
 
 def _resource_errno(err: BaseException) -> int | None:
@@ -199,13 +214,14 @@ def exit_status(err: BaseException) -> int:
 def report(err: BaseException, where: str = "") -> int:
     """Print ``err`` in one line on standard error (``where``: a prefix of the message, e.g.
     ``"rank 1: "``); return the exit status."""
+    from gfbgcn.core.streams import say  # a closed standard error must not raise here
+
     status = exit_status(err)
     if status == USER_ERROR:
-        print(f"error: {where}{describe(err)}", file=sys.stderr)
+        say(f"error: {where}{describe(err)}")
     else:
-        print(f"error: {where}internal error ({type(err).__name__}: {describe(err)}); rerun "
-              "with --debug (or GFBGCN_DEBUG=1) for the traceback and please report it",
-              file=sys.stderr)
+        say(f"error: {where}internal error ({type(err).__name__}: {describe(err)}); rerun "
+            "with --debug (or GFBGCN_DEBUG=1) for the traceback and please report it")
     return status
 
 

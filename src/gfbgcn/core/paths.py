@@ -9,12 +9,18 @@ The text-graph cache is optional: a cache directory that cannot be written (read
 not a directory) costs a rebuild next time, not the command.  :func:`write_to_cache` warns
 once and lets the command go on uncached, except inside :func:`cache_required` (``gfbgcn data
 build``, whose whole point is the cache), where it is a one-line error.
+
+A ``HOME`` that does not exist (a service account, a container run with ``HOME=/nonexistent``)
+is never created: a default directory under it counts as one that cannot be written.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +43,31 @@ def data_root(flag: str | os.PathLike[str] | None = None) -> Path:
     return Path(user_cache_dir("gfbgcn")) / "data"
 
 
+def missing_home(path: Path) -> Path | None:
+    """``$HOME`` when it does not exist and ``path`` lies under it (creating ``path`` would
+    create the home directory), else ``None``."""
+    home = os.environ.get("HOME")
+    if not home or Path(home).is_dir():
+        return None
+    try:
+        Path(path).absolute().relative_to(Path(home).absolute())
+    except ValueError:
+        return None
+    return Path(home)
+
+
+def keep_missing_home_absent() -> None:
+    """Where ``$HOME`` does not exist, point the libraries that would create their own
+    directories under it (matplotlib's configuration and font cache) at a temporary
+    directory, removed at exit: a command never creates the home directory."""
+    home = os.environ.get("HOME")
+    if not home or Path(home).is_dir() or "MPLCONFIGDIR" in os.environ:
+        return
+    scratch = tempfile.mkdtemp(prefix="gfbgcn-matplotlib-")
+    os.environ["MPLCONFIGDIR"] = scratch
+    atexit.register(shutil.rmtree, scratch, True)
+
+
 def cache_dir(sub: str = "", *, create: bool = True) -> Path:
     """The cache directory (``$GFBGCN_CACHE`` or the user cache dir), created on demand unless
     ``create`` is false (an optional cache: see :func:`write_to_cache`)."""
@@ -44,6 +75,10 @@ def cache_dir(sub: str = "", *, create: bool = True) -> Path:
     root = Path(env).expanduser() if env else Path(user_cache_dir("gfbgcn")) / "cache"
     path = root / sub if sub else root
     if create:
+        home = missing_home(path)
+        if home is not None:
+            raise UserError(f"cannot create the cache {path}: HOME ({home}) does not exist; "
+                            f"set {CACHE_ENV} to a writable directory")
         path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -71,6 +106,9 @@ def write_to_cache(write: Callable[[], object], path: Path) -> bool:
     the cache cannot be written: warned once per directory, or an error in
     :func:`cache_required`."""
     try:
+        home = missing_home(path)
+        if home is not None:  # never create a home directory that is not there
+            raise FileNotFoundError(0, f"HOME {home} does not exist")
         path.parent.mkdir(parents=True, exist_ok=True)
         write()
         return True

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.io import atomic_write_json
+from gfbgcn.core.record_schema import RecordSchema, record_problem
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 
@@ -44,14 +45,41 @@ class RunStore:
             raise FileNotFoundError(f"{path}: no readable run record")
         return record
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Every readable record, sorted by file name; corrupt ones are skipped (warned)."""
+    def records(self, schema: RecordSchema | Callable[[dict[str, Any]], RecordSchema] | None
+                = None) -> Iterator[dict[str, Any]]:
+        """Every readable record, sorted by file name; corrupt ones are skipped (warned).
+
+        ``schema``: the fields the caller reads (:mod:`gfbgcn.core.record_schema`), or a
+        function giving them for a record (records of several shapes); a record that breaks
+        them (a field missing, mistyped, NaN, a record of another task) is skipped with a
+        warning naming the file and the field."""
         if not self.root.is_dir():
             return
         for path in sorted(self.root.glob("*=*.json")):  # records, not logs beside them
             record = _read_record(path)
-            if record is not None:
-                yield record
+            if record is None:
+                continue
+            fields = schema(record) if callable(schema) else schema
+            if fields and not _meets(record, fields, path):
+                continue
+            yield record
+
+    def load_checked(self, key: Mapping[str, Any], schema: RecordSchema
+                     ) -> dict[str, Any] | None:
+        """The record of ``key`` when it exists and meets ``schema``; ``None`` otherwise (a
+        record that breaks it is warned about, naming the file and the field)."""
+        path = self.path(key)
+        record = _read_record(path) if path.is_file() else None
+        return record if record is not None and _meets(record, schema, path) else None
+
+
+def _meets(record: dict[str, Any], schema: RecordSchema, path: Path) -> bool:
+    problem = record_problem(record, schema)
+    if problem is None:
+        return True
+    warnings.warn(f"ignoring run record {path}: {problem[0]}: {problem[1]}; the report leaves "
+                  "it out", stacklevel=3)
+    return False
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:

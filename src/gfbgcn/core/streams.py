@@ -1,10 +1,15 @@
-"""Standard output that may close early: ``gfbgcn train ... | grep -m1 accuracy``.
+"""Standard streams that may close early or be closed from the start.
 
-When the reader of a pipe exits, the next write raises ``BrokenPipeError``. Printing is the
-least important thing a command does, so it must not cost the results: :func:`closable_stdout`
-makes later writes to a closed standard output do nothing, lets the command finish and write
-its files, and leaves no "Exception ignored ... BrokenPipeError" at exit. The command then ends
+``gfbgcn train ... | grep -m1 accuracy``: when the reader of a pipe exits, the next write raises
+``BrokenPipeError``. Printing is the least important thing a command does, so it must not cost
+the results: :func:`closable_stdout` makes later writes to a closed standard output (and
+standard error: the progress bar, warnings) do nothing, lets the command finish and write its
+files, and leaves no "Exception ignored ... BrokenPipeError" at exit. The command then ends
 quietly, as ``head`` expects of the programs before it.
+
+``gfbgcn train ... >&- 2>&- <&-``: a descriptor closed before Python starts leaves
+``sys.stdout`` (etc.) ``None``; :func:`ensure_standard_streams` points such a descriptor at
+the null device, so printing goes nowhere and worker processes inherit valid descriptors.
 """
 
 from __future__ import annotations
@@ -59,13 +64,51 @@ class _ClosableStream:
         return getattr(self._stream, name)
 
 
+_STANDARD = ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w"))
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def ensure_standard_streams() -> None:
+    """Give every closed standard descriptor (0, 1, 2) the null device, and every standard
+    stream Python left ``None`` (its descriptor was closed at start-up) a stream on it."""
+    for fd, name, mode in _STANDARD:
+        if not _is_open(fd):
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: fd itself
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, name) is None:
+            stream = open(fd, mode, encoding="utf-8", errors="replace",  # noqa: SIM115
+                          closefd=False, buffering=1 if mode == "w" else -1)
+            setattr(sys, name, stream)
+
+
 @contextlib.contextmanager
 def closable_stdout() -> Iterator[_ClosableStream]:
-    """Within the block, ``sys.stdout`` survives its reader closing the pipe."""
-    original = sys.stdout
+    """Within the block, ``sys.stdout`` and ``sys.stderr`` survive their readers closing the
+    pipe (standard error carries the progress bar and warnings: losing them must not lose
+    the results either)."""
+    original, original_err = sys.stdout, sys.stderr
     guarded = _ClosableStream(original)
     sys.stdout = guarded  # type: ignore[assignment]
+    sys.stderr = _ClosableStream(original_err)  # type: ignore[assignment]
     try:
         yield guarded
     finally:
-        sys.stdout = original
+        sys.stdout, sys.stderr = original, original_err
+
+
+def say(text: str, stream: TextIO | None = None) -> None:
+    """Print one line on ``stream`` (standard error by default), or nothing where it cannot
+    be written (a closed or broken stream): a message must never fail the command."""
+    try:
+        print(text, file=stream or sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -24,6 +24,9 @@ from gfbgcn.core.errors import OptionError
 #: The largest seed (``--seed``): every consumer of a seed accepts it (scikit-learn's and
 #: NumPy's legacy seeding stop at 2**32 - 1; torch at 2**64 - 1).
 SEED_MAX = 2**32 - 1
+#: The widest PMI window (``--window``): far beyond any document's length in practice, and
+#: small enough that the word-pair keys of a large vocabulary still pack into 62 bits.
+WINDOW_MAX = 10_000
 
 
 def _number(value: float) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gfbgcn.core.harness import run_pending
+from gfbgcn.core.record_schema import RecordSchema, finite, fraction, numbers, whole
 from gfbgcn.core.runinfo import provenance
 from gfbgcn.core.stats import mean_std
 from gfbgcn.core.store import RunStore
@@ -138,6 +139,20 @@ def run_val_test(data: EntityData, config: EntityConfig, seed: int,
     return {**record, **provenance(), "dataset_info": data.info}
 
 
+def _loss(value: Any) -> str | None:
+    """A validation loss: any number (a diverged run's NaN only ranks its config last)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return None if ok else f"expected a number, got {value!r}"
+
+
+#: The fields the selection and the report read from a record (a record that breaks them is
+#: left out with a warning naming the file and the field).
+SELECT_SCHEMA: RecordSchema = {"metrics.val.accuracy": fraction, "metrics.val.loss": _loss}
+TEST_SCHEMA: RecordSchema = {"metrics.test.accuracy": fraction, "sec_per_epoch": finite(0.0),
+                             "peak_rss_mib": finite(0.0), "lambdas": numbers,
+                             "num_parameters": whole(0)}
+
+
 def select(
     data: EntityData,
     configs: Iterable[EntityConfig],
@@ -161,9 +176,9 @@ def select(
                     desc=f"select {data.name}", **run_options)
     results: dict[EntityConfig, Selection] = {}
     for one in runs:
-        if not store.done(one.key()):
+        record = store.load_checked(one.key(), SELECT_SCHEMA)
+        if record is None:  # not run yet, or a bad record (warned)
             continue
-        record = store.load(one.key())
         sel = results.setdefault(one.config, Selection(one.config))
         sel.val_acc.append(record["metrics"]["val"]["accuracy"])
         sel.val_loss.append(record["metrics"]["val"]["loss"])
@@ -187,7 +202,8 @@ def test_runs(data: EntityData, cfg: EntityConfig, runs: int, store: RunStore, *
     if run:
         run_pending(tests, store, lambda r: run_once(data, r, device), desc=f"test {data.name}",
                     **run_options)
-    return [store.load(t.key()) for t in tests if store.done(t.key())]
+    records = (store.load_checked(t.key(), TEST_SCHEMA) for t in tests)
+    return [r for r in records if r is not None]  # not run yet, or a bad record (warned)
 
 
 def summarize_test(records: list[dict[str, Any]]) -> dict[str, Any]:

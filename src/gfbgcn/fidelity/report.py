@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import numpy as np
 from gfbgcn.core.harness import Layout, invocations_markdown
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.paper import paper_table
+from gfbgcn.core.record_schema import RecordSchema, fraction, text, whole
 from gfbgcn.core.stats import format_mean_std, mean_std
 from gfbgcn.core.store import RunStore
 from gfbgcn.fidelity.experiment import ROWS, Config, Row
@@ -159,13 +160,41 @@ def summaries(row: Row, records: Iterable[dict[str, Any]], out: Path) -> list[Su
     return out_list
 
 
+#: The fields this report reads from the records of ``reproduce text|graphs`` (a record that
+#: breaks them is left out with a warning naming the file and the field).
+_EXISTING_SCHEMA: dict[str, RecordSchema] = {
+    "text": {"key.seed": whole(0), "val.accuracy": fraction, "test.accuracy": fraction,
+             "best_epoch": whole(0)},
+    "graphs": {"key.hidden": whole(1), "key.layers": whole(1), "key.fold": whole(0),
+               "val_acc": fraction, "test_acc": fraction, "best_epoch": whole(0)},
+}
+
+
+def _existing_schema(task: str) -> RecordSchema:
+    return _EXISTING_SCHEMA["graphs" if task == "graphs" else "text"]
+
+
+def _own_schema(rows: Sequence[Row]) -> Callable[[dict[str, Any]], RecordSchema]:
+    """The fields this report reads from one of its own records: its key, and the values of
+    its row's task (graph rows: a grid point's; text and entity rows: a run's)."""
+    task_of = {row.id: row.task for row in rows}
+
+    def schema(record: dict[str, Any]) -> RecordSchema:
+        key = record.get("key")
+        task = task_of.get(key.get("row")) if isinstance(key, dict) else None
+        return {"key.row": text, "key.config": text, "key.seed": whole(0),
+                **_existing_schema(task or "text")}
+
+    return schema
+
+
 def existing_records(config: Config, out: Path, task: str = "text") -> list[dict[str, Any]]:
     """The records of ``reproduce text|graphs`` a configuration stands for
     (``config["existing"]`` holds their key without the seed; a graph record, made from split
     seed 0, gets ``seed = 0``)."""
     want = config.config["existing"]
     recs = []
-    for r in RunStore(out / "raw" / task).records():
+    for r in RunStore(out / "raw" / task).records(_existing_schema(task)):
         k = r["key"]
         if not all(k.get(name) == value for name, value in want.items()):
             continue
@@ -295,7 +324,7 @@ def row_markdown(row: Row, sums: Sequence[Summary]) -> list[str]:
 
 
 def render(layout: Layout, rows: Sequence[Row] = ROWS) -> str:
-    records = list(layout.store().records())
+    records = list(layout.store().records(_own_schema(rows)))
     lines = [
         "# Fidelity: experiments behind the cells that differ from the paper (issue 26)",
         "",

@@ -13,6 +13,15 @@ from gfbgcn.core.device import device_label
 from gfbgcn.core.harness import Layout, invocations_markdown, thread_counts
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.paper import paper_table
+from gfbgcn.core.record_schema import (
+    finite,
+    fraction,
+    mapping,
+    numbers,
+    optional,
+    text,
+    whole,
+)
 from gfbgcn.graphcls.data import DATASETS
 from gfbgcn.graphcls.experiment import (
     HIDDEN_GRID,
@@ -24,6 +33,36 @@ from gfbgcn.graphcls.experiment import (
 from gfbgcn.graphcls.model import MODEL_LABELS, MODELS
 
 PAPER_GRID_SIZE = len(HIDDEN_GRID) * len(LAYERS_GRID)
+
+
+def _loss(value: Any) -> str | None:
+    """A validation loss: any number (a diverged run's NaN only ranks it last, and its
+    record still completes its fold's grid)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return None if ok else f"expected a number, got {value!r}"
+
+
+#: Every field of a graph-classification record this report reads (a record breaking it is
+#: left out with a warning naming the file and the field).
+RECORD_SCHEMA = {
+    "key.dataset": text,  # a record of another task lacks the grid's keys below
+    "key.model": text,
+    "key.hidden": whole(1),
+    "key.layers": whole(1),
+    "key.fold": whole(0),
+    "num_folds": whole(1),
+    "val_acc": fraction,
+    "val_loss": _loss,
+    "test_acc": fraction,
+    "best_epoch": whole(0),
+    "seconds": finite(0.0),
+    "device": text,
+    "train_config": mapping,
+    **{f"train_config.{k}": whole(0) for k in ("epochs", "patience", "batch_size")},
+    "train_config.lr": finite(0.0),
+    "lambda": optional(numbers),
+    "data": optional(mapping),
+}
 
 PROTOCOL_TEXT = """\
 Protocol (`src/gfbgcn/graphcls/train.py`): `StratifiedKFold(10, shuffle=True,
@@ -185,4 +224,4 @@ def render(records: Iterable[dict[str, Any]], layout: Layout) -> str:
 
 def write_report(layout: Layout) -> None:
     """Render the records under ``layout`` and atomically write ``graphs.md``."""
-    atomic_write_text(layout.report, render(layout.store().records(), layout))
+    atomic_write_text(layout.report, render(layout.store().records(RECORD_SCHEMA), layout))

@@ -471,10 +471,10 @@ X3, Y3 = ["goal match", "bank rates", "gene cell"], ["sport", "money", "science"
     ({"model": "gfb-maxx"}, (X3, Y3), "unknown model 'gfb-maxx'; choose one of gcn, gfb-max, "
                                       "gfb-mean"),
     ({"epochs": 0}, (X3, Y3), "^epochs must be >= 1, got 0$"),
-    ({"lr": "fast"}, (X3, Y3), "^lr must be a finite number > 0, got 'fast'$"),
+    ({"lr": "fast"}, (X3, Y3), r"^lr must be a finite number in \(0, 10\], got 'fast'$"),
     ({"hidden": 2.5}, (X3, Y3), "^hidden must be a whole number >= 1, got 2.5$"),
     ({"val_ratio": 1.0}, (X3, Y3), r"^val_ratio must be in \(0, 1\), got 1.0$"),
-    ({"window": 1}, (X3, Y3), "^window must be >= 2, got 1$"),
+    ({"window": 1}, (X3, Y3), r"^window must be in \[2, 10000\], got 1$"),
     ({"model": "gcn", "fast_genvec": True}, (X3, Y3),
      r"^fast_genvec and fixed_lambda apply to gfb-\* models only$"),
     ({"tokenizer": "nope"}, (X3, Y3), "unknown tokenizer 'nope'"),

@@ -86,6 +86,16 @@ class CBPConv(SecondOrderConv):
         self.lin.reset_parameters()
         zeros(self.bias)
 
+    def check_state(self) -> None:
+        """Refuse loaded buffers the sketch cannot use (``ValueError``): a hash index outside
+        ``[0, sketch_dim)`` would index past the sketch, a sign other than +-1 would scale it."""
+        for name in ("1", "2"):
+            index, sign = getattr(self, "hash" + name), getattr(self, "sign" + name)
+            if bool(((index < 0) | (index >= self.sketch_dim)).any()):
+                raise ValueError(f"hash{name} holds indices outside [0, {self.sketch_dim})")
+            if not bool((sign.abs() == 1).all()):
+                raise ValueError(f"sign{name} holds values other than -1 and 1")
+
     def sketch(self, x: Tensor) -> Tensor:
         """``TS(x)`` per node.  [N, d] -> [N, D]."""
         return tensor_sketch(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,7 +53,21 @@ def _check_columns(table: Table, wanted: dict[str, str]) -> None:
         found = ", ".join(repr(c) for c in table.columns) or "none"
         where = "keys" if table.fmt == "jsonl" else "columns"
         raise CorpusFormatError(f"{table.path}:1: no column {' or '.join(missing)}; {where} "
-                                f"found: {found}")
+                                f"found: {found}{_separator_hint(table)}")
+
+
+def _separator_hint(table: Table) -> str:
+    """A hint for a delimited file read with the wrong separator: one column whose name holds
+    ``;`` (as spreadsheets in many locales write CSV) or a tab."""
+    if table.fmt == "jsonl" or len(table.columns) != 1:
+        return ""
+    header = table.columns[0]
+    for sep, name, fix in ((";", "';'", "save it with ',' separators (or as .tsv with tabs)"),
+                           ("\t", "tabs", "name it .tsv")):
+        if sep in header:
+            return (f" (the header looks separated by {name}, but a .{table.fmt} file is read "
+                    f"with {'tabs' if table.fmt == 'tsv' else 'commas'}: {fix})")
+    return ""
 
 
 def _split_column(table: Table, split_col: str | None) -> str | None:
@@ -105,7 +120,10 @@ def _read_row(row: Row, cols: tuple[str, str, str | None], path: Path) -> tuple[
             raise CorpusFormatError(f"{path}:{row.line}: missing split value (column "
                                     f"{split_col!r})")
         split = _split_flag(value, path, row.line)
-    return row.values[text_col], str(row.values[label_col]).strip(), split
+    # NFC: one label typed as a precomposed and as a decomposed character ("é" / "e\u0301")
+    # is one class, not two that look the same
+    label = unicodedata.normalize("NFC", str(row.values[label_col]).strip())
+    return row.values[text_col], label, split
 
 
 def _read_rows(table: Table, cols: tuple[str, str, str | None], path: Path,

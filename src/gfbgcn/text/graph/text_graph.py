@@ -36,7 +36,7 @@ from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir, write_to_cache
-from gfbgcn.core.validate import check_choice, check_option
+from gfbgcn.core.validate import WINDOW_MAX, check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache_key import (  # re-exported
     GRAPH_FORMAT_VERSION,
@@ -50,6 +50,8 @@ from gfbgcn.text.graph.counts import (
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_map import map_edges, verify_members
+from gfbgcn.text.graph.cache_check import check_cached_graph
+from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
@@ -69,7 +71,7 @@ class GraphConfig:
     cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
 
     def __post_init__(self) -> None:  # OptionError naming the parameter (CLI: its option)
-        check_option("window", self.window, 2, whole=True)
+        check_option("window", self.window, 2, WINDOW_MAX, whole=True)
         check_option("min_freq", self.min_freq, 1, whole=True)
         check_choice("cooccurrence", self.cooccurrence, ("window", "pair"))
 
@@ -283,21 +285,15 @@ def _graph_from_parts(
     )
 
 
+#: The fields of a cached graph stored as arrays and in its metadata, as they are.
+_CACHED_ARRAYS = ("idf", "word_count", "doc_lengths", "labels", "is_train")
+_CACHED_META = ("num_docs", "label_names", "num_doc_word", "num_word_word", "num_windows",
+                "tokenizer", "corpus_name", "key", "build_seconds", "notes")
+
+
 def _save(graph: TextGraph, path: Path) -> None:
-    meta = {
-        "format": GRAPH_FORMAT_VERSION,
-        "num_docs": graph.num_docs,
-        "label_names": graph.label_names,
-        "num_doc_word": graph.num_doc_word,
-        "num_word_word": graph.num_word_word,
-        "num_windows": graph.num_windows,
-        "config": asdict(graph.config),
-        "tokenizer": graph.tokenizer,
-        "corpus_name": graph.corpus_name,
-        "notes": graph.notes,
-        "key": graph.key,
-        "build_seconds": graph.build_seconds,
-    }
+    meta = {"format": GRAPH_FORMAT_VERSION, "config": asdict(graph.config),
+            **{name: getattr(graph, name) for name in _CACHED_META}}
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
@@ -314,44 +310,35 @@ def _save(graph: TextGraph, path: Path) -> None:
                 is_train=graph.is_train,
                 meta=np.array(json.dumps(meta)),
             )
+        seal(tmp, graph.key)  # the key and the members' digest, checked on every load
 
     atomic_write(path, write)
 
 
-def _load(path: Path) -> TextGraph:
-    """The cached graph; its edge arrays mapped from the file where it allows (checked against
-    their CRC first), else read (``edge_index`` then as int64)."""
+def _load(path: Path, key: str) -> TextGraph:
+    """The cached graph built for ``key``; its edge arrays mapped from the file where it allows
+    (checked against their CRC first), else read (``edge_index`` then as int64).  ``ValueError``
+    where its key or metadata disagree with its arrays (the caller warns and rebuilds)."""
     edge_index, edge_weight = map_edges(path)
     mapped = [name for name, a in (("edge_index", edge_index), ("edge_weight", edge_weight))
               if a is not None]
     verify_members(path, mapped)
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        if meta.get("format") != GRAPH_FORMAT_VERSION:
-            raise ValueError(f"{path}: graph format {meta.get('format')} is not supported")
-        return TextGraph(
+        if not isinstance(meta, dict) or meta.get("format") != GRAPH_FORMAT_VERSION:
+            raise ValueError(f"graph format {meta.get('format')} is not supported")
+        if meta.get("key") != key:
+            raise ValueError(f"its metadata name key {meta.get('key')!r}, not {key!r}")
+        graph = TextGraph(
             edge_index=z["edge_index"].astype(np.int64) if edge_index is None else edge_index,
             edge_weight=z["edge_weight"] if edge_weight is None else edge_weight,
-            num_docs=meta["num_docs"],
-            vocab=[str(w) for w in z["vocab"]],
-            idf=z["idf"],
-            word_count=z["word_count"],
-            doc_lengths=z["doc_lengths"],
-            labels=z["labels"],
-            label_names=meta["label_names"],
-            is_train=z["is_train"],
-            num_doc_word=meta["num_doc_word"],
-            num_word_word=meta["num_word_word"],
-            num_windows=meta["num_windows"],
-            config=GraphConfig(**meta["config"]),
-            tokenizer=meta["tokenizer"],
-            corpus_name=meta["corpus_name"],
-            key=meta["key"],
-            build_seconds=meta["build_seconds"],
-            from_cache=True,
-            notes=meta["notes"],
-            cache_path=str(path),
+            vocab=[str(w) for w in z["vocab"]], config=GraphConfig(**meta["config"]),
+            from_cache=True, cache_path=str(path),
+            **{name: z[name] for name in _CACHED_ARRAYS},
+            **{name: meta[name] for name in _CACHED_META},
         )
+    check_cached_graph(graph)
+    return graph
 
 
 def load_graph_file(path: str | Path) -> TextGraph:
@@ -387,7 +374,11 @@ def build_text_graph(
     path = Path(cache_root or cache_dir("graphs", create=False)) / f"{corpus.name}-{key}.npz"
     if use_cache and path.is_file():
         try:
-            return _load(path)
+            problem = check_seal(path, key)  # cheap: the zip directory, not the arrays
+            if problem is None:
+                return _load(path, key)
+            warnings.warn(f"ignoring graph cache {path}: {problem}; rebuilding it",
+                          stacklevel=2)
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)

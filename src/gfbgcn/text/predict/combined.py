@@ -144,8 +144,9 @@ def write_linear(path: str | Path, linear: LinearTextModel, weight: float) -> di
 
 def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
                   error: type[Exception]) -> CombinedPredictor:
-    """The combined predictor of a model directory whose ``config.json`` has ``entry``;
-    problems raise ``error`` (the loader's one-line error type)."""
+    """The combined predictor of a model directory whose ``config.json`` has ``entry`` (its
+    fields checked by the schema, :mod:`gfbgcn.text.predict.model_schema`); problems raise
+    ``error`` (the loader's one-line error type) naming the file."""
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
@@ -153,14 +154,22 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
         file = path / name
         if not file.is_file():
             raise error(f"{path}: {name} is missing (incomplete combined model directory)")
-        if sha256_file(file) != entry.get("sha256", {}).get(name):
+        if sha256_file(file) != entry["sha256"].get(name):
             raise error(f"{file}: checksum mismatch, the file is corrupt or was modified")
     try:
         arrays = load_file(str(path / LINEAR_WEIGHTS))
         meta = json.loads((path / LINEAR_META).read_text(encoding="utf-8"))
-        linear = LinearTextModel.from_tensors(arrays, meta, tokenizer=graph.tokenizer)
-    except (SafetensorError, OSError, ValueError, KeyError) as err:
+    except (SafetensorError, OSError, ValueError) as err:
         raise error(f"{path}: unreadable linear model ({err})") from err
+    except RecursionError:
+        raise error(f"{path / LINEAR_META}: unreadable (nested too deeply)") from None
+    problem = _linear_meta_problem(meta)
+    if problem:
+        raise error(f"{path / LINEAR_META}: {problem}")
+    problem = _linear_arrays_problem(arrays)
+    if problem:
+        raise error(f"{path / LINEAR_WEIGHTS}: {problem}")
+    linear = LinearTextModel.from_tensors(arrays, meta, tokenizer=graph.tokenizer)
     v, c = len(linear.vocab), len(linear.label_names)
     if linear.coef.shape != (c, v) or linear.idf.shape != (v,) or linear.intercept.shape != (c,):
         raise error(f"{path}: linear model shapes do not match its vocabulary ({v}) and "
@@ -169,3 +178,39 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
         return CombinedPredictor(graph, linear, float(entry["weight"]))
     except (ValueError, KeyError) as err:
         raise error(f"{path}: {err}") from err
+
+
+def _strings(value: Any, unique: bool) -> bool:
+    ok = isinstance(value, list) and all(isinstance(s, str) for s in value)
+    return ok and (not unique or len(set(value)) == len(value))
+
+
+def _linear_meta_problem(meta: Any) -> str | None:
+    """What a re-signed ``linear.json`` may get wrong, field by field (``None``: nothing)."""
+    if not isinstance(meta, dict):
+        return "expected a JSON object"
+    checks = (("vocab", _strings(meta.get("vocab"), True),
+               "expected a list of distinct strings (a word may not repeat)"),
+              ("label_names", _strings(meta.get("label_names"), True),
+               "expected a list of distinct strings"),
+              ("tokenizer", isinstance(meta.get("tokenizer"), str), "expected a string"))
+    for field, ok, problem in checks:
+        if not ok:
+            return f"{field}: {problem}"
+    c = meta.get("C")
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not np.isfinite(c) or c <= 0:
+        return f"C: expected a finite number > 0, got {c!r}"
+    return None
+
+
+def _linear_arrays_problem(arrays: dict[str, np.ndarray]) -> str | None:
+    """The linear part's arrays present, floating and finite (``None``: all are)."""
+    for name in ("coef", "idf", "intercept"):
+        array = arrays.get(name)
+        if array is None:
+            return f"tensor {name!r} missing"
+        if array.dtype.kind != "f":
+            return f"tensor {name!r} has dtype {array.dtype}, expected a floating dtype"
+        if not np.isfinite(array).all():
+            return f"tensor {name!r} holds non-finite values (NaN or infinity)"
+    return None

@@ -24,6 +24,7 @@ from gfbgcn.text.predict.model_schema import (
     CONFIG,
     FORMAT,
     FORMAT_VERSION,
+    TABLE_DTYPES,
     validate_config,
 )
 
@@ -77,6 +78,8 @@ def read_checked_config(path: Path) -> dict[str, Any]:
         config = json.loads(cfg_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ModelLoadError(f"{cfg_path}: unreadable ({err})") from err
+    except RecursionError:  # json recurses once per level: a hostile file can exhaust it
+        raise ModelLoadError(f"{cfg_path}: unreadable (nested too deeply)") from None
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise ModelLoadError(f"{cfg_path}: not a gfbgcn text model configuration")
     version = config.get("format_version")
@@ -112,8 +115,15 @@ def checked_file(path: Path, name: str, config: dict[str, Any]) -> Path:
 
 
 def check_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any], v: int,
-                   weights: Path, path: Path) -> None:
-    """Every tensor present, with the shape the configuration and the vocabulary imply."""
+                  weights: Path, path: Path,
+                  layer_state: dict[str, torch.Tensor] | None = None) -> None:
+    """Every tensor present, with the shape the configuration and the vocabulary imply, the
+    dtype the loader will compute in (:func:`check_dtypes`) and values a prediction can use
+    (:func:`check_values`).
+
+    ``layer_state``: the state dict of the second layer built afresh from the configuration;
+    the saved ``conv2.*`` tensors must have its entries' kinds (an integer buffer stays
+    integer)."""
     required = ("w1_words", "h_words", "deg_words", "w1_doc_mean", "idf", "prior")
     missing = [k for k in required if k not in tensors]
     if missing:
@@ -137,20 +147,87 @@ def check_tensors(tensors: dict[str, torch.Tensor], config: dict[str, Any], v: i
                 f"{path}: {name} has shape {list(tensors[name].shape)}, expected {shape} "
                 f"(vocabulary of {v} words, hidden {hidden}, {c} classes)"
             )
-    check_dtypes(tensors, m["dtype"], weights)
+    if layer_state is not None:
+        check_layer_state(tensors, layer_state, weights)
+    check_dtypes(tensors, m["dtype"], weights, layer_state)
+    check_values(tensors, bool(labels["multi_label"]), weights)
 
 
-def check_dtypes(tensors: dict[str, torch.Tensor], dtype: str, weights: Path) -> None:
-    """The word tables in the model's dtype, IDF and prior in float64, every other tensor
-    floating: a re-signed file of the wrong dtype is refused here, not inside ``predict``."""
-    expected = {"w1_words": dtype, "h_words": dtype, "w1_doc_mean": dtype,
+def check_layer_state(tensors: dict[str, torch.Tensor], layer_state: dict[str, torch.Tensor],
+                      weights: Path) -> None:
+    """The saved ``conv2.*`` tensors are exactly the entries of the second layer the
+    configuration describes, each of its shape (checked before that layer is allocated)."""
+    saved = {k[len("conv2."):] for k in tensors if k.startswith("conv2.")}
+    missing, extra = sorted(set(layer_state) - saved), sorted(saved - set(layer_state))
+    if missing or extra:
+        raise ModelLoadError(f"{weights}: the second layer's tensors do not fit the "
+                             f"configuration's model (missing: {missing}, unexpected: {extra})")
+    for name, ref in layer_state.items():
+        have = list(tensors[f"conv2.{name}"].shape)
+        if have != list(ref.shape):
+            raise ModelLoadError(f"{weights}: tensor 'conv2.{name}' has shape {have}, the "
+                                 f"configuration's model.layer_options give {list(ref.shape)}")
+
+
+def expected_dtypes(tensors: dict[str, torch.Tensor], dtype: str,
+                    layer_state: dict[str, torch.Tensor] | None = None) -> dict[str, str]:
+    """The dtype each saved tensor must have, the one rule :func:`_write_files` follows when it
+    saves and the loader relies on when it computes: the word tables, the word degrees and
+    the second layer's floating entries in the model's dtype (``model.dtype``), IDF and prior
+    in float64, and the second layer's integer buffers (e.g. CBP's hash indices) in the dtype
+    the layer itself gives them.  Tensors the loader does not compute with directly
+    (pretrained feature tables) may have any of the table dtypes: ``""`` here."""
+    expected = {"w1_words": dtype, "h_words": dtype, "w1_doc_mean": dtype, "deg_words": dtype,
                 "idf": "float64", "prior": "float64"}
+    for name in tensors:
+        if not name.startswith("conv2."):
+            continue
+        ref = (layer_state or {}).get(name[len("conv2."):])
+        if ref is not None and not ref.is_floating_point():
+            expected[name] = _dtype_name(ref)
+        else:
+            expected[name] = dtype
+    return expected
+
+
+def _dtype_name(tensor: torch.Tensor) -> str:
+    return str(tensor.dtype).replace("torch.", "")
+
+
+def check_dtypes(tensors: dict[str, torch.Tensor], dtype: str, weights: Path,
+                 layer_state: dict[str, torch.Tensor] | None = None) -> None:
+    """Each tensor in the dtype :func:`expected_dtypes` gives it: a re-signed file of another
+    dtype is refused here, not inside ``predict``."""
+    expected = expected_dtypes(tensors, dtype, layer_state)
     for name, tensor in tensors.items():
-        have = str(tensor.dtype).replace("torch.", "")
+        have = _dtype_name(tensor)
         want = expected.get(name)
-        if (want is not None and have != want) or not tensor.is_floating_point():
-            raise ModelLoadError(f"{weights}: tensor {name!r} has dtype {have}, expected "
-                                 f"{want or 'a floating dtype'}")
+        if want is None and have not in TABLE_DTYPES:
+            want = f"one of {', '.join(TABLE_DTYPES)}"
+        elif want is None or have == want:
+            continue
+        raise ModelLoadError(f"{weights}: tensor {name!r} has dtype {have}, expected {want}")
+
+
+def check_values(tensors: dict[str, torch.Tensor], multi_label: bool, weights: Path) -> None:
+    """Values a prediction can use: every floating tensor finite, IDF >= 0, word degrees > 0
+    (their inverse square roots scale the edges), and the prior a probability vector (one
+    probability per label for a multi-label model).  A NaN weight would otherwise give NaN
+    probabilities and arbitrary labels without a word."""
+    for name, tensor in tensors.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise ModelLoadError(f"{weights}: tensor {name!r} holds non-finite values "
+                                 "(NaN or infinity)")
+    if bool((tensors["idf"] < 0).any()):
+        raise ModelLoadError(f"{weights}: tensor 'idf' holds negative values")
+    if bool((tensors["deg_words"] <= 0).any()):
+        raise ModelLoadError(f"{weights}: tensor 'deg_words' holds degrees <= 0")
+    prior = tensors["prior"]
+    if bool(((prior < 0) | (prior > 1)).any()):
+        raise ModelLoadError(f"{weights}: tensor 'prior' holds values outside [0, 1]")
+    if not multi_label and abs(float(prior.sum()) - 1.0) > 1e-6:
+        raise ModelLoadError(f"{weights}: tensor 'prior' sums to {float(prior.sum()):.6g}, "
+                             "not 1 (not a probability vector)")
 
 
 def read_vocabulary(vocab_file: Path) -> list[str]:
@@ -159,8 +236,17 @@ def read_vocabulary(vocab_file: Path) -> list[str]:
         vocab = json.loads(vocab_file.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ModelLoadError(f"{vocab_file}: unreadable vocabulary ({err})") from err
+    except RecursionError:
+        raise ModelLoadError(f"{vocab_file}: unreadable vocabulary (nested too deeply)") from None
     if not isinstance(vocab, list) or not all(isinstance(w, str) for w in vocab):
         raise ModelLoadError(f"{vocab_file}: the vocabulary must be a JSON list of strings")
+    first: dict[str, int] = {}
+    for i, word in enumerate(vocab):
+        # a repeated word would give two rows to one token: which one a document uses is
+        # arbitrary, so such a file was not written by gfbgcn
+        j = first.setdefault(word, i)
+        if j != i:
+            raise ModelLoadError(f"{vocab_file}: word {word!r} repeats (entries {j} and {i})")
     return vocab
 
 

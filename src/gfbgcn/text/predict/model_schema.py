@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import ModelLoadError
+from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 FORMAT = "gfbgcn-text-model"
 FORMAT_VERSION = 1
@@ -90,6 +91,16 @@ def file_digests(v: Any) -> str | None:
     return next((f"{name}: {p}" for name, d in v.items() if (p := digest(d))), None)
 
 
+def linear_digests(v: Any) -> str | None:
+    """The digests of a combined model's linear part (``linear.safetensors``, ``linear.json``)."""
+    if not isinstance(v, dict):
+        return "expected an object of file names to sha256 digests"
+    missing = [name for name in ("linear.safetensors", "linear.json") if name not in v]
+    if missing:
+        return f"digests of {missing} are missing (integrity checks cannot be skipped)"
+    return next((f"{name}: {p}" for name, d in v.items() if (p := digest(d))), None)
+
+
 _OBJECT = of_type(dict, "an object")
 _STRING = of_type(str, "a string")
 _BOOL = of_type(bool, "true or false")
@@ -99,7 +110,7 @@ SCHEMA: dict[str, tuple[bool, Check]] = {
     "format": (True, one_of(FORMAT)),
     "format_version": (True, one_of(FORMAT_VERSION)),
     "model": (True, _OBJECT),
-    "model.name": (True, _STRING),
+    "model.name": (True, one_of(*INDUCTIVE_MODELS)),
     "model.hidden": (True, integer(1)),
     "model.num_classes": (True, integer(1)),
     "model.layer_options": (True, _OBJECT),
@@ -121,7 +132,8 @@ SCHEMA: dict[str, tuple[bool, Check]] = {
     "sha256": (True, file_digests),
     "config_sha256": (True, digest),
     "combined": (False, _OBJECT),
-    "combined.weight": (False, number(0.0, 1.0)),
+    "combined.weight": (True, number(0.0, 1.0)),  # required inside a combined entry
+    "combined.sha256": (True, linear_digests),
 }
 
 

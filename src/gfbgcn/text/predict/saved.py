@@ -187,33 +187,57 @@ def load_model(
     weights = checked_file(path, WEIGHTS, config)
     vocab = read_vocabulary(checked_file(path, VOCAB, config))
     tensors = read_tensors(weights)
-    check_tensors(tensors, config, len(vocab), weights, path)
-    predictor = _predictor(path, config, tensors, vocab, tokenizer, self_embedding).to(target)
+    with torch.device("meta"):  # shapes and dtypes only: options naming a huge layer cost nothing
+        reference = _fresh_second_layer(path, config["model"]).state_dict()
+    check_tensors(tensors, config, len(vocab), weights, path, reference)
+    predictor = _predictor(path, config, tensors, vocab, tokenizer, self_embedding,
+                           _fresh_second_layer(path, config["model"])).to(target)
     if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.predict.combined
         return load_combined(path, config["combined"], predictor, ModelLoadError)
     return predictor
 
 
-def _second_layer(path: Path, model: dict[str, Any],
-                  tensors: dict[str, torch.Tensor]) -> torch.nn.Module:
-    """The saved second layer, rebuilt from its name and options and its state dict."""
+def _fresh_second_layer(path: Path, model: dict[str, Any]) -> torch.nn.Module:
+    """The second layer the configuration describes (name and options), untrained, in the
+    model's dtype.  Built on the ``meta`` device first, its state dict says which shape and
+    dtype each saved ``conv2.*`` tensor must have before anything is allocated."""
     hidden, c = int(model["hidden"]), int(model["num_classes"])
     try:
         conv2 = make_second_layer(model["name"], hidden, c, **model["layer_options"])
-    except (ValueError, TypeError) as err:
-        raise ModelLoadError(f"{path}: model: {err}") from err
+    except (ValueError, TypeError, OverflowError, RuntimeError) as err:
+        # options a re-signed configuration may hold: unknown names, wrong types, huge sizes
+        raise ModelLoadError(f"{path / CONFIG}: model.layer_options: {err}") from err
+    except MemoryError:
+        raise ModelLoadError(f"{path / CONFIG}: model.layer_options: the layer they describe "
+                             "does not fit in memory") from None
+    # floating parameters and buffers in the tables' dtype (the computation mixes them);
+    # integer buffers such as CBP's hash indices keep theirs
+    return conv2.to(getattr(torch, model["dtype"]))
+
+
+def _second_layer(path: Path, model: dict[str, Any], tensors: dict[str, torch.Tensor],
+                  conv2: torch.nn.Module) -> torch.nn.Module:
+    """The saved second layer: ``conv2`` (from :func:`_fresh_second_layer`) with its saved
+    state dict."""
     state = {k[len("conv2."):]: t for k, t in tensors.items() if k.startswith("conv2.")}
     try:
         conv2.load_state_dict(state, strict=True)
     except RuntimeError as err:
         raise ModelLoadError(f"{path / WEIGHTS}: second-layer weights do not fit "
                              f"{model['name']}: {err}") from err
+    check_state = getattr(conv2, "check_state", None)  # a layer's own rules for its buffers
+    if check_state is not None:
+        try:
+            check_state()
+        except ValueError as err:
+            raise ModelLoadError(f"{path / WEIGHTS}: second layer {model['name']}: "
+                                 f"{err}") from err
     return conv2
 
 
 def _predictor(path: Path, config: dict[str, Any], tensors: dict[str, torch.Tensor],
                vocab: list[str], tokenizer: Tokenizer | None,
-               self_embedding: str | None) -> InductiveTextGCN:
+               self_embedding: str | None, conv2: torch.nn.Module) -> InductiveTextGCN:
     """The inductive predictor of a checked model directory, on the CPU."""
     m, labels = config["model"], config["labels"]
     try:
@@ -229,7 +253,7 @@ def _predictor(path: Path, config: dict[str, Any], tensors: dict[str, torch.Tens
         w1_words=tensors["w1_words"],
         h_words=tensors["h_words"],
         w1_doc_mean=tensors["w1_doc_mean"],
-        conv2=_second_layer(path, m, tensors),
+        conv2=_second_layer(path, m, tensors, conv2),
         label_names=list(labels["names"]),
         prior=tensors["prior"].numpy().astype(np.float64),
         model_name=m["name"],

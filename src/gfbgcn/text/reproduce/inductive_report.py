@@ -10,7 +10,28 @@ from typing import Any
 
 from gfbgcn.core.harness import Layout, invocations_markdown
 from gfbgcn.core.io import atomic_write_text
+from gfbgcn.core.record_schema import fraction, mapping, text, whole
 from gfbgcn.core.stats import mean_std
+
+
+#: Every field of an inductive record this report reads (a record breaking it is left out).
+RECORD_SCHEMA = {
+    "dataset": text,
+    "model": text,
+    "seed": whole(0),
+    "device": text,
+    "transductive_accuracy": fraction,
+    "inductive_zero_accuracy": fraction,
+    "inductive_mean_accuracy": fraction,
+    "transductive_best_epoch": whole(0),
+    "inductive_best_epoch": whole(0),
+    "test_docs_without_known_word": whole(0),
+    "machine": mapping,
+    "machine.cpu_count": whole(1),
+    "machine.torch_threads": whole(1),
+    "versions": mapping,
+    "versions.torch": text,
+}
 
 
 def _pct(values: Sequence[float]) -> str:
@@ -34,7 +55,7 @@ def _inductive_commands(records: list[dict[str, Any]]) -> list[str]:
 
 def render_inductive_report(layout: Layout) -> None:
     """Write ``inductive.md`` from the records under ``layout`` (nothing if there are none)."""
-    records = [r for r in layout.store().records()]
+    records = list(layout.store().records(RECORD_SCHEMA))
     if records:
         text = inductive_markdown(records, layout.read_notes())
         atomic_write_text(layout.report, "\n".join([text, *invocations_markdown(layout)]))

@@ -19,6 +19,7 @@ from gfbgcn.core.extras import require
 from gfbgcn.core.harness import Layout, invocations_markdown, portable
 from gfbgcn.core.io import atomic_write, atomic_write_text
 from gfbgcn.core.paper import paper_table
+from gfbgcn.core.record_schema import finite, fraction, one_of, text, whole
 from gfbgcn.core.runinfo import machine_info
 from gfbgcn.core.stats import format_mean_std, mean_std
 from gfbgcn.core.store import RunStore
@@ -47,10 +48,26 @@ VALIDATION_CHOSEN: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Every field of a text record this report reads (a record breaking it is left out, warned).
+RECORD_SCHEMA = {
+    "key.dataset": one_of(*DATASET_ORDER),
+    "key.model": one_of(*MODEL_ORDER),
+    "key.variant": one_of(*VARIANTS),
+    "key.seed": whole(0),
+    "device": text,
+    "epochs_run": whole(1),
+    "seconds_per_epoch": finite(0.0),
+    "val.accuracy": fraction,
+    **{f"test.{k}": fraction for k in ("accuracy", "macro_precision", "macro_recall",
+                                        "macro_f1")},
+}
+
+
 def collect(store: RunStore) -> Cells:
-    """Records grouped by ``(dataset, model, variant)``."""
+    """Records grouped by ``(dataset, model, variant)``; those that break
+    :data:`RECORD_SCHEMA` are left out with a warning naming the file and the field."""
     cells: Cells = defaultdict(list)
-    for rec in store.records():
+    for rec in store.records(RECORD_SCHEMA):
         k = rec["key"]
         cells[(k["dataset"], k["model"], k["variant"])].append(rec)
     return cells

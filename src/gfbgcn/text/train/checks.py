@@ -19,6 +19,16 @@ from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.validate import SEED_MAX, check_option
 
 
+#: The largest learning rate and weight decay accepted (``gfbgcn train --help`` shows them):
+#: beyond these an Adam step overflows float32 or the loss diverges at once, so a value the
+#: command line accepts never fails inside the optimiser.
+LR_MAX = 10.0
+WEIGHT_DECAY_MAX = 10.0
+#: The largest ``|lambda|`` ``--fixed-lambda`` accepts (learned values stay near 1; a float32
+#: parameter cannot hold values beyond ~3e38 at all).
+LAMBDA_MAX = 1000.0
+
+
 class ClassWithoutTrainingWarning(UserWarning):
     """Some class has no training document: the model cannot predict it."""
 
@@ -30,9 +40,9 @@ _RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = 
     ("patience", 1, None, False, False, True),
     ("hidden", 1, None, False, False, True),
     ("seed", 0, SEED_MAX, False, False, True),
-    ("lr", 0, None, True, False, False),
+    ("lr", 0, LR_MAX, True, False, False),
     ("dropout", 0, 1, False, True, False),
-    ("weight_decay", 0, None, False, False, False),
+    ("weight_decay", 0, WEIGHT_DECAY_MAX, False, False, False),
     ("val_ratio", 0, 1, True, True, False),
     ("batch_size", 0, None, False, False, True),
     ("fanout", 1, None, False, False, True),
@@ -47,6 +57,17 @@ def check_train_settings(config: Any) -> None:
     for name, low, high, low_open, high_open, whole in _RANGES:
         check_option(name, getattr(config, name), low, high,
                      low_open=low_open, high_open=high_open, whole=whole)
+
+
+def check_finite_loss(epoch: int, train_loss: float, val_loss: float, config: Any) -> None:
+    """Stop a run whose loss became NaN or infinite: its weights are garbage from here on,
+    and early stopping would otherwise go on silently with the last finite ones."""
+    if math.isfinite(train_loss) and math.isfinite(val_loss):
+        return
+    raise OptionError("the loss became non-finite at epoch {epoch} (training {train}, "
+                      "validation {val}): training diverged; lower {0} (now {lr:g}) or {1} "
+                      "(now {wd:g})", "lr", "weight_decay", epoch=epoch, train=train_loss,
+                      val=val_loss, lr=config.lr, wd=config.weight_decay)
 
 
 def check_batch_size(is_train: np.ndarray, batch_size: int, val_ratio: float) -> None:

@@ -29,6 +29,7 @@ from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import (
     check_converged,
+    check_finite_loss,
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.setup import (
@@ -120,6 +121,7 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook
         loss.backward()  # queued before the host waits for the values below
         # lambda: that of the weights validated in this epoch (read before the step)
         train_loss, val_loss, val_acc, train_acc, lam = _epoch_values(loss, stats, s.model)
+        check_finite_loss(epoch, train_loss, val_loss, config)
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
         extra = epoch_hook(s, epoch) if epoch_hook is not None else {}

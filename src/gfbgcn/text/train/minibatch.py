@@ -51,6 +51,7 @@ from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.train.checks import check_finite_loss
 from gfbgcn.text.train.row_budget import limit_rows
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 
@@ -231,6 +232,7 @@ def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progr
         batches = epoch_batches(train_idx, config.batch_size, config.seed, epoch)
         train_loss, train_acc = _train_epoch(loop, batches, epoch)
         val_loss, val_acc = _validate(loop, val_rows, y_val)
+        check_finite_loss(epoch, train_loss, val_loss, config)  # every rank: the same values
         stop = stopper.step(val_loss if config.monitor == "loss" else val_acc, loop.model, epoch)
         history.append({"epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
                         "val_loss": val_loss, "val_acc": val_acc, "batches": len(batches),

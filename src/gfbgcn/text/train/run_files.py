@@ -28,7 +28,8 @@ def history_csv(history: list[dict[str, float]]) -> str:
 def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
               label_names: Sequence[str] | None = None,
               extra_metrics: dict[str, Any] | None = None,
-              extra_files: dict[str, str] | None = None) -> Path:
+              extra_files: dict[str, str] | None = None,
+              provenance: dict[str, Any] | None = None) -> Path:
     """``config.json`` (seed, settings, versions), ``history.csv`` and ``metrics.json``.
 
     ``label_names``: the output columns' names when they differ from the graph's classes
@@ -36,10 +37,12 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     The directory is written as a whole (:mod:`gfbgcn.core.atomic`): all three files or none,
     and an earlier run there stays intact until the new one is complete.
     ``extra_metrics`` are merged into ``metrics.json``; ``extra_files`` (name -> text, e.g.
-    ``auto.csv``) are written into the same directory.
+    ``auto.csv``) are written into the same directory.  ``provenance`` (the command line, the
+    input file and its columns: ``gfbgcn.cli.options.run_provenance``) becomes ``config.json``'s
+    ``run`` entry, so a run directory says what made it.
     """
     with atomic_directory(out_dir, "run", "--out") as staging:
-        _write_run_files(staging, result, graph, label_names, extra_metrics)
+        _write_run_files(staging, result, graph, label_names, extra_metrics, provenance)
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
     return Path(out_dir)
@@ -47,7 +50,8 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
 
 def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
                      label_names: Sequence[str] | None,
-                     extra_metrics: dict[str, Any] | None = None) -> Path:
+                     extra_metrics: dict[str, Any] | None = None,
+                     provenance: dict[str, Any] | None = None) -> Path:
     record = json_safe(result.record())  # strict JSON: no NaN
     atomic_write_json(
         out / "config.json",
@@ -58,6 +62,7 @@ def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
             "device": record["device"],
             "versions": record["versions"],
             "machine": record["machine"],
+            **({"run": provenance} if provenance else {}),
         },
     )
     atomic_write_text(out / "history.csv", history_csv(result.history))
