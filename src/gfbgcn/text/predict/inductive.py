@@ -48,7 +48,6 @@ from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
-from gfbgcn.nn.sparse import to_device
 from gfbgcn.text.corpus.corpus import check_documents
 from gfbgcn.text.graph.adjacency import node_degrees, normalized_adjacency
 from gfbgcn.text.graph.counts import doc_word_counts
@@ -60,6 +59,7 @@ from gfbgcn.text.tokenize.clean import (
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus, preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.features import WordFeatures
+from gfbgcn.text.train.minibatch import exact_hidden
 
 log = logging.getLogger(__name__)
 
@@ -363,11 +363,11 @@ def _hidden_outputs(model: TwoLayerTextGCN, graph: TextGraph, adj: Tensor | None
     if adj is None:
         adj = normalized_adjacency(torch.from_numpy(graph.edge_index),
                                    torch.from_numpy(graph.edge_weight), graph.num_nodes)
-    adj = to_device(adj, model.w1.device)
+    # in row blocks of Â (bounded temporaries: at 383k documents the whole product at once
+    # rose 3 GiB above the mini-batch training's peak); eval mode, as exact_hidden computes it
     was_training = model.training
     model.eval()
-    with torch.no_grad():
-        h = model.hidden(adj)
+    h = exact_hidden(model, adj).to(model.w1.device)
     model.train(was_training)
     return h
 
