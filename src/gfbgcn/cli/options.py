@@ -47,6 +47,12 @@ def check_applicable(args: argparse.Namespace) -> None:
     args.label_sep = LABEL_SEP if args.label_sep is None else args.label_sep
 
 
+def batch_size_of(args: argparse.Namespace) -> int:
+    """``--batch-size`` as a count: ``auto`` is full batch until ``gfbgcn train`` has seen the
+    graph and chosen (:mod:`gfbgcn.text.train.batching`)."""
+    return 0 if args.batch_size == "auto" else int(args.batch_size)
+
+
 def fanout_of(args: argparse.Namespace) -> int:
     """``--fanout``, or its default where not given."""
     return FANOUT if args.fanout is None else int(args.fanout)
@@ -150,7 +156,7 @@ def train_config_from_args(args: argparse.Namespace) -> TrainConfig:
         model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
         weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
         val_ratio=args.val_ratio, fast_genvec=args.fast_genvec, fixed_lambda=args.fixed_lambda,
-        batch_size=args.batch_size, fanout=fanout_of(args), features=args.features,
+        batch_size=batch_size_of(args), fanout=fanout_of(args), features=args.features,
         multi_label=getattr(args, "multi_label", False), optimizer=args.optimizer,
         row_budget=args.row_budget or 0)
 
@@ -167,7 +173,7 @@ def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
         fixed_lambda=args.fixed_lambda, features=args.features, window=args.window,
         min_freq=args.min_freq, stop_words=args.stop_words, cooccurrence=args.cooccurrence,
         tokenizer=args.tokenizer or default_tokenizer_name(args.dataset),
-        no_numbers=args.no_numbers, cjk_split=args.cjk_split, batch_size=args.batch_size,
+        no_numbers=args.no_numbers, cjk_split=args.cjk_split, batch_size=batch_size_of(args),
         fanout=fanout_of(args), device=str(args.device), auto=args.auto, budget=args.budget,
         baseline=not args.no_baseline,
         cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet,

@@ -78,6 +78,11 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--multi-label: the separator of a document's labels (|)")
     add_device_argument(parser)
     add_own_corpus_arguments(parser)
+    _add_batching_arguments(parser)
+
+
+def _add_batching_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--batch-size`` and the mini-batch options that go with it."""
     parser.add_argument("--batch-size", type=batch_size_value, default=AUTO, metavar="N|auto",
                         help="mini-batch training: N training documents per step on sampled "
                         "subgraphs (two-layer models; 0: full batch); auto (the default): full "

@@ -58,6 +58,8 @@ def test_run_spec_config_applies_the_variant():
 
 
 class _FakeGraph:
+    key = "fake"
+
     def to_data(self):
         class D:
             edge_index = edge_weight = num_nodes = None
@@ -149,7 +151,7 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
                              GraphConfig(window=3, min_freq=1, stop_words=None),
                              whitespace_tokenize, cache_root=tmp_path / "cache")
     assert graph.cache_path is not None
-    runs = experiment.TextGridRuns("toy", None, 3, "cpu", graph.cache_path)
+    runs = experiment.TextGridRuns("toy", None, 3, "cpu", graph.cache_path, graph.key)
     runs.load()  # what a worker loads is dropped when the runs are sent to it
     assert pickle.loads(pickle.dumps(runs))._loaded is None
     specs = [RunSpec("toy", model, "default", seed) for model in ("gcn", "gfb-max")
@@ -160,7 +162,7 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
         mp.get_context("spawn"), (run, threads, None, None)))
     spawned = RunStore(tmp_path / "spawned")
     assert harness.run_pending(specs, spawned, experiment.TextGridRuns(
-        "toy", None, 3, "cpu", graph.cache_path), workers=2) == len(specs)
+        "toy", None, 3, "cpu", graph.cache_path, graph.key), workers=2) == len(specs)
     for spec in specs:
         one, other = serial.load(spec.key()), spawned.load(spec.key())
         assert one["test"] == other["test"] and one["val"] == other["val"]

@@ -341,10 +341,10 @@ def _load(path: Path, key: str) -> TextGraph:
     return graph
 
 
-def load_graph_file(path: str | Path) -> TextGraph:
-    """The graph in a cache file that :func:`build_text_graph` wrote (``graph.cache_path``),
-    e.g. for another process of the same command."""
-    return _load(Path(path))
+def load_graph_file(path: str | Path, key: str) -> TextGraph:
+    """The graph in a cache file that :func:`build_text_graph` wrote (``graph.cache_path``)
+    for ``key`` (``graph.key``), e.g. for another process of the same command."""
+    return _load(Path(path), key)
 
 
 def build_text_graph(

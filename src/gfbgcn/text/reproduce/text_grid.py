@@ -151,6 +151,7 @@ class TextGridRuns:
     epochs: int
     device: str
     graph_file: str | None = None
+    graph_key: str = ""  # the cache key the file was written for (checked on load)
 
     def __post_init__(self) -> None:
         self._loaded: tuple[TextGraph, torch.Tensor] | None = None
@@ -170,7 +171,7 @@ class TextGridRuns:
         """The graph and its normalised adjacency on ``device`` (loaded on the first call)."""
         if self._loaded is None:
             if self.graph_file is not None:
-                graph = load_graph_file(self.graph_file)
+                graph = load_graph_file(self.graph_file, self.graph_key)
             else:
                 graph = build_text_graph(load_benchmark(self.dataset, self.data_dir))
             self._loaded = (graph, grid_adjacency(graph, resolve_device(self.device)))
@@ -206,7 +207,7 @@ def run_text_grid(specs: list[RunSpec], store: RunStore, data_dir: str | None, e
     for dataset, todo in _pending_by_dataset(specs, store).items():
         graph = build_text_graph(load_benchmark(dataset, data_dir))  # built once, cached
         runs = TextGridRuns(dataset, data_dir, epochs, str(device),
-                            graph.cache_path if spawned else None)
+                            graph.cache_path if spawned else None, graph.key)
         if not spawned:  # this process (or its forked workers) trains: load it here, once
             runs.share(graph, grid_adjacency(graph, device))
         run_pending(todo, store, runs, workers=workers, threads=threads,
