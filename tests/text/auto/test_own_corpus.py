@@ -1,4 +1,4 @@
-"""Own corpora: the TF-IDF + LR baseline, --auto (validation only), the combined predictor,
+"""Own corpora: the linear baseline, --auto (validation only), the combined predictor,
 and saving/loading/predicting with what --auto chose."""
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ from gfbgcn.cli import main
 from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.text.auto.search import Budget, parse_budget, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.predict.baseline import LinearTextModel, fit_baseline
+from gfbgcn.text.predict.baseline import (
+    HASH_FEATURES,
+    LinearTextModel,
+    fit_baseline,
+    fit_unigram_baseline,
+    grid,
+)
 from gfbgcn.text.predict.combined import (
     CombinedPredictor,
     choose_weight,
@@ -53,22 +59,105 @@ def write_csv(corpus: Corpus, path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
-def test_linear_model_matches_scikit_learn_and_round_trips():
+def test_unigram_baseline_matches_scikit_learn_and_round_trips():
+    """The old baseline, kept as a named option (and as the format of older saved models)."""
     from sklearn.linear_model import LogisticRegression
 
     corpus = tiny_corpus()
     y = np.array([corpus.label_names.index(lab) for lab in corpus.labels])
     idx = np.arange(len(y))
     tok = UnicodeTokenizer()
-    b = fit_baseline(corpus.texts, y, corpus.label_names, idx[:40], idx[40:48], idx[48:], tok,
-                     "unicode", seed=0)
+    b = fit_unigram_baseline(corpus.texts, y, corpus.label_names, idx[:40], idx[40:48],
+                             idx[48:], tok, "unicode", seed=0)
     assert b.model.C in b.val_by_C and set(b.test) >= {"accuracy", "macro_f1"}
     x = b.model.features(corpus.texts)
     ref = LogisticRegression(C=b.model.C, max_iter=1000).fit(x[:40], y[:40])
     assert np.allclose(b.model.predict_proba(corpus.texts), ref.predict_proba(x), atol=1e-4)
     arrays, meta = b.model.to_tensors()
+    assert "features" not in meta  # the format saved before the n-gram baseline
     again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))
     assert np.allclose(again.predict_proba(corpus.texts), b.probabilities)
+
+
+def _ids(corpus: Corpus) -> np.ndarray:
+    return np.array([corpus.label_names.index(lab) for lab in corpus.labels])
+
+
+def test_ngram_baseline_chooses_on_validation_refits_and_round_trips():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.svm import LinearSVC
+
+    corpus = tiny_corpus(80, noise=0.5)
+    y = _ids(corpus)
+    train, val, test = np.arange(50), np.arange(50, 60), np.arange(60, 80)
+    b = fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0)
+    # every grid point was scored on validation, the best one was taken
+    assert [(r["kind"]) for r in b.grid] == [p.kind for p in grid(False)]
+    best = max(b.grid, key=lambda r: (r["val_accuracy"], -r["val_log_loss"]))
+    assert b.model.kind == best["kind"] and b.val["accuracy"] == best["val_accuracy"]
+    assert b.val_proba().shape == (10, 2) and np.allclose(b.val_proba().sum(1), 1.0)
+    # the features are scikit-learn's word 1-2 + char_wb 2-5 TF-IDF of the training split
+    fit_texts = [corpus.texts[i] for i in range(60)]
+    ref = [TfidfVectorizer(analyzer=a, ngram_range=r, sublinear_tf=True).fit(fit_texts)
+           for a, r in (("word", (1, 2)), ("char_wb", (2, 5)))]
+    x_ref = np.hstack([v.transform(corpus.texts).toarray() for v in ref])
+    assert np.allclose(b.model.features(corpus.texts).toarray(), x_ref)
+    # refitted on training + validation: a LinearSVC of the chosen C on those 60 documents
+    # predicts as the stored model does
+    if b.model.kind == "svm":
+        ref_svm = LinearSVC(C=b.model.C, random_state=0).fit(x_ref[:60], y[:60])
+        assert (ref_svm.predict(x_ref) == b.probabilities.argmax(1)).all()
+    arrays, meta = b.model.to_tensors()
+    again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))
+    assert np.allclose(again.predict_proba(corpus.texts), b.probabilities)
+    assert b.test["accuracy"] >= 0.8  # the classes are separable by their words
+
+
+@pytest.mark.parametrize("kind", ["lr", "svm", "sgd", "cnb"])
+def test_each_kind_refits_on_the_whole_training_split(kind, monkeypatch):
+    """Whatever kind wins, the stored model is scikit-learn's classifier refitted on training +
+    validation documents, its scores divided by the temperature chosen on validation."""
+    from sklearn.linear_model import LogisticRegression, SGDClassifier
+    from sklearn.naive_bayes import ComplementNB
+    from sklearn.svm import LinearSVC
+
+    from gfbgcn.text.predict import baseline as bl
+
+    value = 1e-4 if kind == "sgd" else 1.0
+    point = bl.GridPoint(kind, "C" if kind in ("lr", "svm") else "alpha", value)
+    monkeypatch.setattr(bl, "grid", lambda hashed: [point])
+    corpus = tiny_corpus(80, noise=0.5)
+    y = _ids(corpus)
+    train, val, test = np.arange(50), np.arange(50, 60), np.arange(60, 80)
+    b = bl.fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0)
+    assert b.model.kind == kind and b.model.temperature in bl.TEMPERATURES
+    x = b.model.features(corpus.texts)
+    ref = {"lr": LogisticRegression(C=value, solver="liblinear", random_state=0),
+           "svm": LinearSVC(C=value, random_state=0),
+           "sgd": SGDClassifier(loss="modified_huber", alpha=value, random_state=0),
+           "cnb": ComplementNB(alpha=value)}[kind].fit(x[:60], y[:60])
+    if kind == "cnb":
+        jll = ref.predict_joint_log_proba(x)
+        score = jll[:, 1] - jll[:, 0]
+    else:
+        score = ref.decision_function(x)
+    p = b.probabilities
+    assert np.allclose(np.log(p[:, 1] / p[:, 0]) * b.model.temperature, score, atol=1e-6)
+    assert b.test["accuracy"] >= 0.75
+
+
+def test_hashed_baseline_at_scale_is_bounded_and_round_trips():
+    corpus = tiny_corpus(80, noise=0.5)
+    y = _ids(corpus)
+    train, val, test = np.arange(50), np.arange(50, 60), np.arange(60, 80)
+    b = fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0, hashed=True)
+    assert b.model.coef.shape == (2, HASH_FEATURES) and b.model.kind in ("sgd", "cnb")
+    assert {r["kind"] for r in b.grid} == {"sgd", "cnb"}
+    arrays, meta = b.model.to_tensors()
+    assert meta["features"]["word_vocab"] is None  # nothing grows with the corpus but the IDF
+    again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))
+    assert np.allclose(again.predict_proba(corpus.texts), b.probabilities)
+    assert b.test["accuracy"] >= 0.75
 
 
 def test_choose_weight_uses_validation_and_covers_both_ends():
@@ -130,11 +219,15 @@ def test_auto_never_reads_test_labels():
         shuffled[i] = "denar" if corpus.labels[i] == "šport" else "šport"
     assert shuffled != corpus.labels
     second = _search(Corpus("tiny", corpus.texts, shuffled, corpus.is_train))
-    assert len(first.candidates) == 2 * 3  # each trained model and its combination
+    # the baseline, then each trained model and its combination
+    assert len(first.candidates) == 1 + 2 * 3
     assert [c.row() | {"seconds": 0} for c in first.candidates] == \
         [c.row() | {"seconds": 0} for c in second.candidates]
     assert first.chosen.row() | {"seconds": 0} == second.chosen.row() | {"seconds": 0}
-    assert first.candidates[0].setting.min_freq == 5  # the paper's setting comes first
+    assert first.baseline.model.description == second.baseline.model.description
+    assert first.baseline.grid == second.baseline.grid
+    assert first.candidates[0].predictor == "linear"  # the cheapest candidate first
+    assert first.candidates[1].setting.min_freq == 5  # then the paper's setting
     assert "val_accuracy" in first.table().splitlines()[0]
 
 
@@ -147,12 +240,16 @@ def test_exact_auto_command_writes_metrics_with_baseline(tmp_path, capsys):
                  "--budget", "3", "--epochs", "15", "--hidden", "16", "--no-cache",
                  "--threads", "1", "--quiet", "--save", str(saved)]) == 0
     printed = capsys.readouterr().out
-    assert "auto chose" in printed and "baseline TF-IDF + LR" in printed
+    assert "auto chose" in printed
     metrics = json.loads((out / "metrics.json").read_text())
     assert set(metrics["baseline"]["test"]) == set(metrics["test"])
     assert 0.0 <= metrics["baseline"]["test"]["accuracy"] <= 1.0
-    assert metrics["auto"]["candidates"] == 6
-    assert (out / "auto.csv").read_text().count("\n") == 7
+    assert metrics["auto"]["candidates"] == 7
+    assert (out / "auto.csv").read_text().count("\n") == 8
+    rows = (out / "predictions.csv").read_text().splitlines()
+    assert rows[0] == "doc,label,predicted,probability,baseline_predicted"
+    correct = [r.split(",")[1] == r.split(",")[2] for r in rows[1:]]
+    assert np.mean(correct) == pytest.approx(metrics["test"]["accuracy"])
     model = gfbgcn.load(saved)
     pred = model.predict(["Gol in tekma ekipa liga", "banka delnice trg obresti"])
     assert len(pred.labels) == 2 and pred.probabilities.shape == (2, 2)
@@ -183,7 +280,7 @@ def test_train_prints_and_records_the_baseline_or_not(tmp_path, capsys):
     common = ["train", "--dataset", str(path), "--min-freq", "1", "--hidden", "8", "--epochs",
               "5", "--quiet", "--no-cache", "--threads", "1"]
     assert main([*common, "--out", str(tmp_path / "a")]) == 0
-    assert "baseline TF-IDF + LR" in capsys.readouterr().out
+    assert "baseline word+char n-gram TF-IDF + linear" in capsys.readouterr().out
     metrics = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert set(metrics["baseline"]["test"]) == set(metrics["test"])
     assert main([*common, "--no-baseline", "--out", str(tmp_path / "b")]) == 0
@@ -234,9 +331,10 @@ def test_reproduce_own_corpora_runs_resumes_and_reports(tmp_path):
     record = json.loads(path.read_text())
     for column in ("defaults", "auto", "baseline", "combined"):
         assert 0.0 <= record[column]["accuracy"] <= 1.0
-    assert record["tokenizer"] == "unicode" and record["candidates"][0]["min_freq"] == 5
+    assert record["tokenizer"] == "unicode" and record["candidates"][0]["predictor"] == "linear"
+    assert record["candidates"][1]["min_freq"] == 5 and record["baseline"]["classifier"]
     report = (out / "own-corpora.md").read_text()
-    assert "| slo-opinion | 1 |" in report and "--auto ≥ TF-IDF + LR − 0.5" in report
+    assert "| slo-opinion | 1 |" in report and "--auto ≥ linear baseline − 0.5" in report
     assert str(tmp_path) not in report
     before = path.stat().st_mtime_ns
     assert main(argv) == 0  # resumes: nothing re-run

@@ -20,13 +20,22 @@ train/validation documents (the validation split depends only on the seed and th
    (identity plus 256-d WordLlama vectors, :mod:`gfbgcn.text.train.features`).  Only when the
    ``embeddings`` extra is installed; otherwise the search says so in one line and skips it.
 
-Every trained candidate is also tried *combined* with the TF-IDF + LR baseline
-(:mod:`gfbgcn.text.predict.combined`, weight chosen by validation log-loss), unless
-``baseline=False`` (``--no-baseline``): then no baseline is fitted and no combination tried.
-A budget of N candidates is N trainings; a combination costs no training and is not counted.  The winner has the highest
-validation accuracy; ties go to the earlier candidate (the paper's setting first; a graph model
-before its combination), so a combination is chosen only when it is strictly better on
-validation.  Each graph is built once (and cached on disk) and shared by all its models.
+The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
+on validation, :mod:`gfbgcn.text.predict.baseline`) is fitted first, as the search's first and
+cheapest candidate (``predictor`` ``linear``): a graph model must be strictly better on
+validation to be chosen over it, and when none is, the baseline *is* the answer (served as the
+combined predictor with graph weight 0, whose output is the baseline's).  Every trained
+candidate is also tried *combined* with the baseline (:mod:`gfbgcn.text.predict.combined`,
+weight chosen by validation log-loss on the baseline's held-out validation probabilities),
+unless ``baseline=False`` (``--no-baseline``): then no baseline is fitted, no combination tried.
+A budget of N candidates is N trainings; the baseline and the combinations cost no training and
+are not counted.  The winner has the highest validation accuracy; ties go to the earlier
+candidate (the baseline first, then the paper's setting; a graph model before its
+combination), so a later candidate is chosen only when it is strictly better on validation.
+
+Graph settings that leave many documents without a single word (the English stop list removes
+"not", "no" and "nor"; short phrases lose everything) are logged with their count
+(:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
 Test labels are never read for the choice; every candidate's test metrics are computed (the
 training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
 """
@@ -59,6 +68,10 @@ REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model,
 TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes
 STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False), ("gfb-topk", False),
                  ("gfb-max", True), ("gfb-topk", True))
+
+
+#: Log a warning when a graph setting leaves at least this share of the documents without a word.
+EMPTY_WARN = 0.01
 
 
 @dataclass(frozen=True)
@@ -108,24 +121,37 @@ def parse_budget(text: str | int) -> Budget:
 
 @dataclass
 class Candidate:
-    """One row of the search table (``test`` is kept for result tables, never for choosing)."""
+    """One row of the search table (``test`` is kept for result tables, never for choosing).
 
-    setting: GraphSetting
+    The baseline's row has ``predictor`` ``"linear"``, no graph ``setting``, ``model``
+    ``"linear"`` and its classifier in ``linear`` (e.g. ``svm C=0.3``).
+    """
+
+    setting: GraphSetting | None
     model: str
     fast: bool
-    predictor: str  # "graph" or "graph+linear"
+    predictor: str  # "graph", "graph+linear" or "linear"
     val_accuracy: float
     seconds: float
     weight: float | None = None  # graph share of a combination
     test: dict[str, float] = field(default_factory=dict)
     features: str = "onehot"  # node input (text/train/features.py)
+    linear: str = ""  # the baseline's classifier (predictor "linear")
+    stopped: bool = False  # stopped early by the search's rule (see _Search.prune)
 
     @property
     def model_label(self) -> str:
+        if self.predictor == "linear":
+            return f"linear baseline ({self.linear})"
         return self.model + (" fast" if self.fast else "") + \
             ("" if self.features == "onehot" else f" +{self.features}")
 
     def row(self) -> dict[str, Any]:
+        if self.setting is None:  # the baseline: no graph
+            return {"stop_words": "", "min_freq": "", "window": "", "model": self.linear,
+                    "features": "ngram-tfidf", "predictor": self.predictor, "weight": "",
+                    "val_accuracy": f"{self.val_accuracy:.4f}",
+                    "seconds": f"{self.seconds:.1f}"}
         return {"stop_words": self.setting.stop_words or "none",
                 "min_freq": self.setting.min_freq, "window": self.setting.window,
                 "model": self.model + (" fast" if self.fast else ""), "features": self.features,
@@ -165,6 +191,11 @@ class AutoResult:
         """The graph-only candidate with the best validation accuracy (earliest on ties)."""
         return _best([c for c in self.candidates if c.predictor == "graph"])
 
+    @property
+    def chose_baseline(self) -> bool:
+        """The baseline won on validation (no graph candidate strictly better)."""
+        return self.chosen.predictor == "linear"
+
 
 def _best(candidates: Sequence[Candidate]) -> Candidate:
     best = candidates[0]
@@ -203,6 +234,7 @@ class _Search:
                              cooccurrence=self.cooccurrence)
         g = build_text_graph(self.corpus, config, self.tokenizer, cache=self.cache)
         self.graphs[s] = g
+        self._check_empty(s, g)
         if not self.split:  # the split is the same for every graph: fix it once
             self._fix_split(g)
         return g, time.perf_counter() - start
@@ -216,9 +248,22 @@ class _Search:
             return
         self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
                                            self.base.seed)
-        self.log(f"auto: TF-IDF + LR baseline, validation accuracy "
-                 f"{self.baseline.val['accuracy']:.4f} (C={self.baseline.model.C:g}, "
-                 f"{self.baseline.seconds:.1f} s)")
+        b = self.baseline
+        self.candidates.insert(0, Candidate(
+            None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
+            test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
+            features="ngram-tfidf", linear=b.model.description))
+        self.log(f"auto: linear baseline (word 1-2 + char 2-5 TF-IDF, {b.model.description}), "
+                 f"validation accuracy {b.val['accuracy']:.4f}, {b.seconds:.1f} s")
+
+    def _check_empty(self, s: GraphSetting, g: TextGraph) -> None:
+        """Log how many documents ``s`` leaves without a word, when that is many."""
+        empty = len(g.empty_docs())
+        if empty >= EMPTY_WARN * max(g.num_docs, 1):
+            why = f" (stop words '{s.stop_words}' remove words such as not/no/nor)" \
+                if s.stop_words else ""
+            self.log(f"auto: warning: {s.label()} leaves {empty:,} of {g.num_docs:,} documents "
+                     f"without a word{why}; the search also tries stop words off")
 
     def train(self, s: GraphSetting, model: str, fast: bool, features: str = "onehot") -> bool:
         """Train one candidate (and add its combination); False when the budget is spent."""
@@ -244,8 +289,10 @@ class _Search:
         """Add the candidate combined with the baseline; the log's words for it."""
         assert self.baseline is not None
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
-        p_lin = self.baseline.probabilities
-        weight, combined_acc = choose_weight(result.probabilities[vi], p_lin[vi], y[vi])
+        p_lin = self.baseline.probabilities  # refitted on training + validation documents
+        # the weight on the held-out validation probabilities (the refit has seen them)
+        weight, combined_acc = choose_weight(result.probabilities[vi], self.baseline.val_proba(),
+                                             y[vi])
         mixed = mix(result.probabilities, p_lin, weight)
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
@@ -260,7 +307,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              device: str | torch.device | None = None, baseline: bool = True) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
     every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
-    ``baseline=False``: no TF-IDF + LR baseline, no combined candidates."""
+    ``baseline=False``: no linear baseline, no combined candidates."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
                      device, baseline)
@@ -279,10 +326,16 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
             break
     _try_features(search)
     chosen = _best(search.candidates)
+    # the graph part: the chosen one's, or for the baseline alone the best graph-only candidate
+    # (served with graph weight 0, so its output is the baseline's)
+    part = chosen if chosen.predictor != "linear" else \
+        _best([c for c in search.candidates if c.predictor == "graph"])
+    if chosen.predictor == "linear":
+        chosen.weight = 0.0
     return AutoResult(
         candidates=search.candidates, chosen=chosen,
-        result=search.results[(chosen.setting, chosen.model, chosen.fast, chosen.features)],
-        graph=search.graphs[chosen.setting], baseline=search.baseline,
+        result=search.results[(part.setting, part.model, part.fast, part.features)],
+        graph=search.graphs[part.setting], baseline=search.baseline,
         seconds=time.perf_counter() - start, trained=len(search.results),
     )
 
@@ -302,6 +355,12 @@ def _try_features(search: _Search) -> None:
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
     """The choice as recorded in ``metrics.json`` and the results records."""
     c = auto.chosen
+    if c.setting is None:  # the baseline
+        return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
+                "fast_genvec": False, "predictor": "linear", "features": c.features,
+                "linear": c.linear, "weight": 0.0, "val_accuracy": c.val_accuracy,
+                "trained": auto.trained, "candidates": len(auto.candidates),
+                "seconds": auto.seconds}
     return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
             "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
             "predictor": c.predictor, "features": c.features, "weight": c.weight,
