@@ -33,6 +33,14 @@ are not counted.  The winner has the highest validation accuracy; ties go to the
 candidate (the baseline first, then the paper's setting; a graph model before its
 combination), so a later candidate is chosen only when it is strictly better on validation.
 
+*Weak candidates are stopped early* (successive halving's rule, applied as each candidate trains,
+full batch only): at the rungs of :data:`RUNGS` (epochs 10, 20, 40, 80) a graph candidate whose
+best validation accuracy so far trails the incumbent's (the best graph-only candidate trained
+so far) at the same epoch by more than :func:`prune_margin` is stopped, keeping its best
+validated weights; ``auto.csv`` gives the epoch in ``stopped_at``.  Comparing at equal epochs
+is what successive halving's rungs do; unlike halving it needs no resumable training and keeps
+the search's order.  Graphs are built once per setting and shared by all their candidates.
+
 Graph settings that leave many documents without a single word (the English stop list removes
 "not", "no" and "nor"; short phrases lose everything) are logged with their count
 (:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
@@ -46,6 +54,7 @@ import csv
 import io
 import re
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -68,6 +77,48 @@ REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model,
 TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes
 STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False), ("gfb-topk", False),
                  ("gfb-max", True), ("gfb-topk", True))
+
+
+#: Epochs at which a trailing candidate is stopped (successive halving's rungs).
+RUNGS = (10, 20, 40, 80)
+
+
+def prune_margin(num_val: int) -> float:
+    """How far (validation accuracy) a candidate may trail the incumbent at a rung: 3
+    validation documents, at least 2 points (equal-epoch comparisons are noisy, and a slow
+    starter should not be cut for one or two documents).
+
+    Args:
+        num_val: the validation documents.
+    """
+    return max(0.02, 3.0 / max(num_val, 1))
+
+
+class RungRule:
+    """The stop rule of one candidate (:data:`gfbgcn.text.train.full_batch.StopRule`): stop at
+    a rung when its best validation accuracy so far is below the incumbent's at the same epoch
+    minus ``margin``.
+
+    Args:
+        incumbent: the incumbent's training history (``val_acc`` per epoch).
+        margin: see :func:`prune_margin`.
+    """
+
+    def __init__(self, incumbent: list[dict[str, float]], margin: float) -> None:
+        self.best_by_epoch = np.maximum.accumulate([h["val_acc"] for h in incumbent])
+        self.margin = margin
+        self.stopped_at: int | None = None
+
+    def __call__(self, history: list[dict[str, float]]) -> bool:
+        epoch = len(history)
+        if epoch not in RUNGS or not len(self.best_by_epoch):
+            return False
+        # past the incumbent's last epoch, its best stays what it reached
+        ref = self.best_by_epoch[min(epoch, len(self.best_by_epoch)) - 1]
+        if max(h["val_acc"] for h in history) + self.margin < ref:
+            self.stopped_at = epoch
+            return True
+        return False
 
 
 #: Log a warning when a graph setting leaves at least this share of the documents without a word.
@@ -137,7 +188,7 @@ class Candidate:
     test: dict[str, float] = field(default_factory=dict)
     features: str = "onehot"  # node input (text/train/features.py)
     linear: str = ""  # the baseline's classifier (predictor "linear")
-    stopped: bool = False  # stopped early by the search's rule (see _Search.prune)
+    stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
 
     @property
     def model_label(self) -> str:
@@ -151,13 +202,14 @@ class Candidate:
             return {"stop_words": "", "min_freq": "", "window": "", "model": self.linear,
                     "features": "ngram-tfidf", "predictor": self.predictor, "weight": "",
                     "val_accuracy": f"{self.val_accuracy:.4f}",
-                    "seconds": f"{self.seconds:.1f}"}
+                    "seconds": f"{self.seconds:.1f}", "stopped_at": ""}
         return {"stop_words": self.setting.stop_words or "none",
                 "min_freq": self.setting.min_freq, "window": self.setting.window,
                 "model": self.model + (" fast" if self.fast else ""), "features": self.features,
                 "predictor": self.predictor,
                 "weight": "" if self.weight is None else f"{self.weight:.2f}",
-                "val_accuracy": f"{self.val_accuracy:.4f}", "seconds": f"{self.seconds:.1f}"}
+                "val_accuracy": f"{self.val_accuracy:.4f}", "seconds": f"{self.seconds:.1f}",
+                "stopped_at": "" if self.stopped_at is None else str(self.stopped_at)}
 
 
 @dataclass
@@ -262,8 +314,10 @@ class _Search:
         if empty >= EMPTY_WARN * max(g.num_docs, 1):
             why = f" (stop words '{s.stop_words}' remove words such as not/no/nor)" \
                 if s.stop_words else ""
-            self.log(f"auto: warning: {s.label()} leaves {empty:,} of {g.num_docs:,} documents "
-                     f"without a word{why}; the search also tries stop words off")
+            # a warning, not a log line: it shows with --quiet too
+            warnings.warn(f"--auto: {s.label()} leaves {empty:,} of {g.num_docs:,} documents "
+                          f"without a word{why}; the search also tries stop words off",
+                          stacklevel=2)
 
     def train(self, s: GraphSetting, model: str, fast: bool, features: str = "onehot") -> bool:
         """Train one candidate (and add its combination); False when the budget is spent."""
@@ -272,18 +326,32 @@ class _Search:
         g, graph_seconds = self.graph(s)
         options = {"exact": not fast} if model.startswith("gfb-") else {}
         config = replace(self.base, model=model, layer_options=options, features=features)
-        result = train_text(g, config, progress=False, device=self.device)
+        rule = self._rule()
+        result = train_text(g, config, progress=False, device=self.device, stop_rule=rule)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds
         y, ti = g.labels, self.split["test"]
         graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
                             test=_test_summary(y, result.probabilities, ti, len(g.label_names)),
-                            features=features)
+                            features=features,
+                            stopped_at=None if rule is None else rule.stopped_at)
         self.candidates.append(graph_c)
         combined = "" if self.baseline is None else self._combine(graph_c, result, g)
+        stopped = "" if graph_c.stopped_at is None else \
+            f" (stopped at epoch {graph_c.stopped_at}: trailing)"
         self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
-                 f"{graph_c.val_accuracy:.4f}{combined}, {seconds:.1f} s")
+                 f"{graph_c.val_accuracy:.4f}{stopped}{combined}, {seconds:.1f} s")
         return True
+
+    def _rule(self) -> RungRule | None:
+        """The stop rule against the incumbent (None: no graph candidate yet, or mini-batch
+        training, which has no per-epoch rule)."""
+        graph = [c for c in self.candidates if c.predictor == "graph"]
+        if not graph or self.base.batch_size:
+            return None
+        inc = _best(graph)
+        history = self.results[(inc.setting, inc.model, inc.fast, inc.features)].history
+        return RungRule(history, prune_margin(len(self.split["val"])))
 
     def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
         """Add the candidate combined with the baseline; the log's words for it."""

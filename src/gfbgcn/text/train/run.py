@@ -9,7 +9,7 @@ from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import phase
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.full_batch import EpochHook, train_full_batch
+from gfbgcn.text.train.full_batch import EpochHook, StopRule, train_full_batch
 from gfbgcn.text.train.minibatch import train_minibatch
 
 
@@ -22,6 +22,7 @@ def train_text(
     multilabel_targets: np.ndarray | None = None,
     device: str | torch.device | None = None,
     epoch_hook: EpochHook | None = None,
+    stop_rule: StopRule | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
@@ -38,6 +39,8 @@ def train_text(
     accuracy at a threshold chosen on the validation documents.
     ``epoch_hook`` (full batch only): called after each epoch's validation, its values join
     the epoch's history entry (:data:`gfbgcn.text.train.full_batch.EpochHook`).
+    ``stop_rule`` (full batch only; ignored in mini-batch): may end training early
+    (:data:`gfbgcn.text.train.full_batch.StopRule`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"):
@@ -49,4 +52,4 @@ def train_text(
             return train_minibatch(graph, config, progress=progress, adj=adj, device=device)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device,
-                                epoch_hook=epoch_hook)
+                                epoch_hook=epoch_hook, stop_rule=stop_rule)
