@@ -221,6 +221,13 @@ class AutoResult:
     baseline: BaselineResult | None  # None: searched without it (--no-baseline)
     seconds: float
     trained: int = 0  # candidates trained (what --budget counts); their combinations aside
+    #: every trained candidate's result, by (setting, model, fast, features)
+    results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = field(default_factory=dict)
+
+    def result_of(self, candidate: Candidate) -> TrainResult:
+        """The training result of a graph (or combined) ``candidate``."""
+        return self.results[(candidate.setting, candidate.model, candidate.fast,
+                             candidate.features)]
 
     def table(self) -> str:
         """The compact table printed and saved as ``auto.csv``."""
@@ -405,6 +412,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         result=search.results[(part.setting, part.model, part.fast, part.features)],
         graph=search.graphs[part.setting], baseline=search.baseline,
         seconds=time.perf_counter() - start, trained=len(search.results),
+        results=search.results,
     )
 
 
