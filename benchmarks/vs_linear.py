@@ -172,8 +172,9 @@ def run_auto_part(corpus, name: str, seed: int) -> dict[str, Any]:
 
     tokenizer = "unicode" if name in EXTRA else "textgcn"  # the command's defaults
     wall, cpu = time.perf_counter(), time.process_time()
+    # no graph cache: every search builds its graphs, as a first run on a new corpus does
     auto = run_auto(corpus, make_tokenizer(tokenizer), TrainConfig(seed=seed),
-                    log=lambda _: None, device="cpu")
+                    log=lambda _: None, device="cpu", cache=False)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     g, b = auto.graph, auto.baseline
     test = np.flatnonzero(~np.asarray(g.is_train))
@@ -340,7 +341,10 @@ def render(out: Path, datasets: list[str], command: str, machine: str) -> str:
     missing = [d for d in datasets if not any(k[0] == d for k in recs)]
     if missing:
         lines += [f"Not run: {', '.join(missing)}.", ""]
-    lines += [f"Command: `{command}`", "", f"Machine: {machine}", ""]
+    log = out / "commands.txt"
+    commands = log.read_text(encoding="utf-8").splitlines() if log.is_file() else [command]
+    lines += ["Commands that wrote the records:", ""] + [f"- `{c}`" for c in commands] + \
+        ["", f"Machine when the report was written: {machine}", ""]
     return "\n".join(lines)
 
 
@@ -367,6 +371,8 @@ def main(argv: list[str] | None = None) -> int:
 
     command = command_line()
     if not args.report_only:
+        with open(args.out / "commands.txt", "a", encoding="utf-8") as log:
+            log.write(command + "\n")
         for ds in args.datasets:
             for seed in range(args.seeds):
                 for part in args.parts:

@@ -64,6 +64,14 @@ def test_auto_stops_a_trailing_candidate_and_records_where(monkeypatch):
     assert [c.stopped_at for c in graph[1:]] == [10, 10]
     assert "stopped_at" in auto.table().splitlines()[0]
     assert auto.table().splitlines()[4].endswith(",10")  # the second graph candidate's row
+    whole = run_auto(corpus, UnicodeTokenizer(),
+                     TrainConfig(seed=0, epochs=30, hidden=16, patience=30),
+                     budget=Budget(candidates=3), cache=False, log=lambda _: None, prune=False)
+    assert all(c.stopped_at is None for c in whole.candidates)
+    # the first candidate is the same training either way; the stopped ones are shorter
+    assert whole.candidates[1].val_accuracy == auto.candidates[1].val_accuracy
+    assert all(whole.result_of(c).epochs_run >= auto.result_of(c).epochs_run
+               for c in graph)
 
 
 def test_auto_flags_settings_that_empty_documents():

@@ -86,7 +86,7 @@ def test_each_kind_refits_on_the_whole_training_split(kind, monkeypatch):
 
     value = 1e-4 if kind == "sgd" else 1.0
     point = bl.GridPoint(kind, "C" if kind in ("lr", "svm") else "alpha", value)
-    monkeypatch.setattr(bl, "grid", lambda hashed: [point])
+    monkeypatch.setattr(bl, "grid", lambda hashed, classes: [point])
     corpus = tiny_corpus(80, noise=0.5)
     y = _ids(corpus)
     train, val, test = np.arange(50), np.arange(50, 60), np.arange(60, 80)
@@ -114,6 +114,7 @@ def test_hashed_baseline_at_scale_is_bounded_and_round_trips():
     b = fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0, hashed=True)
     assert b.model.coef.shape == (2, HASH_FEATURES) and b.model.kind in ("sgd", "cnb")
     assert {r["kind"] for r in b.grid} == {"sgd", "cnb"}
+    assert {p.kind for p in grid(True, 115)} == {"cnb"}  # SGD's cost grows with the classes
     arrays, meta = b.model.to_tensors()
     assert meta["features"]["word_vocab"] is None  # nothing grows with the corpus but the IDF
     again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))

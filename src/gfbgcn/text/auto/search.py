@@ -275,8 +275,10 @@ class _Search:
 
     def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
                  cache: bool, log: Callable[[str], None], cooccurrence: str,
-                 device: str | torch.device | None = None, with_baseline: bool = True) -> None:
+                 device: str | torch.device | None = None, with_baseline: bool = True,
+                 prune: bool = True) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
+        self.prune = prune
         self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
         self.device, self.with_baseline = device, with_baseline
         self.graphs: dict[GraphSetting, TextGraph] = {}
@@ -354,7 +356,7 @@ class _Search:
         """The stop rule against the incumbent (None: no graph candidate yet, or mini-batch
         training, which has no per-epoch rule)."""
         graph = [c for c in self.candidates if c.predictor == "graph"]
-        if not graph or self.base.batch_size:
+        if not graph or self.base.batch_size or not self.prune:
             return None
         inc = _best(graph)
         history = self.results[(inc.setting, inc.model, inc.fast, inc.features)].history
@@ -379,13 +381,15 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              budget: Budget | None = None, stop_words: str | None = "english",
              cooccurrence: str = "window", cache: bool = True,
              log: Callable[[str], None] = print,
-             device: str | torch.device | None = None, baseline: bool = True) -> AutoResult:
+             device: str | torch.device | None = None, baseline: bool = True,
+             prune: bool = True) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
     every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
-    ``baseline=False``: no linear baseline, no combined candidates."""
+    ``baseline=False``: no linear baseline, no combined candidates; ``prune=False``: no
+    candidate is stopped early (every one trains to its own early stopping)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
-                     device, baseline)
+                     device, baseline, prune)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):

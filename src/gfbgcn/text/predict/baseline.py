@@ -11,19 +11,21 @@ never their labels; test documents are not looked at).  The analysers are scikit
 (lower-cased, default token pattern) rather than the graph's tokenizer, so the baseline is the
 one a practitioner would write, whatever ``--tokenizer`` the graph uses.
 
-At scale (more than :data:`HASH_ABOVE` training documents) the vocabulary is not kept: word
-1-2-grams are hashed into :data:`HASH_FEATURES` columns (``HashingVectorizer``, no sign
-flipping) and the character block is dropped, because on long documents it has thousands of
-non-zeros per document (20NG-sized texts at 383k documents would hold about 10^9).  Memory is
-then the hashed counts (float32) plus a dense ``[classes, 2^18]`` coefficient matrix.
+At scale (more than :data:`HASH_ABOVE` training documents, or more than :data:`HASH_CHARS`
+characters of training text) the vocabulary is not kept: word 1-2-grams are hashed into
+:data:`HASH_FEATURES` columns (``HashingVectorizer``, no sign flipping) and the character block
+is dropped, because on long documents it has thousands of non-zeros per document (20NG-sized
+texts at 383k documents would hold about 10^9).  Memory is then the hashed counts plus a dense
+``[classes, 2^18]`` coefficient matrix.
 
 Classifier: one of a small grid (:func:`grid`) -- multinomial logistic regression, a linear SVM,
 SGD with the modified Huber loss, complement naive Bayes -- with its regularisation; each is
 fitted on the graph model's *training* documents and scored on its *validation* documents
 (accuracy, ties: lower log-loss, then the earlier grid entry).  The chosen one is then fitted
 again on the whole training split (training + validation documents) before the test documents
-are scored, as a practitioner would.  At scale the grid holds only the two kinds whose cost is a
-few passes over the data (SGD, complement naive Bayes).
+are scored, as a practitioner would.  At scale the grid holds only the kinds whose cost is about
+one pass over the data: complement naive Bayes, and SGD where there are at most
+:data:`SGD_MAX_CLASSES` classes (SGD is one-vs-rest: its cost grows with the classes).
 
 Probabilities: ``softmax(scores / T)`` with one temperature ``T`` chosen on the validation
 documents (cross-entropy against Platt's smoothed targets, :func:`_choose_temperature`), from
@@ -68,6 +70,10 @@ C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
 #: Above this many training documents the features are hashed and the grid keeps SGD and
 #: complement naive Bayes only (see the module docstring).
 HASH_ABOVE = 50_000
+#: ... or above this many characters of training text (the character block's size follows it).
+HASH_CHARS = 20_000_000
+#: At scale, SGD (one-vs-rest, cost proportional to the classes) only up to this many classes.
+SGD_MAX_CLASSES = 20
 #: Hashed feature columns at scale: 2^18 keeps the dense coefficient matrix of 115 classes at
 #: 240 MB (float64), at the price of bigram collisions.
 HASH_FEATURES = 2 ** 18
@@ -324,18 +330,21 @@ class GridPoint:
         return {self.param: self.value}
 
 
-def grid(hashed: bool) -> list[GridPoint]:
-    """The kinds and regularisation strengths tried on validation (at scale: SGD and CNB).
+def grid(hashed: bool, num_classes: int = 2) -> list[GridPoint]:
+    """The kinds and regularisation strengths tried on validation (at scale: complement naive
+    Bayes, and SGD up to :data:`SGD_MAX_CLASSES` classes).
 
     Args:
         hashed: the scale mode (hashed features).
+        num_classes: the classes of the corpus.
     """
-    points = [GridPoint("sgd", "alpha", a) for a in (1e-5, 3e-5, 1e-4)] + \
-        [GridPoint("cnb", "alpha", a) for a in (0.1, 0.3, 1.0)]
+    cnb = [GridPoint("cnb", "alpha", a) for a in (0.1, 0.3, 1.0)]
     if hashed:
-        return points
+        sgd = [GridPoint("sgd", "alpha", a) for a in (1e-5, 1e-4)]
+        return (sgd if num_classes <= SGD_MAX_CLASSES else []) + cnb
     return [GridPoint("svm", "C", c) for c in (0.1, 0.3, 1.0)] + \
-        [GridPoint("lr", "C", c) for c in (1.0, 10.0, 100.0)] + points
+        [GridPoint("lr", "C", c) for c in (1.0, 10.0, 100.0)] + \
+        [GridPoint("sgd", "alpha", a) for a in (1e-5, 3e-5, 1e-4)] + cnb
 
 
 def _balanced(y: np.ndarray) -> np.ndarray:
@@ -454,7 +463,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         seed: ``random_state`` of the stochastic solvers.
         class_weight: ``"balanced"`` weighs classes inversely to their training frequency.
         hashed: the scale mode; None: when there are more than :data:`HASH_ABOVE` training
-            documents.
+            documents or :data:`HASH_CHARS` characters of training text.
     """
     start = time.perf_counter()
     num_classes = len(label_names)
@@ -463,7 +472,8 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     train_idx, val_idx = np.asarray(train_idx), np.asarray(val_idx)
     fit_idx = np.concatenate([train_idx, val_idx])  # the whole training split
     if hashed is None:
-        hashed = len(fit_idx) > HASH_ABOVE
+        hashed = len(fit_idx) > HASH_ABOVE or \
+            sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
     ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
     x_fit = ngrams.transform_counts(fit_counts)
     del fit_counts
@@ -471,7 +481,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     y_train, y_val = labels[train_idx], labels[val_idx]
     best: tuple | None = None
     rows = []
-    for point in grid(hashed):
+    for point in grid(hashed, num_classes):
         coef, intercept = _fit_point(x_train, y_train, num_classes, point, seed, class_weight)
         scores = _scores(x_val, coef, intercept)
         t = _choose_temperature(scores, y_val)

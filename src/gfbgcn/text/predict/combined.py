@@ -115,7 +115,7 @@ def _warn_graph_part_silent(caught: list[warnings.WarningMessage], empty: np.nda
     for w in caught:
         if not issubclass(w.category, NoKnownWordsWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if empty.any():
+    if empty.any() and weight > 0:  # weight 0: the linear baseline alone, nothing to say
         first = int(np.flatnonzero(empty)[0])
         warnings.warn(
             f"{int(empty.sum())} of {len(empty)} document(s) contain no word of the graph "
