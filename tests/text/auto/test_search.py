@@ -79,6 +79,7 @@ def test_auto_flags_settings_that_empty_documents():
     labels = ["neg", "neg", "pos", "neg"] * 10
     corpus = Corpus("phrases", texts, labels, np.arange(40) % 4 != 3)
     with pytest.warns(UserWarning, match=r"stop=english min_freq=5 window=20 leaves 20 of 40 "
-                      r"documents without a word \(stop words 'english' remove"):
+                      r"documents without a word \(stop words 'english', which remove words "
+                      r"such as not/no/nor, and min_freq 5\)"):
         run_auto(corpus, UnicodeTokenizer(), TrainConfig(seed=0, epochs=3, hidden=8),
                  budget=Budget(candidates=1), cache=False, log=lambda _: None)

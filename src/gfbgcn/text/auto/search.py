@@ -42,8 +42,8 @@ is what successive halving's rungs do; unlike halving it needs no resumable trai
 the search's order.  Graphs are built once per setting and shared by all their candidates.
 
 Graph settings that leave many documents without a single word (the English stop list removes
-"not", "no" and "nor"; short phrases lose everything) are logged with their count
-(:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
+"not", "no" and "nor", ``min_freq`` removes rare words; short phrases lose everything) are
+warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
 Test labels are never read for the choice; every candidate's test metrics are computed (the
 training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
 """
@@ -321,8 +321,10 @@ class _Search:
         """Log how many documents ``s`` leaves without a word, when that is many."""
         empty = len(g.empty_docs())
         if empty >= EMPTY_WARN * max(g.num_docs, 1):
-            why = f" (stop words '{s.stop_words}' remove words such as not/no/nor)" \
-                if s.stop_words else ""
+            # both settings remove words: on mpqa-opinion min_freq 5 alone empties 1,603 of
+            # 10,603 phrases, the English stop list alone 104 (it has not/no/nor), both 2,664
+            why = f" (stop words '{s.stop_words}', which remove words such as not/no/nor, " \
+                f"and min_freq {s.min_freq})" if s.stop_words else f" (min_freq {s.min_freq})"
             # a warning, not a log line: it shows with --quiet too
             warnings.warn(f"--auto: {s.label()} leaves {empty:,} of {g.num_docs:,} documents "
                           f"without a word{why}; the search also tries stop words off",
