@@ -326,9 +326,9 @@ class _Search:
             why = f" (stop words '{s.stop_words}', which remove words such as not/no/nor, " \
                 f"and min_freq {s.min_freq})" if s.stop_words else f" (min_freq {s.min_freq})"
             # a warning, not a log line: it shows with --quiet too
+            also = "; the search also tries stop words off" if s.stop_words else ""
             warnings.warn(f"--auto: {s.label()} leaves {empty:,} of {g.num_docs:,} documents "
-                          f"without a word{why}; the search also tries stop words off",
-                          stacklevel=2)
+                          f"without a word{why}{also}", stacklevel=2)
 
     def train(self, s: GraphSetting, model: str, fast: bool, features: str = "onehot") -> bool:
         """Train one candidate (and add its combination); False when the budget is spent."""
