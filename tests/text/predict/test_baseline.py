@@ -120,3 +120,24 @@ def test_hashed_baseline_at_scale_is_bounded_and_round_trips():
     again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))
     assert np.allclose(again.predict_proba(corpus.texts), b.probabilities)
     assert b.test["accuracy"] >= 0.75
+
+
+@pytest.mark.parametrize("kind", ["lr", "svm", "sgd", "cnb"])
+def test_balanced_class_weight_favours_the_rare_class(kind, monkeypatch):
+    from gfbgcn.text.predict import baseline as bl
+
+    point = bl.GridPoint(kind, "C" if kind in ("lr", "svm") else "alpha",
+                         1e-4 if kind == "sgd" else 1.0)
+    monkeypatch.setattr(bl, "grid", lambda hashed, classes: [point])
+    corpus = tiny_corpus(200, noise=0.9)  # classes overlap: the prior matters
+    y = _ids(corpus)
+    rare = np.flatnonzero(y == 1)[::6]  # keep one in six of class 1 in training
+    train = np.sort(np.concatenate([np.flatnonzero(y == 0)[:80], rare[:12]]))
+    val, test = train[::10], np.setdiff1d(np.arange(200), train)
+    train = np.setdiff1d(train, val)
+    plain = bl.fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0)
+    balanced = bl.fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0,
+                               class_weight="balanced")
+    # the mean probability of the rare class on the test documents rises
+    rare_mass = [b.probabilities[test, 1].mean() for b in (plain, balanced)]
+    assert rare_mass[1] > rare_mass[0]

@@ -276,9 +276,9 @@ class _Search:
     def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
                  cache: bool, log: Callable[[str], None], cooccurrence: str,
                  device: str | torch.device | None = None, with_baseline: bool = True,
-                 prune: bool = True) -> None:
+                 prune: bool = True, class_weight: str | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
-        self.prune = prune
+        self.prune, self.class_weight = prune, class_weight
         self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
         self.device, self.with_baseline = device, with_baseline
         self.graphs: dict[GraphSetting, TextGraph] = {}
@@ -308,7 +308,7 @@ class _Search:
         if not self.with_baseline:
             return
         self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
-                                           self.base.seed)
+                                           self.base.seed, class_weight=self.class_weight)
         b = self.baseline
         self.candidates.insert(0, Candidate(
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
@@ -384,14 +384,16 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              cooccurrence: str = "window", cache: bool = True,
              log: Callable[[str], None] = print,
              device: str | torch.device | None = None, baseline: bool = True,
-             prune: bool = True) -> AutoResult:
+             prune: bool = True, baseline_class_weight: str | None = None) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
     every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
     ``baseline=False``: no linear baseline, no combined candidates; ``prune=False``: no
-    candidate is stopped early (every one trains to its own early stopping)."""
+    candidate is stopped early (every one trains to its own early stopping);
+    ``baseline_class_weight="balanced"``: the baseline weighs classes inversely to their
+    frequency (:func:`gfbgcn.text.predict.baseline.fit_baseline`)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
-                     device, baseline, prune)
+                     device, baseline, prune, baseline_class_weight)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
