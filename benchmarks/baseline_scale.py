@@ -9,7 +9,8 @@ vocabulary and the full grid below) and reports wall and CPU seconds, peak RSS, 
 classifier and its test accuracy.  The graph build's figures at the same sizes are in the
 "scale" section of docs/benchmarks.md (``docs/results/raw/scale/rows.jsonl``).
 
-Writes the "baseline-scale" section of docs/benchmarks.md.
+Appends its rows to ``docs/results/raw/baseline-scale/rows.jsonl`` (with the commit and a note)
+and writes the "baseline-scale" section of docs/benchmarks.md from all rows there.
 
     python benchmarks/baseline_scale.py --sizes 43020 86040 --max-gib 12
 """
@@ -21,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from _report import command_line, machine_line, update_section
 from scale import COMMON
@@ -51,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
     env = {**os.environ, "SCALE_MAX_GIB": str(args.max_gib)}
+    rows_path = Path(__file__).resolve().parent.parent / "docs/results/raw/baseline-scale/rows.jsonl"
+    rows_path.parent.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=rows_path.parent).stdout.strip()
     rows = []
     for n in args.sizes:
         done = subprocess.run([sys.executable, "-c", FIT, str(n)], env=env, text=True,
@@ -61,24 +67,33 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
+    with open(rows_path, "a", encoding="utf-8") as out:
+        for r in rows:
+            out.write(json.dumps({**r, "commit": commit, "note": args.note,
+                                  "command": command_line()}) + "\n")
+    rows = [json.loads(line) for line in rows_path.read_text(encoding="utf-8").splitlines()]
     lines = ["## Built-in linear baseline against corpus size", "",
              "`fit_baseline` on the corpus of `benchmarks/scale.py` (its train/test split, 10 % "
              "of the training documents as validation), one fresh process per size: the "
              "validation grid, the refit on the whole training split and the probabilities of "
              "every document. Compare with the graph build at the same size (scale section).",
              "", "| documents | classes | mode | chosen | test acc | wall s | CPU s | "
-             "peak RSS MiB | load |", "|---|---|---|---|---|---|---|---|---|"]
+             "peak RSS MiB | load | commit | note |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "failed" in r:
-            lines.append(f"| {r['docs']:,} | | failed (exit {r['failed']}) | | | | | | |")
+            lines.append(f"| {r['docs']:,} | | failed (exit {r['failed']}) | | | | | | | "
+                         f"{r.get('commit', '')} | {r.get('note', '')} |")
             continue
         mode = f"hashed 2^{r['hashed'].bit_length() - 1}" if r["hashed"] else \
             f"vocabulary ({r['features']:,} n-grams)"
         lines.append(f"| {r['docs']:,} | {r['classes']} | {mode} | {r['classifier']} | "
                      f"{100 * r['test_accuracy']:.2f} | {r['fit_s']:.1f} | "
-                     f"{r['fit_cpu_s']:.1f} | {r['peak_mib']:.0f} | {r['load']:.1f} |")
-    lines += ["", f"Command: `{command_line()}`" + (f" ({args.note})" if args.note else ""),
-              "", f"Machine: {machine_line(1)}"]
+                     f"{r['fit_cpu_s']:.1f} | {r['peak_mib']:.0f} | {r['load']:.1f} | "
+                     f"{r.get('commit', '')} | {r.get('note', '')} |")
+    commands = list(dict.fromkeys(r.get("command", "") for r in rows if r.get("command")))
+    lines += ["", "Commands: " + "; ".join(f"`{c}`" for c in commands), "",
+              f"Machine: {machine_line(1)}"]
     update_section("baseline-scale", "\n".join(lines))
     return 0
 

@@ -47,6 +47,7 @@ tokenizer + logistic regression) still load and predict (``features`` absent in 
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -79,6 +80,9 @@ SGD_MAX_CLASSES = 20
 HASH_FEATURES = 2 ** 18
 WORD_NGRAMS = (1, 2)
 CHAR_NGRAMS = (2, 5)
+#: Hash documents in a pool of processes (one per core) from this many on: the analyser is
+#: Python code, the dominant cost at scale (about 1 ms per 20NG-length document).
+PARALLEL_ABOVE = 20_000
 #: Temperatures tried for the kinds without their own probabilities (log-spaced).
 TEMPERATURES = tuple(float(t) for t in np.geomspace(1e-3, 1e3, 61))
 #: Intercept of classes absent from the training documents: never predicted.
@@ -126,10 +130,18 @@ class NgramFeatures:
     hashed: int = 0  # > 0: hashed word n-grams into this many columns, no char block
 
     @classmethod
-    def fit(cls, texts: Sequence[str], hashed: bool) -> tuple[NgramFeatures, list]:
-        """Vocabulary and IDF of ``texts``; also their counts (one matrix per block)."""
+    def fit(cls, texts: Sequence[str], hashed: bool, workers: int | None = None
+            ) -> tuple[NgramFeatures, list]:
+        """Vocabulary and IDF of ``texts``; also their counts (one matrix per block).
+
+        Args:
+            texts: the fitting documents.
+            hashed: the scale mode (see the module docstring).
+            workers: processes hashing documents (None: every core; see
+                :data:`PARALLEL_ABOVE`).
+        """
         if hashed:
-            counts = _hashing(HASH_FEATURES).transform(texts)
+            counts = hash_counts(texts, HASH_FEATURES, workers)
             return cls(smoothed_idf(counts), hashed=HASH_FEATURES), [counts]
         blocks, vocabs = [], []
         for analyzer, ngrams in (("word", WORD_NGRAMS), ("char_wb", CHAR_NGRAMS)):
@@ -149,10 +161,10 @@ class NgramFeatures:
     def num_features(self) -> int:
         return len(self.idf)
 
-    def counts(self, texts: Sequence[str]) -> list[sp.csr_matrix]:
-        """The raw counts of ``texts``, one matrix per block."""
+    def counts(self, texts: Sequence[str], workers: int | None = None) -> list[sp.csr_matrix]:
+        """The raw counts of ``texts``, one matrix per block (``workers``: see :meth:`fit`)."""
         if self.hashed:
-            return [_hashing(self.hashed).transform(texts)]
+            return [hash_counts(texts, self.hashed, workers)]
         out = []
         for analyzer, ngrams, vocab in (("word", WORD_NGRAMS, self.word_vocab),
                                         ("char_wb", CHAR_NGRAMS, self.char_vocab)):
@@ -171,9 +183,9 @@ class NgramFeatures:
             parts.append(tfidf_features(b, idf))
         return sp.hstack(parts, format="csr") if len(parts) > 1 else parts[0]
 
-    def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
-        """``[n, num_features]`` TF-IDF rows of ``texts``."""
-        return self.transform_counts(self.counts(texts))
+    def transform(self, texts: Sequence[str], workers: int | None = None) -> sp.csr_matrix:
+        """``[n, num_features]`` TF-IDF rows of ``texts`` (``workers``: see :meth:`fit`)."""
+        return self.transform_counts(self.counts(texts, workers))
 
     def meta(self) -> dict[str, Any]:
         return {"word_ngrams": list(WORD_NGRAMS), "char_ngrams": list(CHAR_NGRAMS),
@@ -198,6 +210,45 @@ def _counter(analyzer: str, ngrams: tuple[int, int], vocab: list[str] | None):
     return CountVectorizer(analyzer=analyzer, ngram_range=ngrams, dtype=np.float64,
                            vocabulary=None if vocab is None else {t: i for i, t in
                                                                   enumerate(vocab)})
+
+
+_CHUNK_TEXTS: Sequence[str] = ()  # the documents of hash_counts' workers (inherited by fork)
+
+
+def _hash_chunk(bounds: tuple[int, int, int]) -> sp.csr_matrix:
+    start, end, n_features = bounds
+    return _hashing(n_features).transform(_CHUNK_TEXTS[start:end]).tocsr()
+
+
+def hash_counts(texts: Sequence[str], n_features: int, workers: int | None = None
+                ) -> sp.csr_matrix:
+    """Hashed word 1-2-gram counts of ``texts`` (float32), in ``workers`` forked processes
+    (None: every core) from :data:`PARALLEL_ABOVE` documents on; the same matrix either way.
+
+    Args:
+        texts: the documents.
+        n_features: the hashing width.
+        workers: processes (None: every available core).
+    """
+    global _CHUNK_TEXTS
+    from gfbgcn.text.graph.sharded import available_cores
+
+    workers = available_cores() if workers is None else workers
+    if workers <= 1 or len(texts) < PARALLEL_ABOVE or sys.platform == "win32":
+        return _hashing(n_features).transform(texts).tocsr()
+    import multiprocessing
+
+    from gfbgcn.core.processes import worker_pool
+
+    cuts = np.linspace(0, len(texts), 4 * workers + 1).astype(int)  # small tasks balance
+    _CHUNK_TEXTS = texts
+    try:
+        with worker_pool(multiprocessing.get_context("fork"), workers) as pool:
+            parts = pool.map(_hash_chunk, [(int(a), int(b), n_features)
+                                           for a, b in zip(cuts[:-1], cuts[1:])])
+    finally:
+        _CHUNK_TEXTS = ()
+    return sp.vstack(parts, format="csr")
 
 
 def _hashing(n_features: int):
