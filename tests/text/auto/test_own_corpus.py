@@ -231,3 +231,27 @@ def test_reproduce_own_corpora_runs_resumes_and_reports(tmp_path):
     before = path.stat().st_mtime_ns
     assert main(argv) == 0  # resumes: nothing re-run
     assert path.stat().st_mtime_ns == before
+
+
+def test_auto_returns_the_baseline_when_no_graph_model_beats_it(tmp_path, capsys):
+    """One epoch of a 4-unit graph model cannot beat the linear baseline on validation: the
+    baseline is the answer, the output says so, and the saved model predicts as it does."""
+    corpus = tiny_corpus(80, noise=0.5)
+    path = tmp_path / "FILE.csv"
+    write_csv(corpus, path)
+    out, saved = tmp_path / "run", tmp_path / "model"
+    assert main(["train", "--dataset", str(path), "--auto", "--seed", "0", "--budget", "1",
+                 "--epochs", "1", "--hidden", "4", "--no-cache", "--threads", "1", "--quiet",
+                 "--out", str(out), "--save", str(saved)]) == 0
+    printed = capsys.readouterr().out
+    assert "auto chose the linear baseline (" in printed
+    assert "no graph model beat it on validation" in printed
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["auto"]["predictor"] == "linear" and metrics["combined_weight"] == 0.0
+    assert metrics["test"]["accuracy"] == metrics["baseline"]["test"]["accuracy"]
+    rows = (out / "predictions.csv").read_text().splitlines()[1:]
+    assert all(r.split(",")[2] == r.split(",")[4] for r in rows)  # the baseline's predictions
+    model = gfbgcn.load(saved)
+    assert isinstance(model, CombinedPredictor) and model.weight == 0.0
+    texts = ["gol tekma liga", "banka trg evro"]
+    assert np.allclose(model.predict_proba(texts), model.linear.predict_proba(texts))
