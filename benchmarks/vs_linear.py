@@ -244,7 +244,8 @@ def _pm(values: list[float], scale: float = 100.0, digits: int = 2) -> str:
         f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}"
 
 
-def render(out: Path, datasets: list[str], command: str, machine: str) -> str:
+def render(out: Path, datasets: list[str], command: str, machine: str, notes: str = "") -> str:
+    """The report from the records in ``out`` (``notes``: hand-written, appended)."""
     recs: dict[tuple[str, int, str], dict] = {}
     for path in sorted(out.glob("*.json")):
         r = json.loads(path.read_text(encoding="utf-8"))
@@ -341,6 +342,8 @@ def render(out: Path, datasets: list[str], command: str, machine: str) -> str:
     missing = [d for d in datasets if not any(k[0] == d for k in recs)]
     if missing:
         lines += [f"Not run: {', '.join(missing)}.", ""]
+    if notes:
+        lines += [notes.rstrip(), ""]
     log = out / "commands.txt"
     commands = log.read_text(encoding="utf-8").splitlines() if log.is_file() else [command]
     lines += ["Commands that wrote the records:", ""] + [f"- `{c}`" for c in commands] + \
@@ -370,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     from gfbgcn.core.io import atomic_write_text
 
     command = command_line()
+    notes_path = args.report.with_name(args.report.stem + "_notes.md")
+    notes = notes_path.read_text(encoding="utf-8") if notes_path.is_file() else ""
     if not args.report_only:
         with open(args.out / "commands.txt", "a", encoding="utf-8") as log:
             log.write(command + "\n")
@@ -386,9 +391,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  exit {done.returncode}, {time.perf_counter() - start:.0f} s",
                           flush=True)
                     atomic_write_text(args.report, render(args.out, args.datasets, command,
-                                                          machine_line(args.threads)))
+                                                          machine_line(args.threads), notes))
     atomic_write_text(args.report, render(args.out, args.datasets, command,
-                                          machine_line(args.threads)))
+                                          machine_line(args.threads), notes))
     print(f"wrote {args.report}")
     return 0
 
