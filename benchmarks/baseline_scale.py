@@ -48,7 +48,8 @@ print(json.dumps({"docs": len(y), "classes": len(corpus.label_names), "fit_s": s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[43020, 86040])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[43020, 86040],
+                        help="corpus sizes to measure (none: only rewrite the section)")
     parser.add_argument("--max-gib", type=float, default=12.0)
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
-    with open(rows_path, "a", encoding="utf-8") as out:
+    with open(rows_path, "a", encoding="utf-8") as out:  # nothing when no size was run
         for r in rows:
             out.write(json.dumps({**r, "commit": commit, "note": args.note,
                                   "command": command_line()}) + "\n")
@@ -77,19 +78,36 @@ def main(argv: list[str] | None = None) -> int:
              "of the training documents as validation), one fresh process per size: the "
              "validation grid, the refit on the whole training split and the probabilities of "
              "every document. Compare with the graph build at the same size (scale section).",
+             "", "Graph build columns: the range over the build rows of "
+             "`docs/results/raw/scale/rows.jsonl` at the same size (CPU s of the main process "
+             "and its workers; peak RSS of the main process).",
              "", "| documents | classes | mode | chosen | test acc | wall s | CPU s | "
-             "peak RSS MiB | load | commit | note |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "peak RSS MiB | graph build CPU s | graph build peak MiB | load | commit | note |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    builds: dict[int, list[dict]] = {}
+    scale_rows = rows_path.parent.parent / "scale" / "rows.jsonl"
+    if scale_rows.is_file():
+        for line in scale_rows.read_text(encoding="utf-8").splitlines():
+            b = json.loads(line)
+            if "build_cpu_s" in b:
+                builds.setdefault(b["docs"], []).append(b)
+
+    def span(values: list[float]) -> str:
+        return "" if not values else (f"{min(values):.0f}" if len(values) == 1 else
+                                      f"{min(values):.0f}-{max(values):.0f}")
     for r in rows:
         if "failed" in r:
-            lines.append(f"| {r['docs']:,} | | failed (exit {r['failed']}) | | | | | | | "
+            lines.append(f"| {r['docs']:,} | | failed (exit {r['failed']}) | | | | | | | | | "
                          f"{r.get('commit', '')} | {r.get('note', '')} |")
             continue
         mode = f"hashed 2^{r['hashed'].bit_length() - 1}" if r["hashed"] else \
             f"vocabulary ({r['features']:,} n-grams)"
         lines.append(f"| {r['docs']:,} | {r['classes']} | {mode} | {r['classifier']} | "
                      f"{100 * r['test_accuracy']:.2f} | {r['fit_s']:.1f} | "
-                     f"{r['fit_cpu_s']:.1f} | {r['peak_mib']:.0f} | {r['load']:.1f} | "
+                     f"{r['fit_cpu_s']:.1f} | {r['peak_mib']:.0f} | "
+                     f"{span([b['build_cpu_s'] for b in builds.get(r['docs'], [])])} | "
+                     f"{span([b['build_main_mib'] for b in builds.get(r['docs'], [])])} | "
+                     f"{r['load']:.1f} | "
                      f"{r.get('commit', '')} | {r.get('note', '')} |")
     commands = list(dict.fromkeys(r.get("command", "") for r in rows if r.get("command")))
     lines += ["", "Commands: " + "; ".join(f"`{c}`" for c in commands), "",
