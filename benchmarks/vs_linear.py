@@ -289,6 +289,8 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
         au = [recs[(ds, s, "auto")] for s in seeds]
         for key, name in (("auto", "`--auto`"), ("graph_part", "graph part"),
                           ("combined", "combined"), ("builtin", "built-in baseline")):
+            if not au:  # its searches have not run yet
+                break
             timing = (f"{_pm([r['wall_seconds'] for r in au], 1, 1)} | "
                       f"{_pm([r['cpu_seconds'] for r in au], 1, 1)} | "
                       f"{_pm([r['peak_rss_mib'] for r in au], 1, 0)}") if key == "auto" \
