@@ -152,3 +152,18 @@ def test_hashing_in_worker_processes_gives_the_same_counts(monkeypatch):
     parallel = bl.hash_counts(texts, 2 ** 10, workers=2)
     assert parallel.shape == serial.shape == (90, 2 ** 10) and serial.nnz > 0
     assert (parallel != serial).nnz == 0
+
+
+def test_test_labels_are_never_read_for_any_choice():
+    corpus = tiny_corpus(80, noise=0.9)
+    y = _ids(corpus)
+    train, val, test = np.arange(50), np.arange(50, 60), np.arange(60, 80)
+    first = fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0)
+    shuffled = y.copy()
+    shuffled[test] = np.random.default_rng(3).permutation(y[test])
+    shuffled[test[:4]] = 1 - shuffled[test[:4]]
+    assert (shuffled != y).any()
+    second = fit_baseline(corpus.texts, shuffled, corpus.label_names, train, val, test, seed=0)
+    assert first.grid == second.grid and first.model.description == second.model.description
+    assert first.model.temperature == second.model.temperature
+    assert np.array_equal(first.probabilities, second.probabilities)
