@@ -40,6 +40,7 @@ b = fit_baseline(corpus.texts, y, corpus.label_names, fit, val, test, seed=0)
 seconds, cpu1 = time.perf_counter() - t, os.times()
 print(json.dumps({"docs": len(y), "classes": len(corpus.label_names), "fit_s": seconds,
                   "fit_cpu_s": sum(cpu1[:4]) - sum(cpu0[:4]), "peak_mib": peaks()[0],
+                  "worker_peak_mib": peaks()[1],
                   "classifier": b.model.description, "hashed": b.model.ngrams.hashed,
                   "features": b.model.ngrams.num_features,
                   "test_accuracy": b.test["accuracy"], "load": os.getloadavg()[0]}))
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
              "`docs/results/raw/scale/rows.jsonl` at the same size (CPU s of the main process "
              "and its workers; peak RSS of the main process).",
              "", "| documents | classes | mode | chosen | test acc | wall s | CPU s | "
-             "peak RSS MiB | graph build CPU s | graph build peak MiB | load | commit | note |",
+             "peak RSS MiB (main / worker) | graph build CPU s | graph build peak MiB | load | "
+             "commit | note |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     builds: dict[int, list[dict]] = {}
     scale_rows = rows_path.parent.parent / "scale" / "rows.jsonl"
@@ -104,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             f"vocabulary ({r['features']:,} n-grams)"
         lines.append(f"| {r['docs']:,} | {r['classes']} | {mode} | {r['classifier']} | "
                      f"{100 * r['test_accuracy']:.2f} | {r['fit_s']:.1f} | "
-                     f"{r['fit_cpu_s']:.1f} | {r['peak_mib']:.0f} | "
+                     f"{r['fit_cpu_s']:.1f} | {r['peak_mib']:.0f}"
+                     + (f" / {r['worker_peak_mib']:.0f}" if r.get("worker_peak_mib") else "")
+                     + " | "
                      f"{span([b['build_cpu_s'] for b in builds.get(r['docs'], [])])} | "
                      f"{span([b['build_main_mib'] for b in builds.get(r['docs'], [])])} | "
                      f"{r['load']:.1f} | "
