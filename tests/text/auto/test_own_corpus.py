@@ -11,7 +11,7 @@ import pytest
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.core.errors import ModelLoadError
-from gfbgcn.text.auto.search import Budget, parse_budget, run_auto
+from gfbgcn.text.auto.search import Budget, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.predict.combined import (
     CombinedPredictor,
@@ -83,14 +83,6 @@ def test_choose_weight_minimises_validation_log_loss_not_accuracy():
     graph = np.array([[0.99, 0.01], [0.51, 0.49]])
     linear = np.array([[0.4, 0.6], [0.4, 0.6]])
     assert choose_weight(graph, linear, np.array([0, 1])) == (1.0, 0.5)
-
-
-def test_parse_budget():
-    assert parse_budget("8").candidates == 8 and parse_budget("10m").minutes == 10.0
-    assert not Budget(candidates=2).allows(2) and Budget(minutes=5).allows(100)
-    for bad in ("0", "x", "2.5", "-3m"):
-        with pytest.raises(ValueError, match="--budget"):
-            parse_budget(bad)
 
 
 def _search(corpus: Corpus, budget: int = 3):

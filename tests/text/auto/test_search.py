@@ -6,34 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gfbgcn.text.auto.search import RUNGS, Budget, RungRule, prune_margin, run_auto
+from gfbgcn.text.auto.search import Budget, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.run import train_text
 from tests.text.auto.test_own_corpus import tiny_corpus
-
-
-def _history(accs: list[float]) -> list[dict[str, float]]:
-    return [{"epoch": i + 1, "val_acc": a} for i, a in enumerate(accs)]
-
-
-def test_rung_rule_compares_at_equal_epochs_and_only_at_rungs():
-    incumbent = _history([0.5] * 5 + [0.8] * 25)  # reaches 0.8 at epoch 6, stops at 30
-    rule = RungRule(incumbent, margin=0.05)
-    trailing = _history([0.7] * 9)
-    assert not rule(trailing)  # epoch 9: not a rung
-    assert rule(_history([0.7] * 10)) and rule.stopped_at == 10  # 0.7 + 0.05 < 0.8
-    close = RungRule(incumbent, margin=0.05)
-    assert not close(_history([0.76] * 10))  # within the margin
-    # a slow starter is compared with what the incumbent had at the same epoch
-    slow = RungRule(_history([0.3] * 10 + [0.9] * 10), margin=0.05)
-    assert not slow(_history([0.3] * 10))  # at epoch 10 the incumbent had 0.3 too
-    # past the incumbent's last epoch its best stays what it reached
-    short = RungRule(_history([0.9] * 12), margin=0.05)
-    assert short(_history([0.8] * 20)) and short.stopped_at == 20
-    assert RUNGS[0] == 10 and prune_margin(100) == 0.03 and prune_margin(1000) == 0.02
 
 
 def test_a_stop_rule_ends_full_batch_training_with_the_best_weights():

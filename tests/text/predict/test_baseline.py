@@ -143,17 +143,6 @@ def test_balanced_class_weight_favours_the_rare_class(kind, monkeypatch):
     assert rare_mass[1] > rare_mass[0]
 
 
-def test_hashing_in_worker_processes_gives_the_same_counts(monkeypatch):
-    from gfbgcn.text.predict import baseline as bl
-
-    texts = tiny_corpus(90).texts
-    serial = bl.hash_counts(texts, 2 ** 10, workers=1)
-    monkeypatch.setattr(bl, "PARALLEL_ABOVE", 10)
-    parallel = bl.hash_counts(texts, 2 ** 10, workers=2)
-    assert parallel.shape == serial.shape == (90, 2 ** 10) and serial.nnz > 0
-    assert (parallel != serial).nnz == 0
-
-
 def test_test_labels_are_never_read_for_any_choice():
     corpus = tiny_corpus(80, noise=0.9)
     y = _ids(corpus)
