@@ -26,7 +26,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("reproduce", "inductive"), "gfbgcn.cli.reproduce_inductive", "reproduce_inductive",
      "inductive (new documents) against transductive accuracy"),
     (("reproduce", "own-corpora"), "gfbgcn.cli.reproduce_own_corpora", "reproduce_own_corpora",
-     "paper defaults, --auto, TF-IDF + LR, combined and pretrained features on own corpora "
+     "paper defaults, --auto, linear baseline, combined and pretrained features on own corpora "
      "and the benchmarks"),
     (("reproduce", "entity"), "gfbgcn.cli.reproduce_entity", "reproduce_entity",
      "reproduce the entity-classification table"),

@@ -1,4 +1,4 @@
-"""``gfbgcn reproduce own-corpora``: paper defaults, ``--auto``, TF-IDF + LR, the combined
+"""``gfbgcn reproduce own-corpora``: paper defaults, ``--auto``, the linear baseline, the combined
 predictor and pretrained features on the two extra corpora and the four benchmarks (grid and
 report in :mod:`gfbgcn.text.auto`), through :func:`gfbgcn.core.harness.reproduce`."""
 

@@ -228,11 +228,12 @@ def _write_outputs(args: argparse.Namespace, corpus, graph, result, label_names=
     """The baseline beside a single-label run on a user's file, and ``--out``."""
     from gfbgcn.text.train.run_files import write_run
 
-    extra = None
+    extra = baseline = None
     if is_own_file(args.dataset) and not (args.multi_label or args.no_baseline):
-        extra = baseline_beside(corpus, graph, result)
+        extra, fitted = baseline_beside(corpus, graph, result)
+        baseline = fitted.probabilities
     if args.out:
-        out = write_run(args.out, result, graph, label_names, extra,
+        out = write_run(args.out, result, graph, label_names, extra, baseline=baseline,
                         provenance=run_provenance(args, corpus))
         print(f"wrote {out}")
 

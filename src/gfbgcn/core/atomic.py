@@ -38,9 +38,10 @@ MARKER = ".gfbgcn"
 
 #: The files of each kind of directory gfbgcn writes.
 KIND_FILES = {
-    # auto.csv: the candidates of `train --auto`
-    "run": frozenset({"config.json", "history.csv", "metrics.json", "auto.csv"}),
-    # linear.*: the TF-IDF + LR part of a combined model (gfbgcn.text.predict.combined);
+    # auto.csv: the candidates of `train --auto`; predictions.csv: the test documents'
+    "run": frozenset({"config.json", "history.csv", "metrics.json", "auto.csv",
+                      "predictions.csv"}),
+    # linear.*: the linear (n-gram TF-IDF) part of a combined model (gfbgcn.text.predict.combined);
     # transductive.safetensors: the outputs of the fitted documents (gfbgcn.TextGCNClassifier)
     "model": frozenset({"config.json", "model.safetensors", "vocab.json",
                         "linear.safetensors", "linear.json", "transductive.safetensors"}),

@@ -1,4 +1,4 @@
-"""Own corpora: the TF-IDF + LR baseline, --auto (validation only), the combined predictor,
+"""Own corpora: the linear baseline, --auto (validation only), the combined predictor,
 and saving/loading/predicting with what --auto chose."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ import pytest
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.core.errors import ModelLoadError
-from gfbgcn.text.auto.search import Budget, parse_budget, run_auto
+from gfbgcn.text.auto.search import Budget, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.predict.baseline import LinearTextModel, fit_baseline
 from gfbgcn.text.predict.combined import (
     CombinedPredictor,
     choose_weight,
@@ -53,24 +52,6 @@ def write_csv(corpus: Corpus, path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
-def test_linear_model_matches_scikit_learn_and_round_trips():
-    from sklearn.linear_model import LogisticRegression
-
-    corpus = tiny_corpus()
-    y = np.array([corpus.label_names.index(lab) for lab in corpus.labels])
-    idx = np.arange(len(y))
-    tok = UnicodeTokenizer()
-    b = fit_baseline(corpus.texts, y, corpus.label_names, idx[:40], idx[40:48], idx[48:], tok,
-                     "unicode", seed=0)
-    assert b.model.C in b.val_by_C and set(b.test) >= {"accuracy", "macro_f1"}
-    x = b.model.features(corpus.texts)
-    ref = LogisticRegression(C=b.model.C, max_iter=1000).fit(x[:40], y[:40])
-    assert np.allclose(b.model.predict_proba(corpus.texts), ref.predict_proba(x), atol=1e-4)
-    arrays, meta = b.model.to_tensors()
-    again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))
-    assert np.allclose(again.predict_proba(corpus.texts), b.probabilities)
-
-
 def test_choose_weight_uses_validation_and_covers_both_ends():
     y = np.array([0, 1, 1, 0])
     good = np.eye(2)[y] * 0.8 + 0.1
@@ -104,14 +85,6 @@ def test_choose_weight_minimises_validation_log_loss_not_accuracy():
     assert choose_weight(graph, linear, np.array([0, 1])) == (1.0, 0.5)
 
 
-def test_parse_budget():
-    assert parse_budget("8").candidates == 8 and parse_budget("10m").minutes == 10.0
-    assert not Budget(candidates=2).allows(2) and Budget(minutes=5).allows(100)
-    for bad in ("0", "x", "2.5", "-3m"):
-        with pytest.raises(ValueError, match="--budget"):
-            parse_budget(bad)
-
-
 def _search(corpus: Corpus, budget: int = 3):
     base = TrainConfig(seed=0, epochs=15, hidden=16, patience=5)
     return run_auto(corpus, UnicodeTokenizer(), base, budget=Budget(candidates=budget),
@@ -130,11 +103,15 @@ def test_auto_never_reads_test_labels():
         shuffled[i] = "denar" if corpus.labels[i] == "šport" else "šport"
     assert shuffled != corpus.labels
     second = _search(Corpus("tiny", corpus.texts, shuffled, corpus.is_train))
-    assert len(first.candidates) == 2 * 3  # each trained model and its combination
+    # the baseline, then each trained model and its combination
+    assert len(first.candidates) == 1 + 2 * 3
     assert [c.row() | {"seconds": 0} for c in first.candidates] == \
         [c.row() | {"seconds": 0} for c in second.candidates]
     assert first.chosen.row() | {"seconds": 0} == second.chosen.row() | {"seconds": 0}
-    assert first.candidates[0].setting.min_freq == 5  # the paper's setting comes first
+    assert first.baseline.model.description == second.baseline.model.description
+    assert first.baseline.grid == second.baseline.grid
+    assert first.candidates[0].predictor == "linear"  # the cheapest candidate first
+    assert first.candidates[1].setting.min_freq == 5  # then the paper's setting
     assert "val_accuracy" in first.table().splitlines()[0]
 
 
@@ -147,12 +124,16 @@ def test_exact_auto_command_writes_metrics_with_baseline(tmp_path, capsys):
                  "--budget", "3", "--epochs", "15", "--hidden", "16", "--no-cache",
                  "--threads", "1", "--quiet", "--save", str(saved)]) == 0
     printed = capsys.readouterr().out
-    assert "auto chose" in printed and "baseline TF-IDF + LR" in printed
+    assert "auto chose" in printed
     metrics = json.loads((out / "metrics.json").read_text())
     assert set(metrics["baseline"]["test"]) == set(metrics["test"])
     assert 0.0 <= metrics["baseline"]["test"]["accuracy"] <= 1.0
-    assert metrics["auto"]["candidates"] == 6
-    assert (out / "auto.csv").read_text().count("\n") == 7
+    assert metrics["auto"]["candidates"] == 7
+    assert (out / "auto.csv").read_text().count("\n") == 8
+    rows = (out / "predictions.csv").read_text().splitlines()
+    assert rows[0] == "doc,label,predicted,probability,baseline_predicted"
+    correct = [r.split(",")[1] == r.split(",")[2] for r in rows[1:]]
+    assert np.mean(correct) == pytest.approx(metrics["test"]["accuracy"])
     model = gfbgcn.load(saved)
     pred = model.predict(["Gol in tekma ekipa liga", "banka delnice trg obresti"])
     assert len(pred.labels) == 2 and pred.probabilities.shape == (2, 2)
@@ -183,7 +164,7 @@ def test_train_prints_and_records_the_baseline_or_not(tmp_path, capsys):
     common = ["train", "--dataset", str(path), "--min-freq", "1", "--hidden", "8", "--epochs",
               "5", "--quiet", "--no-cache", "--threads", "1"]
     assert main([*common, "--out", str(tmp_path / "a")]) == 0
-    assert "baseline TF-IDF + LR" in capsys.readouterr().out
+    assert "baseline word+char n-gram TF-IDF + linear" in capsys.readouterr().out
     metrics = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert set(metrics["baseline"]["test"]) == set(metrics["test"])
     assert main([*common, "--no-baseline", "--out", str(tmp_path / "b")]) == 0
@@ -234,10 +215,35 @@ def test_reproduce_own_corpora_runs_resumes_and_reports(tmp_path):
     record = json.loads(path.read_text())
     for column in ("defaults", "auto", "baseline", "combined"):
         assert 0.0 <= record[column]["accuracy"] <= 1.0
-    assert record["tokenizer"] == "unicode" and record["candidates"][0]["min_freq"] == 5
+    assert record["tokenizer"] == "unicode" and record["candidates"][0]["predictor"] == "linear"
+    assert record["candidates"][1]["min_freq"] == 5 and record["baseline"]["classifier"]
     report = (out / "own-corpora.md").read_text()
-    assert "| slo-opinion | 1 |" in report and "--auto ≥ TF-IDF + LR − 0.5" in report
+    assert "| slo-opinion | 1 |" in report and "--auto ≥ linear baseline − 0.5" in report
     assert str(tmp_path) not in report
     before = path.stat().st_mtime_ns
     assert main(argv) == 0  # resumes: nothing re-run
     assert path.stat().st_mtime_ns == before
+
+
+def test_auto_returns_the_baseline_when_no_graph_model_beats_it(tmp_path, capsys):
+    """One epoch of a 4-unit graph model cannot beat the linear baseline on validation: the
+    baseline is the answer, the output says so, and the saved model predicts as it does."""
+    corpus = tiny_corpus(80, noise=0.5)
+    path = tmp_path / "FILE.csv"
+    write_csv(corpus, path)
+    out, saved = tmp_path / "run", tmp_path / "model"
+    assert main(["train", "--dataset", str(path), "--auto", "--seed", "0", "--budget", "1",
+                 "--epochs", "1", "--hidden", "4", "--no-cache", "--threads", "1", "--quiet",
+                 "--out", str(out), "--save", str(saved)]) == 0
+    printed = capsys.readouterr().out
+    assert "auto chose the linear baseline (" in printed
+    assert "no graph model beat it on validation" in printed
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["auto"]["predictor"] == "linear" and metrics["combined_weight"] == 0.0
+    assert metrics["test"]["accuracy"] == metrics["baseline"]["test"]["accuracy"]
+    rows = (out / "predictions.csv").read_text().splitlines()[1:]
+    assert all(r.split(",")[2] == r.split(",")[4] for r in rows)  # the baseline's predictions
+    model = gfbgcn.load(saved)
+    assert isinstance(model, CombinedPredictor) and model.weight == 0.0
+    texts = ["gol tekma liga", "banka trg evro"]
+    assert np.allclose(model.predict_proba(texts), model.linear.predict_proba(texts))

@@ -36,7 +36,12 @@ def test_end_to_end_beats_majority_class(small_r8_graph, model, tmp_path):
     assert 1 <= result.best_epoch <= result.epochs_run <= 40
     out = write_run(tmp_path / "run", result, graph)
     assert {p.name for p in out.iterdir()} == {".gfbgcn", "config.json", "history.csv",
-                                               "metrics.json"}
+                                               "metrics.json", "predictions.csv"}
+    rows = (out / "predictions.csv").read_text().splitlines()
+    assert rows[0] == "doc,label,predicted,probability"
+    assert len(rows) == 1 + int((~graph.is_train).sum())
+    correct = [r.split(",")[1] == r.split(",")[2] for r in rows[1:]]
+    assert np.mean(correct) == pytest.approx(result.test["accuracy"])
     assert '"seed": 1' in (out / "config.json").read_text()
     metrics = json.loads((out / "metrics.json").read_text())
     if model == "gcn":

@@ -69,9 +69,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     ``no_numbers``, ``cjk_split`` (unicode).  ``batch_size``/``fanout``/``optimizer``/``row_budget``: mini-batch training
     (0: full batch); ``device``: ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``; ``auto``:
     choose graph settings and model on the validation split (``--auto``; ``budget`` ``N``
-    candidates or ``"Nm"`` minutes), which may choose the graph model combined with TF-IDF +
-    logistic regression unless ``baseline=False`` (``--no-baseline``: no baseline fitted, no
-    combination tried).  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
+    candidates or ``"Nm"`` minutes), which may choose the linear n-gram baseline itself
+    (:mod:`gfbgcn.text.predict.baseline`) or the graph model combined with it, unless
+    ``baseline=False`` (``--no-baseline``: no baseline fitted, no combination tried).  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
     ``build_workers``: graph-building processes (``None``: every core); ``verbose``: progress.
     Nothing is checked before ``fit``; a bad value then raises a one-line
     :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y`` (lengths,

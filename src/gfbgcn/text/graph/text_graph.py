@@ -260,9 +260,16 @@ def _graph_from_parts(
     notes = list(corpus.notes)
     empty = np.flatnonzero(doc_lengths == 0)
     if len(empty):
+        # on short texts stop words and min_freq empty many documents (mpqa-opinion: 2,664
+        # of 10,603 phrases with both, 1,603 with min_freq 5 alone, 104 with the English stop
+        # list alone), so say which are on and how to keep the words
+        why = (f"; stop words '{config.stop_words}' are on (--stop-words none keeps them)"
+               if config.stop_words else "")
+        why += (f"; --min-freq {config.min_freq} drops rarer words"
+                if config.min_freq > 1 else "")
         notes.append(
-            f"{len(empty)} document(s) have no token left after cleaning (e.g. index "
-            f"{int(empty[0])}); they stay as nodes with only their self-loop"
+            f"{len(empty)} of {len(doc_lengths)} document(s) have no token left after cleaning "
+            f"(e.g. index {int(empty[0])}); they stay as nodes with only their self-loop{why}"
         )
     return TextGraph(
         edge_index=edge_index,

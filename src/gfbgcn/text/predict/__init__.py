@@ -1,1 +1,1 @@
-"""Prediction: the inductive model, saved models, the TF-IDF + LR baseline, the combined predictor."""
+"""Prediction: the inductive model, saved models, the linear baseline, the combined predictor."""

@@ -1,22 +1,52 @@
-"""The TF-IDF + logistic regression baseline printed beside every own-corpus result.
+"""The built-in linear baseline printed beside every own-corpus result, combined with the graph
+model by :mod:`gfbgcn.text.predict.combined` and tried as a candidate by ``--auto``.
 
-Features: the run's tokenizer (no stop-word or rare-word removal: the regulariser handles
-those), vocabulary of the fitting documents, sublinear TF ``1 + log(tf)`` times the smoothed IDF
-``log((1 + n) / (1 + df)) + 1``, rows L2-normalised (scikit-learn's ``TfidfVectorizer`` with
-``sublinear_tf=True``; computed here with the package's own vectorised counting so that a saved
-model needs no pickle).  Classifier: scikit-learn's multinomial ``LogisticRegression`` (lbfgs),
-fitted on the graph model's *training* documents only; its inverse regularisation ``C`` is
-chosen on the same validation documents, by accuracy (ties: lower log-loss).  Test documents are
-never looked at until the chosen model is evaluated.
+Features (:class:`NgramFeatures`): word 1-2-grams and ``char_wb`` 2-5-grams (character n-grams
+inside word boundaries; they catch morphology, spelling variants and scripts written without
+spaces), each block with sublinear TF ``1 + log(tf)`` times the smoothed IDF
+``log((1 + n) / (1 + df)) + 1`` and rows L2-normalised, the two blocks side by side (as
+scikit-learn's ``TfidfVectorizer(sublinear_tf=True)`` in a ``FeatureUnion``).  Vocabulary and IDF
+come from the texts of the whole training split (validation documents included: their texts,
+never their labels; test documents are not looked at).  The analysers are scikit-learn's
+(lower-cased, default token pattern) rather than the graph's tokenizer, so the baseline is the
+one a practitioner would write, whatever ``--tokenizer`` the graph uses.
 
-The fitted model is a vocabulary, an IDF vector, a coefficient matrix and an intercept:
-:meth:`LinearTextModel.to_tensors` / :meth:`from_tensors` store them as safetensors + JSON.
+At scale (more than :data:`HASH_ABOVE` training documents, or more than :data:`HASH_CHARS`
+characters of training text) the vocabulary is not kept: word 1-2-grams are hashed into
+:data:`HASH_FEATURES` columns (``HashingVectorizer``, no sign flipping) and the character block
+is dropped, because on long documents it has thousands of non-zeros per document (20NG-sized
+texts at 383k documents would hold about 10^9).  Memory is then the hashed counts plus a dense
+``[classes, 2^18]`` coefficient matrix.
+
+Classifier: one of a small grid (:func:`grid`) -- multinomial logistic regression, a linear SVM,
+SGD with the modified Huber loss, complement naive Bayes -- with its regularisation; each is
+fitted on the graph model's *training* documents and scored on its *validation* documents
+(accuracy, ties: lower log-loss, then the earlier grid entry).  The chosen one is then fitted
+again on the whole training split (training + validation documents) before the test documents
+are scored, as a practitioner would.  At scale the grid holds only the kinds whose cost is about
+one pass over the data: complement naive Bayes, and SGD where there are at most
+:data:`SGD_MAX_CLASSES` classes (SGD is one-vs-rest: its cost grows with the classes).
+
+Probabilities: ``softmax(scores / T)`` with one temperature ``T`` chosen on the validation
+documents (cross-entropy against Platt's smoothed targets, :func:`choose_temperature`), from
+the model fitted without them -- for every kind: the SVM's and
+complement naive Bayes' losses give no probabilities, modified Huber's are poorly calibrated, and
+logistic regression is fitted one-vs-rest (liblinear, see :func:`fit_point`), whose normalised
+sigmoids are not a softmax either.  The temperature is folded into the
+stored coefficients, so every kind predicts ``softmax(x W^T + b)``.  The validation documents'
+probabilities used for every choice downstream (the combination's weight, ``--auto``) are those
+of the model fitted without them (:attr:`BaselineResult.val_probabilities`); the refitted model
+gives the probabilities of every other document.
+
+The fitted model is the n-gram vocabularies (or the hashing width), the IDF, a coefficient
+matrix and an intercept: :meth:`LinearTextModel.to_tensors` / :meth:`from_tensors` store them as
+safetensors + JSON, no pickle.  Models saved before 2026-11-26 (unigram TF-IDF over the graph's
+tokenizer + logistic regression) still load and predict (``features`` absent in their JSON):
+:func:`fit_unigram_baseline` fits one, for comparisons with the old reports.
 """
-
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,27 +58,49 @@ from scipy.special import softmax
 
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.graph.counts import doc_word_counts
+from gfbgcn.text.predict.linear_grid import (  # noqa: F401  (the baseline's names, re-exported)
+    ABSENT,
+    SGD_MAX_CLASSES,
+    TEMPERATURES,
+    GridPoint,
+    choose_temperature,
+    fit_point,
+    linear_scores,
+    grid,
+)
+from gfbgcn.text.predict.ngrams import (  # noqa: F401  (re-exported)
+    CHAR_NGRAMS,
+    HASH_FEATURES,
+    PARALLEL_ABOVE,
+    WORD_NGRAMS,
+    NgramFeatures,
+    hash_counts,
+    smoothed_idf,
+    tfidf_features,
+)
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.preprocess import preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 
-#: Inverse regularisation strengths tried on the validation split.
+#: Inverse regularisation strengths of the unigram baseline (:func:`fit_unigram_baseline`).
 C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
 
-
-def tfidf_features(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
-    """Sublinear TF times IDF, rows L2-normalised (all-zero rows stay zero)."""
-    x = counts.tocsr(copy=True).astype(np.float64)
-    x.data = 1.0 + np.log(x.data)
-    x = x.multiply(idf[None, :]).tocsr()
-    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
-    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    return sp.diags(scale) @ x
+#: Above this many training documents the features are hashed and the grid keeps SGD and
+#: complement naive Bayes only (see the module docstring).
+HASH_ABOVE = 50_000
+#: ... or above this many characters of training text (the character block's size follows it).
+HASH_CHARS = 20_000_000
 
 
 @dataclass
 class LinearTextModel:
-    """A fitted TF-IDF + logistic regression: everything :meth:`predict_proba` needs."""
+    """A fitted linear text classifier: everything :meth:`predict_proba` needs.
+
+    ``coef``/``intercept`` already include the calibration temperature, so
+    ``predict_proba(x) = softmax(features(x) @ coef.T + intercept)`` for every kind.
+    ``features`` is None for a model of the old unigram format, whose features are the graph
+    tokenizer's words (``vocab``, ``tokenizer_name``).
+    """
 
     vocab: list[str]
     idf: np.ndarray  # float64 [V]
@@ -58,94 +110,222 @@ class LinearTextModel:
     tokenizer_name: str
     C: float
     tokenizer: Tokenizer | None = field(default=None, repr=False)
+    ngrams: NgramFeatures | None = field(default=None, repr=False)
+    kind: str = "lr-unigram"
+    params: dict[str, Any] = field(default_factory=dict)
+    temperature: float = 1.0
 
     def __post_init__(self) -> None:
-        self._index = pd.Index(self.vocab)
+        self._index = pd.Index(self.vocab) if self.ngrams is None else None
+
+    @property
+    def description(self) -> str:
+        """``svm C=0.3``: the kind and its chosen regularisation, for printing."""
+        return " ".join([self.kind, *(f"{k}={v:g}" for k, v in self.params.items())])
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """``[n, V]`` TF-IDF rows of ``texts``."""
+        if self.ngrams is not None:
+            return self.ngrams.transform(list(texts))
         if self.tokenizer is None:
             self.tokenizer = resolve_tokenizer(self.tokenizer_name)
         tc = preprocess(list(texts), self.tokenizer, vocab=self.vocab, vocab_index=self._index,
                         stop_words=None)
         return tfidf_features(doc_word_counts(tc), self.idf)
 
+    def proba_of(self, x: sp.csr_matrix) -> np.ndarray:
+        """Class probabilities of TF-IDF rows ``x``."""
+        return softmax(np.asarray(x @ self.coef.T) + self.intercept[None, :], axis=1)
+
     def predict_proba(self, texts: Sequence[str] | str) -> np.ndarray:
+        """``[n, C]`` class probabilities of ``texts``."""
         if isinstance(texts, str):
             texts = [texts]
-        x = self.features(texts)
-        return softmax(np.asarray(x @ self.coef.T) + self.intercept[None, :], axis=1)
+        return self.proba_of(self.features(texts))
 
     def to_tensors(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """``(arrays, JSON metadata)`` for safetensors + JSON (no pickle)."""
         arrays = {"idf": self.idf, "coef": self.coef, "intercept": self.intercept}
-        meta = {"vocab": self.vocab, "label_names": self.label_names,
-                "tokenizer": self.tokenizer_name, "C": self.C}
+        meta: dict[str, Any] = {"vocab": self.vocab, "label_names": self.label_names,
+                                "tokenizer": self.tokenizer_name, "C": self.C}
+        if self.ngrams is not None:
+            meta.update(features=self.ngrams.meta(), kind=self.kind, params=self.params,
+                        temperature=self.temperature)
         return arrays, meta
 
     @classmethod
     def from_tensors(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
                      tokenizer: Tokenizer | None = None) -> LinearTextModel:
-        return cls(vocab=list(meta["vocab"]), idf=np.asarray(arrays["idf"], np.float64),
+        """The model of :meth:`to_tensors`' output (either format)."""
+        idf = np.asarray(arrays["idf"], np.float64)
+        ngrams = None
+        if meta.get("features") is not None:
+            ngrams = NgramFeatures.from_meta(meta["features"], idf)
+        return cls(vocab=list(meta["vocab"]), idf=idf,
                    coef=np.asarray(arrays["coef"], np.float64),
                    intercept=np.asarray(arrays["intercept"], np.float64),
                    label_names=list(meta["label_names"]), tokenizer_name=meta["tokenizer"],
-                   C=float(meta["C"]), tokenizer=tokenizer)
+                   C=float(meta["C"]), tokenizer=tokenizer, ngrams=ngrams,
+                   kind=str(meta.get("kind", "lr-unigram")),
+                   params=dict(meta.get("params", {"C": float(meta["C"])})),
+                   temperature=float(meta.get("temperature", 1.0)))
 
 
 @dataclass
 class BaselineResult:
+    """A fitted baseline and what it scored.
+
+    ``probabilities``: ``[num_docs, C]`` of the refitted model for every document of the
+    corpus; ``val_probabilities``: ``[len(val_idx), C]`` of the model fitted *without* the
+    validation documents -- what every choice on validation must use.  ``grid``: one entry per
+    grid point (kind, params, validation accuracy and log-loss).
+    """
+
     model: LinearTextModel
     test: dict[str, Any]
     val: dict[str, Any]
-    probabilities: np.ndarray  # [num_docs, C] for every document of the corpus
+    probabilities: np.ndarray
     val_by_C: dict[float, float]
     seconds: float
+    val_probabilities: np.ndarray | None = None
+    val_idx: np.ndarray | None = None
+    grid: list[dict[str, Any]] = field(default_factory=list)
+
+    def val_proba(self) -> np.ndarray:
+        """The validation documents' held-out probabilities (``val_idx`` order)."""
+        if self.val_probabilities is None:  # the unigram baseline: fitted without them
+            assert self.val_idx is not None
+            return self.probabilities[self.val_idx]
+        return self.val_probabilities
 
 
-def _fit_one(x: sp.csr_matrix, y: np.ndarray, num_classes: int, C: float, seed: int
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """``(coef [C, V], intercept [C])`` of a multinomial logistic regression."""
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
+def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp.csr_matrix,
+                          y_val: np.ndarray, points: list[GridPoint], num_classes: int,
+                          seed: int, class_weight: str | None
+                          ) -> tuple[GridPoint, float, np.ndarray, list[dict[str, Any]]]:
+    """Fit every grid point on the training rows and score it on the validation rows.
 
-    classes = np.unique(y)
-    coef = np.zeros((num_classes, x.shape[1]))
-    intercept = np.full(num_classes, -30.0)  # classes absent from training: never predicted
-    if len(classes) == 1:
-        intercept[classes[0]] = 0.0
-        return coef, intercept
-    clf = LogisticRegression(C=C, max_iter=1000, random_state=seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(x, y)
-    w, b = clf.coef_, clf.intercept_
-    if len(classes) == 2:  # scikit-learn stores one row; softmax of (-w/2, w/2) = sigmoid(w)
-        w, b = np.vstack([-w / 2, w / 2]), np.array([-b[0] / 2, b[0] / 2])
-    coef[classes], intercept[classes] = w, b
-    return coef, intercept
+    Returns ``(best point, its temperature, its validation probabilities, one row per point)``;
+    best: the highest validation accuracy, ties broken by the lower log-loss, then the earlier
+    point.
+
+    Args:
+        x_train, y_train: the training documents' TF-IDF rows and classes.
+        x_val, y_val: the validation documents'.
+        points: the grid (:func:`grid`).
+        num_classes: the classes of the corpus.
+        seed, class_weight: see :func:`fit_baseline`.
+    """
+    best: tuple | None = None
+    rows = []
+    for point in points:
+        coef, intercept = fit_point(x_train, y_train, num_classes, point, seed, class_weight)
+        scores = linear_scores(x_val, coef, intercept)
+        t = choose_temperature(scores, y_val)
+        probs = softmax(scores / t, axis=1)
+        acc = float((probs.argmax(1) == y_val).mean()) if len(y_val) else 0.0
+        loss = mean_log_loss(y_val, probs) if len(y_val) else 0.0
+        rows.append({"kind": point.kind, **point.params, "val_accuracy": acc,
+                     "val_log_loss": loss, "temperature": t})
+        if best is None or (acc, -loss) > best[0]:
+            best = ((acc, -loss), point, t, probs)
+    assert best is not None
+    return best[1], best[2], best[3], rows
 
 
 def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
                  train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
-                 tokenizer: Tokenizer, tokenizer_name: str, seed: int = 0) -> BaselineResult:
-    """Fit on ``train_idx``, choose ``C`` on ``val_idx``, evaluate on ``test_idx``."""
+                 tokenizer: Tokenizer | None = None, tokenizer_name: str = "unicode",
+                 seed: int = 0, *, class_weight: str | None = None,
+                 hashed: bool | None = None) -> BaselineResult:
+    """Choose the classifier on ``val_idx`` (fitted on ``train_idx``), refit it on both, and
+    evaluate it on ``test_idx``.
+
+    Args:
+        texts: every document of the corpus.
+        labels: ``[num_docs]`` class indices (those of test documents are read only to score).
+        label_names: the class names, in index order.
+        train_idx, val_idx, test_idx: the graph model's document splits.
+        tokenizer, tokenizer_name: the graph's tokenizer; recorded with the model (its name is
+            in the saved JSON), not used by the n-gram features.
+        seed: ``random_state`` of the stochastic solvers.
+        class_weight: ``"balanced"`` weighs classes inversely to their training frequency.
+        hashed: the scale mode; None: when there are more than :data:`HASH_ABOVE` training
+            documents or :data:`HASH_CHARS` characters of training text.
+    """
+    start = time.perf_counter()
+    num_classes = len(label_names)
+    labels = np.asarray(labels)
+    texts = list(texts)
+    train_idx, val_idx = np.asarray(train_idx), np.asarray(val_idx)
+    fit_idx = np.concatenate([train_idx, val_idx])  # the whole training split
+    if hashed is None:
+        hashed = len(fit_idx) > HASH_ABOVE or \
+            sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
+    ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
+    x_fit = ngrams.transform_counts(fit_counts)
+    del fit_counts
+    y_val = labels[val_idx]
+    point, t, val_probs, rows = _choose_on_validation(
+        x_fit[:len(train_idx)], labels[train_idx], x_fit[len(train_idx):], y_val,
+        grid(hashed, num_classes), num_classes, seed, class_weight)
+    coef, intercept = fit_point(x_fit, labels[fit_idx], num_classes, point, seed, class_weight)
+    present = intercept != ABSENT  # the absent classes' -30 stays as it is
+    coef, intercept = coef / t, np.where(present, intercept / t, ABSENT)
+    model = LinearTextModel(
+        vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
+        tokenizer_name=tokenizer_name, C=float(point.value), tokenizer=tokenizer, ngrams=ngrams,
+        kind=point.kind, params=point.params, temperature=t)
+    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
+    probs = np.empty((len(texts), num_classes))
+    probs[fit_idx] = model.proba_of(x_fit)
+    if len(rest):
+        probs[rest] = model.predict_proba([texts[i] for i in rest])
+    pred = probs.argmax(1)
+    return BaselineResult(
+        model=model,
+        test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
+        val=classification_metrics(y_val, val_probs.argmax(1), num_classes),
+        probabilities=probs,
+        val_by_C={},
+        seconds=time.perf_counter() - start,
+        val_probabilities=val_probs,
+        val_idx=val_idx,
+        grid=rows,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The unigram TF-IDF + LR baseline of the reports before 2026-11-26, kept as a named option
+
+
+def _fit_unigram(x: sp.csr_matrix, y: np.ndarray, num_classes: int, C: float, seed: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    return fit_point(x, y, num_classes, GridPoint("lr-unigram", "C", C), seed, None)
+
+
+def fit_unigram_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
+                         train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
+                         tokenizer: Tokenizer, tokenizer_name: str, seed: int = 0
+                         ) -> BaselineResult:
+    """The old baseline: unigram TF-IDF over ``tokenizer``'s words + logistic regression,
+    fitted on ``train_idx`` only, ``C`` chosen on ``val_idx`` (no refit)."""
     start = time.perf_counter()
     num_classes = len(label_names)
     labels = np.asarray(labels)
     train_tc = preprocess([texts[i] for i in train_idx], tokenizer, min_freq=1, stop_words=None)
     vocab = train_tc.vocab
-    df = np.bincount(doc_word_counts(train_tc).indices, minlength=len(vocab))
-    idf = np.log((1.0 + len(train_idx)) / (1.0 + df)) + 1.0
+    idf = smoothed_idf(doc_word_counts(train_tc))
     model = LinearTextModel(vocab, idf, np.zeros((num_classes, len(vocab))),
                             np.zeros(num_classes), list(label_names), tokenizer_name, 1.0,
-                            tokenizer)
+                            tokenizer, params={"C": 1.0})
     x_all = model.features(texts)
     y_train, y_val = labels[train_idx], labels[val_idx]
     best: tuple | None = None
     val_by_C: dict[float, float] = {}
     for C in C_GRID:
-        coef, intercept = _fit_one(x_all[train_idx], y_train, num_classes, C, seed)
-        probs = softmax(np.asarray(x_all[val_idx] @ coef.T) + intercept, axis=1)
+        coef, intercept = _fit_unigram(x_all[train_idx], y_train, num_classes, C, seed)
+        probs = softmax(linear_scores(x_all[val_idx], coef, intercept), axis=1)
         acc = float((probs.argmax(1) == y_val).mean()) if len(val_idx) else 0.0
         val_by_C[C] = acc
         score = (acc, -mean_log_loss(y_val, probs) if len(val_idx) else 0.0)
@@ -153,25 +333,40 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
             best = (score, C, coef, intercept)
     assert best is not None
     _, model.C, model.coef, model.intercept = best
-    probs = softmax(np.asarray(x_all @ model.coef.T) + model.intercept, axis=1)
+    model.params = {"C": model.C}
+    probs = model.proba_of(x_all)
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,
         test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
         val=classification_metrics(y_val, pred[val_idx], num_classes),
-        probabilities=probs,
-        val_by_C=val_by_C,
-        seconds=time.perf_counter() - start,
+        probabilities=probs, val_by_C=val_by_C, seconds=time.perf_counter() - start,
+        val_idx=np.asarray(val_idx),
     )
 
 
-def baseline_for_graph(corpus, graph, tokenizer: Tokenizer, val_ratio: float, seed: int
-                       ) -> BaselineResult:
-    """The baseline on the same train/validation/test documents as a graph model trained on
-    ``graph`` with ``val_ratio`` and ``seed`` (see :meth:`TextGraph.to_data`)."""
+def graph_split(graph, val_ratio: float, seed: int) -> dict[str, np.ndarray]:
+    """The train/validation/test document indices of a graph model trained on ``graph`` with
+    ``val_ratio`` and ``seed`` (see :meth:`TextGraph.to_data`)."""
     data = graph.to_data(val_ratio, seed)
     d = graph.num_docs
-    idx = {name: getattr(data, f"{name}_mask")[:d].nonzero().view(-1).numpy()
-           for name in ("train", "val", "test")}
+    return {name: getattr(data, f"{name}_mask")[:d].nonzero().view(-1).numpy()
+            for name in ("train", "val", "test")}
+
+
+def baseline_for_graph(corpus, graph, tokenizer: Tokenizer, val_ratio: float, seed: int,
+                       class_weight: str | None = None) -> BaselineResult:
+    """The baseline on the same train/validation/test documents as a graph model trained on
+    ``graph`` with ``val_ratio`` and ``seed``.
+
+    Args:
+        corpus: the corpus the graph was built from (its ``texts``).
+        graph: the :class:`TextGraph` (labels, label names, tokenizer name, the split).
+        tokenizer: the graph's tokenizer (recorded, see :func:`fit_baseline`).
+        val_ratio, seed: the graph model's validation split and seed.
+        class_weight: see :func:`fit_baseline`.
+    """
+    idx = graph_split(graph, val_ratio, seed)
     return fit_baseline(corpus.texts, graph.labels, graph.label_names, idx["train"], idx["val"],
-                        idx["test"], tokenizer, graph.tokenizer, seed)
+                        idx["test"], tokenizer, graph.tokenizer, seed,
+                        class_weight=class_weight)

@@ -1,4 +1,4 @@
-"""The combined predictor: a graph model's and the TF-IDF + LR baseline's class probabilities
+"""The combined predictor: a graph model's and the linear baseline's class probabilities
 interpolated, ``p = w p_graph + (1 - w) p_linear``, with ``w`` chosen on the validation
 documents (as BertGCN interpolates its GCN and BERT heads).
 
@@ -11,8 +11,15 @@ in ``w``; ``docs/results/own-corpora_notes.md`` compares the rules).  Both parts
 text inductively, so the
 combination is saved and loaded like a graph model: the model directory of
 :mod:`gfbgcn.text.predict.saved` plus ``linear.safetensors`` (IDF, coefficients, intercept) and
-``linear.json`` (vocabulary, labels, tokenizer, C); ``config.json`` gets a ``combined`` entry
-with the weight and the two files' sha256.  No pickle anywhere.
+``linear.json`` (n-gram vocabularies, labels, the classifier's kind and regularisation, see
+:mod:`gfbgcn.text.predict.baseline`); ``config.json`` gets a ``combined`` entry with the weight
+and the two files' sha256.  No pickle anywhere.
+
+The weight is chosen on the validation documents' probabilities of the linear model fitted
+*without* them (:meth:`~gfbgcn.text.predict.baseline.BaselineResult.val_proba`); the refitted
+linear model (training and validation documents) is the one combined for test and prediction.
+A weight of 0 is the linear baseline alone: that is how ``--auto`` saves and serves the
+baseline when it wins.
 """
 
 from __future__ import annotations
@@ -114,7 +121,7 @@ def _warn_graph_part_silent(caught: list[warnings.WarningMessage], empty: np.nda
     for w in caught:
         if not issubclass(w.category, NoKnownWordsWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if empty.any():
+    if empty.any() and weight > 0:  # weight 0: the linear baseline alone, nothing to say
         first = int(np.flatnonzero(empty)[0])
         warnings.warn(
             f"{int(empty.sum())} of {len(empty)} document(s) contain no word of the graph "
@@ -138,7 +145,7 @@ def write_linear(path: str | Path, linear: LinearTextModel, weight: float) -> di
     arrays = {k: np.ascontiguousarray(v, dtype=np.float64) for k, v in arrays.items()}
     atomic_write(out / LINEAR_WEIGHTS, lambda tmp: save_file(arrays, str(tmp)))
     atomic_write_text(out / LINEAR_META, json.dumps(meta, ensure_ascii=False))
-    return {"weight": float(weight), "linear_C": linear.C,
+    return {"weight": float(weight), "linear_C": linear.C, "linear": linear.description,
             "sha256": {name: sha256_file(out / name) for name in (LINEAR_WEIGHTS, LINEAR_META)}}
 
 
@@ -169,11 +176,17 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
     problem = _linear_arrays_problem(arrays)
     if problem:
         raise error(f"{path / LINEAR_WEIGHTS}: {problem}")
-    linear = LinearTextModel.from_tensors(arrays, meta, tokenizer=graph.tokenizer)
-    v, c = len(linear.vocab), len(linear.label_names)
+    try:
+        linear = LinearTextModel.from_tensors(arrays, meta, tokenizer=graph.tokenizer)
+    except (ValueError, KeyError, TypeError) as err:
+        raise error(f"{path / LINEAR_META}: unreadable linear model ({err})") from err
+    v, c = len(linear.idf), len(linear.label_names)
     if linear.coef.shape != (c, v) or linear.idf.shape != (v,) or linear.intercept.shape != (c,):
-        raise error(f"{path}: linear model shapes do not match its vocabulary ({v}) and "
+        raise error(f"{path}: linear model shapes do not match its features ({v}) and "
                     f"classes ({c})")
+    if linear.ngrams is None and len(linear.vocab) != v:
+        raise error(f"{path}: linear model shapes do not match its vocabulary "
+                    f"({len(linear.vocab)}) and classes ({c})")
     try:
         return CombinedPredictor(graph, linear, float(entry["weight"]))
     except (ValueError, KeyError) as err:

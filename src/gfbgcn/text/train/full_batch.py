@@ -106,9 +106,15 @@ def _set_warmup_lr(optimizer: torch.optim.Optimizer, epoch: int, warmup: int) ->
 #: them, so that a run with a hook trains exactly as one without.
 EpochHook = Callable[[RunSetup, int], dict[str, float]]
 
+#: ``rule(history) -> stop`` called after each epoch with the history so far (validation values
+#: only are meant to be read): True ends training there, as early stopping would, with the best
+#: validated weights restored.  ``--auto`` uses it to stop candidates that trail (successive
+#: halving's rule, :mod:`gfbgcn.text.auto.search`).
+StopRule = Callable[[list[dict[str, float]]], bool]
 
-def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook | None = None
-         ) -> tuple[list[dict[str, float]], EarlyStopping]:
+
+def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook | None = None,
+         stop_rule: StopRule | None = None) -> tuple[list[dict[str, float]], EarlyStopping]:
     """The training loop with early stopping; the best validated weights are restored."""
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
@@ -138,7 +144,7 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook
         })
         bar.set_postfix(loss=f"{history[-1]['train_loss']:.4f}", val_loss=f"{val_loss:.4f}",
                         val_acc=f"{val_acc:.4f}")
-        if stop:
+        if stop or (stop_rule is not None and stop_rule(history)):
             break
     bar.close()
     stopper.restore(s.model)
@@ -170,12 +176,13 @@ def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float
 def train_full_batch(graph: TextGraph, config: TrainConfig, *, progress: bool = True,
                      adj: torch.Tensor | None = None,
                      multilabel_targets: np.ndarray | None = None,
-                     device: torch.device, epoch_hook: EpochHook | None = None) -> TrainResult:
+                     device: torch.device, epoch_hook: EpochHook | None = None,
+                     stop_rule: StopRule | None = None) -> TrainResult:
     """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`;
-    ``epoch_hook``: :data:`EpochHook`)."""
+    ``epoch_hook``: :data:`EpochHook`; ``stop_rule``: :data:`StopRule`)."""
     setup = prepare_run(graph, config, adj, multilabel_targets, device)
     start = time.perf_counter()
-    history, stopper = _fit(setup, config, progress, epoch_hook)
+    history, stopper = _fit(setup, config, progress, epoch_hook, stop_rule)
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)

@@ -10,7 +10,7 @@ from gfbgcn.core.errors import phase
 from gfbgcn.core.runinfo import torch_seeded
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.full_batch import EpochHook, train_full_batch
+from gfbgcn.text.train.full_batch import EpochHook, StopRule, train_full_batch
 from gfbgcn.text.train.minibatch import train_minibatch
 
 
@@ -23,6 +23,7 @@ def train_text(
     multilabel_targets: np.ndarray | None = None,
     device: str | torch.device | None = None,
     epoch_hook: EpochHook | None = None,
+    stop_rule: StopRule | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
@@ -43,6 +44,9 @@ def train_text(
     ``config.seed`` seeds the weights, dropout and validation split through generators of the
     run's own: the caller's ``random``, ``numpy.random`` and torch generator states are the same
     after the run as before (:func:`gfbgcn.core.runinfo.torch_seeded`).
+
+    ``stop_rule`` (full batch only; ignored in mini-batch): may end training early
+    (:data:`gfbgcn.text.train.full_batch.StopRule`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"), torch_seeded(config.seed, device):
@@ -54,4 +58,4 @@ def train_text(
             return train_minibatch(graph, config, progress=progress, adj=adj, device=device)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device,
-                                epoch_hook=epoch_hook)
+                                epoch_hook=epoch_hook, stop_rule=stop_rule)

@@ -1,4 +1,5 @@
-"""A training run's files: `config.json`, `history.csv`, `metrics.json` (`train --out`)."""
+"""A training run's files: `config.json`, `history.csv`, `metrics.json` and `predictions.csv`
+(`train --out`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gfbgcn.core.atomic import atomic_directory
 from gfbgcn.core.io import atomic_write_json, atomic_write_text
@@ -25,24 +28,70 @@ def history_csv(history: list[dict[str, float]]) -> str:
     return buf.getvalue()
 
 
+def predictions_csv(graph: TextGraph, probabilities: np.ndarray,
+                    label_names: Sequence[str] | None = None, threshold: float | None = None,
+                    baseline: np.ndarray | None = None) -> str:
+    """The test documents' predictions, one row each: ``doc`` (row of the corpus), ``label``
+    (the true one), ``predicted``, ``probability`` (of the predicted class) and, when a
+    baseline was fitted, ``baseline_predicted`` -- what a paired test (McNemar) needs.
+
+    Args:
+        graph: the run's graph (labels, label names, which documents are test).
+        probabilities: ``[num_docs, C]`` outputs of the reported predictor.
+        label_names: the columns' names when they differ from the graph's classes
+            (multi-label: one per label; ``predicted`` then joins the labels at or above
+            ``threshold`` with ``|`` and ``probability`` is empty).
+        threshold: the multi-label decision threshold.
+        baseline: ``[num_docs, C]`` probabilities of the linear baseline, or None.
+    """
+    names = list(graph.label_names if label_names is None else label_names)
+    test = np.flatnonzero(~np.asarray(graph.is_train))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["doc", "label", "predicted", "probability"]
+                    + (["baseline_predicted"] if baseline is not None else []))
+    probs = np.asarray(probabilities)
+    for i in test:
+        true = graph.label_names[int(graph.labels[i])]
+        if threshold is not None:
+            row = [int(i), true, "|".join(n for n, p in zip(names, probs[i]) if p >= threshold),
+                   ""]
+        else:
+            j = int(probs[i].argmax())
+            row = [int(i), true, names[j], f"{probs[i, j]:.6f}"]
+        if baseline is not None:
+            row.append(names[int(baseline[i].argmax())])
+        writer.writerow(row)
+    return buf.getvalue()
+
+
 def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
               label_names: Sequence[str] | None = None,
               extra_metrics: dict[str, Any] | None = None,
               extra_files: dict[str, str] | None = None,
+              probabilities: np.ndarray | None = None,
+              baseline: np.ndarray | None = None,
               provenance: dict[str, Any] | None = None) -> Path:
-    """``config.json`` (seed, settings, versions), ``history.csv`` and ``metrics.json``.
+    """``config.json`` (seed, settings, versions), ``history.csv``, ``metrics.json`` and
+    ``predictions.csv`` (:func:`predictions_csv`).
 
     ``label_names``: the output columns' names when they differ from the graph's classes
     (multi-label training: one column per individual label, not per label combination).
-    The directory is written as a whole (:mod:`gfbgcn.core.atomic`): all three files or none,
+    The directory is written as a whole (:mod:`gfbgcn.core.atomic`): all files or none,
     and an earlier run there stays intact until the new one is complete.
     ``extra_metrics`` are merged into ``metrics.json``; ``extra_files`` (name -> text, e.g.
-    ``auto.csv``) are written into the same directory.  ``provenance`` (the command line, the
-    input file and its columns: ``gfbgcn.cli.options.run_provenance``) becomes ``config.json``'s
-    ``run`` entry, so a run directory says what made it.
+    ``auto.csv``) are written into the same directory.  ``probabilities``: the reported
+    predictor's ``[num_docs, C]`` outputs when they are not ``result``'s (a combination);
+    ``baseline``: the linear baseline's, for the ``baseline_predicted`` column.
+    ``provenance`` (the command line, the input file and its columns:
+    ``gfbgcn.cli.options.run_provenance``) becomes ``config.json``'s ``run`` entry, so a run
+    directory says what made it.
     """
+    probs = result.probabilities if probabilities is None else probabilities
     with atomic_directory(out_dir, "run", "--out") as staging:
         _write_run_files(staging, result, graph, label_names, extra_metrics, provenance)
+        atomic_write_text(staging / "predictions.csv",
+                          predictions_csv(graph, probs, label_names, result.threshold, baseline))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
     return Path(out_dir)

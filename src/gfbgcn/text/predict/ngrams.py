@@ -1,0 +1,193 @@
+"""The n-gram TF-IDF features of the linear baseline (:mod:`gfbgcn.text.predict.baseline`):
+word 1-2-grams and ``char_wb`` 2-5-grams over a vocabulary, or hashed word 1-2-grams at scale
+(counted in worker processes from :data:`PARALLEL_ABOVE` documents on).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+#: Hashed feature columns at scale: 2^18 keeps the dense coefficient matrix of 115 classes at
+#: 240 MB (float64), at the price of bigram collisions.
+HASH_FEATURES = 2 ** 18
+WORD_NGRAMS = (1, 2)
+CHAR_NGRAMS = (2, 5)
+#: Hash documents in a pool of processes (one per core) from this many on: the analyser is
+#: Python code, the dominant cost at scale (about 1 ms per 20NG-length document).
+PARALLEL_ABOVE = 20_000
+
+
+def tfidf_features(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
+    """Sublinear TF times IDF, rows L2-normalised (all-zero rows stay zero).
+
+    Args:
+        counts: ``[n, V]`` term counts.
+        idf: ``[V]`` inverse document frequencies.
+    """
+    # in place on one float64 copy: at scale (10^8 non-zeros) every extra copy is a GB
+    x = counts.tocsr().astype(np.float64, copy=True)
+    np.log(x.data, out=x.data)
+    x.data += 1.0
+    x.data *= idf[x.indices]
+    lengths = np.diff(x.indptr)
+    norms = np.zeros(x.shape[0])
+    rows = lengths > 0
+    if x.nnz:
+        norms[rows] = np.sqrt(np.add.reduceat(x.data ** 2, x.indptr[:-1][rows]))
+    x.data /= np.repeat(np.where(rows, norms, 1.0), lengths)
+    return x
+
+
+def smoothed_idf(counts: sp.csr_matrix) -> np.ndarray:
+    """``log((1 + n) / (1 + df)) + 1`` of the ``[n, V]`` counts of the fitting documents."""
+    df = np.bincount(counts.tocsr().indices, minlength=counts.shape[1])
+    return np.log((1.0 + counts.shape[0]) / (1.0 + df)) + 1.0
+
+
+@dataclass
+class NgramFeatures:
+    """Word 1-2-gram + ``char_wb`` 2-5-gram TF-IDF (or hashed word n-grams at scale).
+
+    ``word_vocab``/``char_vocab``: the n-grams in column order (None when hashed); ``idf``: the
+    IDF of every column, word block first.
+    """
+
+    idf: np.ndarray
+    word_vocab: list[str] | None = None
+    char_vocab: list[str] | None = None
+    hashed: int = 0  # > 0: hashed word n-grams into this many columns, no char block
+
+    @classmethod
+    def fit(cls, texts: Sequence[str], hashed: bool, workers: int | None = None
+            ) -> tuple[NgramFeatures, list]:
+        """Vocabulary and IDF of ``texts``; also their counts (one matrix per block).
+
+        Args:
+            texts: the fitting documents.
+            hashed: the scale mode (see the module docstring).
+            workers: processes hashing documents (None: every core; see
+                :data:`PARALLEL_ABOVE`).
+        """
+        if hashed:
+            counts = hash_counts(texts, HASH_FEATURES, workers)
+            return cls(smoothed_idf(counts), hashed=HASH_FEATURES), [counts]
+        blocks, vocabs = [], []
+        for analyzer, ngrams in (("word", WORD_NGRAMS), ("char_wb", CHAR_NGRAMS)):
+            vec = _counter(analyzer, ngrams, None)
+            try:
+                blocks.append(vec.fit_transform(texts))
+            except ValueError:  # no word n-gram at all (e.g. only 1-character words)
+                blocks.append(sp.csr_matrix((len(texts), 0)))
+                vocabs.append([])
+                continue
+            names = vec.get_feature_names_out()
+            vocabs.append([str(t) for t in names])
+        idf = np.concatenate([smoothed_idf(b) for b in blocks])
+        return cls(idf, vocabs[0], vocabs[1]), blocks
+
+    @property
+    def num_features(self) -> int:
+        return len(self.idf)
+
+    def counts(self, texts: Sequence[str], workers: int | None = None) -> list[sp.csr_matrix]:
+        """The raw counts of ``texts``, one matrix per block (``workers``: see :meth:`fit`)."""
+        if self.hashed:
+            return [hash_counts(texts, self.hashed, workers)]
+        out = []
+        for analyzer, ngrams, vocab in (("word", WORD_NGRAMS, self.word_vocab),
+                                        ("char_wb", CHAR_NGRAMS, self.char_vocab)):
+            if not vocab:
+                out.append(sp.csr_matrix((len(texts), 0)))
+            else:
+                out.append(_counter(analyzer, ngrams, vocab).transform(texts))
+        return out
+
+    def transform_counts(self, blocks: list[sp.csr_matrix]) -> sp.csr_matrix:
+        """TF-IDF of counts from :meth:`counts` (each block normalised on its own)."""
+        parts, start = [], 0
+        for b in blocks:
+            idf = self.idf[start:start + b.shape[1]]
+            start += b.shape[1]
+            parts.append(tfidf_features(b, idf))
+        return sp.hstack(parts, format="csr") if len(parts) > 1 else parts[0]
+
+    def transform(self, texts: Sequence[str], workers: int | None = None) -> sp.csr_matrix:
+        """``[n, num_features]`` TF-IDF rows of ``texts`` (``workers``: see :meth:`fit`)."""
+        return self.transform_counts(self.counts(texts, workers))
+
+    def meta(self) -> dict[str, Any]:
+        return {"word_ngrams": list(WORD_NGRAMS), "char_ngrams": list(CHAR_NGRAMS),
+                "hashed": self.hashed, "word_vocab": self.word_vocab,
+                "char_vocab": self.char_vocab}
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any], idf: np.ndarray) -> NgramFeatures:
+        if tuple(meta["word_ngrams"]) != WORD_NGRAMS or tuple(meta["char_ngrams"]) != CHAR_NGRAMS:
+            raise ValueError(f"n-gram ranges {meta['word_ngrams']}/{meta['char_ngrams']} are not "
+                             f"this version's {WORD_NGRAMS}/{CHAR_NGRAMS}")
+        out = cls(idf, meta.get("word_vocab"), meta.get("char_vocab"), int(meta["hashed"]))
+        width = out.hashed or len(out.word_vocab or ()) + len(out.char_vocab or ())
+        if width != len(idf):
+            raise ValueError(f"{width} n-gram features but {len(idf)} IDF values")
+        return out
+
+
+def _counter(analyzer: str, ngrams: tuple[int, int], vocab: list[str] | None):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(analyzer=analyzer, ngram_range=ngrams, dtype=np.float64,
+                           vocabulary=None if vocab is None else {t: i for i, t in
+                                                                  enumerate(vocab)})
+
+
+_CHUNK_TEXTS: Sequence[str] = ()  # the documents of hash_counts' workers (inherited by fork)
+
+
+def _hash_chunk(bounds: tuple[int, int, int]) -> sp.csr_matrix:
+    start, end, n_features = bounds
+    return _hashing(n_features).transform(_CHUNK_TEXTS[start:end]).tocsr()
+
+
+def hash_counts(texts: Sequence[str], n_features: int, workers: int | None = None
+                ) -> sp.csr_matrix:
+    """Hashed word 1-2-gram counts of ``texts`` (float32), in ``workers`` forked processes
+    (None: every core) from :data:`PARALLEL_ABOVE` documents on; the same matrix either way.
+
+    Args:
+        texts: the documents.
+        n_features: the hashing width.
+        workers: processes (None: every available core).
+    """
+    global _CHUNK_TEXTS
+    from gfbgcn.text.graph.sharded import available_cores
+
+    workers = available_cores() if workers is None else workers
+    if workers <= 1 or len(texts) < PARALLEL_ABOVE or sys.platform == "win32":
+        return _hashing(n_features).transform(texts).tocsr()
+    import multiprocessing
+
+    from gfbgcn.core.processes import worker_pool
+
+    cuts = np.linspace(0, len(texts), 4 * workers + 1).astype(int)  # small tasks balance
+    _CHUNK_TEXTS = texts
+    try:
+        with worker_pool(multiprocessing.get_context("fork"), workers) as pool:
+            parts = pool.map(_hash_chunk, [(int(a), int(b), n_features)
+                                           for a, b in zip(cuts[:-1], cuts[1:])])
+    finally:
+        _CHUNK_TEXTS = ()
+    return sp.vstack(parts, format="csr")
+
+
+def _hashing(n_features: int):
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    # no sign flipping and no normalisation: these are counts, TF-IDF follows
+    return HashingVectorizer(analyzer="word", ngram_range=WORD_NGRAMS, n_features=n_features,
+                             alternate_sign=False, norm=None, dtype=np.float32)
