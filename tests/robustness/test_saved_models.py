@@ -239,13 +239,18 @@ def test_a_combined_model_loads_and_predicts(combined_model, cli):
     assert cli("predict", combined_model, "--text", "code chip").status == 0
 
 
+def _repeat_a_word(meta: dict) -> None:
+    """A vocabulary with a repeated entry: the n-gram baseline's word vocabulary."""
+    words = meta["features"]["word_vocab"]
+    words[1] = words[0]
+
+
 def _linear_meta(path: Path) -> dict:
     return json.loads((path / "linear.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(("edit", "fragment"), [
-    (lambda m: m["vocab"].__setitem__(1, m["vocab"][0]), "linear.json: vocab: expected a list "
-     "of distinct strings"),
+    (lambda m: _repeat_a_word(m), "word_vocab: expected a list of distinct strings"),
     (lambda m: m.update(label_names="food"), "linear.json: label_names"),
     (lambda m: m.update(C=float("nan")), "linear.json: C: expected a finite number"),
     (lambda m: m.update(tokenizer=None), "linear.json: tokenizer"),

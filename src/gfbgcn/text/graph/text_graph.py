@@ -322,10 +322,12 @@ def _save(graph: TextGraph, path: Path) -> None:
     atomic_write(path, write)
 
 
-def _load(path: Path, key: str) -> TextGraph:
-    """The cached graph built for ``key``; its edge arrays mapped from the file where it allows
+def load_graph_file(path: str | Path, key: str) -> TextGraph:
+    """The cached graph built for ``key`` (``graph.cache_path`` and ``graph.key``: another
+    process of a command loads it so); its edge arrays mapped from the file where it allows
     (checked against their CRC first), else read (``edge_index`` then as int64).  ``ValueError``
     where its key or metadata disagree with its arrays (the caller warns and rebuilds)."""
+    path = Path(path)
     edge_index, edge_weight = map_edges(path)
     mapped = [name for name, a in (("edge_index", edge_index), ("edge_weight", edge_weight))
               if a is not None]
@@ -346,12 +348,6 @@ def _load(path: Path, key: str) -> TextGraph:
         )
     check_cached_graph(graph)
     return graph
-
-
-def load_graph_file(path: str | Path, key: str) -> TextGraph:
-    """The graph in a cache file that :func:`build_text_graph` wrote (``graph.cache_path``)
-    for ``key`` (``graph.key``), e.g. for another process of the same command."""
-    return _load(Path(path), key)
 
 
 def build_text_graph(
@@ -383,7 +379,7 @@ def build_text_graph(
         try:
             problem = check_seal(path, key)  # cheap: the zip directory, not the arrays
             if problem is None:
-                return _load(path, key)
+                return load_graph_file(path, key)
             warnings.warn(f"ignoring graph cache {path}: {problem}; rebuilding it",
                           stacklevel=2)
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache

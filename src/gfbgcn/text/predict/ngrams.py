@@ -131,6 +131,13 @@ class NgramFeatures:
         if tuple(meta["word_ngrams"]) != WORD_NGRAMS or tuple(meta["char_ngrams"]) != CHAR_NGRAMS:
             raise ValueError(f"n-gram ranges {meta['word_ngrams']}/{meta['char_ngrams']} are not "
                              f"this version's {WORD_NGRAMS}/{CHAR_NGRAMS}")
+        for name in ("word_vocab", "char_vocab"):
+            vocab = meta.get(name)
+            if vocab is not None and not (isinstance(vocab, list)
+                                          and all(isinstance(t, str) for t in vocab)
+                                          and len(set(vocab)) == len(vocab)):
+                # a repeat would silently shift every later column of the vectoriser
+                raise ValueError(f"{name}: expected a list of distinct strings")
         out = cls(idf, meta.get("word_vocab"), meta.get("char_vocab"), int(meta["hashed"]))
         width = out.hashed or len(out.word_vocab or ()) + len(out.char_vocab or ())
         if width != len(idf):
