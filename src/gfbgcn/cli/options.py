@@ -18,6 +18,7 @@ from gfbgcn.text.estimator.settings import tokenization, train_config
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import CJK_SPLITS, default_tokenizer_name
+from gfbgcn.text.train.batching import AUTO
 from gfbgcn.text.train.config import TrainConfig
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def check_applicable(args: argparse.Namespace) -> None:
     for option, dest, needed, needed_dest in NEEDS:
         # --batch-size auto chooses fanout and row budget itself: they need an explicit N
         if getattr(args, dest) is not None and getattr(args, needed_dest) in (None, False, 0,
-                                                                              "auto"):
+                                                                              AUTO):
             raise OptionError(f"{option} applies only with {needed}: add {needed}, or drop "
                               f"{option}")
     args.fanout = fanout_of(args)
@@ -50,7 +51,7 @@ def check_applicable(args: argparse.Namespace) -> None:
 def batch_size_of(args: argparse.Namespace) -> int:
     """``--batch-size`` as a count: ``auto`` is full batch until ``gfbgcn train`` has seen the
     graph and chosen (:mod:`gfbgcn.text.train.batching`)."""
-    return 0 if args.batch_size == "auto" else int(args.batch_size)
+    return 0 if args.batch_size == AUTO else int(args.batch_size)
 
 
 def fanout_of(args: argparse.Namespace) -> int:

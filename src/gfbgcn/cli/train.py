@@ -135,9 +135,8 @@ def train(args: argparse.Namespace) -> int:
     device = device_from_args(args)  # an absent GPU fails here, before any work
     args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)
-    auto_batch = args.batch_size == AUTO  # decided once the graph's size is known
-    if auto_batch:
-        args.batch_size = 0  # checked as full batch until then (--auto searches full batch)
+    # auto: full batch until the graph's size is known (and in --auto's search)
+    auto_batch = args.batch_size == AUTO
     if args.auto:
         from gfbgcn.cli.train_auto import train_auto
 

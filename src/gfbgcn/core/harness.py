@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import shlex
 import time
@@ -31,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
@@ -152,11 +151,10 @@ def run_pending(
     they are *spawned* (a forked child cannot use CUDA once its parent has), so ``run`` must be
     picklable (a module-level function or an object that loads what it needs in the worker),
     and each may allocate at most :func:`~gfbgcn.core.workers.gpu_memory_fraction` of the
-    card (:mod:`gfbgcn.core.workers`).  A run that raises
-    in a worker ends the grid with that error, naming the run; a worker that dies (killed for
-    memory, a driver abort) ends it with :class:`~gfbgcn.core.workers.WorkerDiedError` instead of a hang.  A task
-    finished meanwhile by another process sharing the store is skipped.  Returns the number of
-    runs made.
+    card (:mod:`gfbgcn.core.workers`).  A run that raises in a worker ends the grid with that
+    error, naming the run; a worker that dies (killed for memory, a driver abort) ends it with
+    :class:`~gfbgcn.core.workers.WorkerDiedError` instead of a hang.  A task finished meanwhile
+    by another process sharing the store is skipped.  Returns the number of runs made.
     """
     todo = pending(tasks, store)
     if not todo:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import random
@@ -97,6 +98,7 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+@functools.cache  # one git call per process, not one per run record
 def source_version() -> str:
     """``0.1.0 (source, commit 1a2b3c4)``: the version of the package run from a checkout,
     with the checkout's commit where git can tell it (``(source)`` alone otherwise)."""

@@ -363,8 +363,8 @@ def _hidden_outputs(model: TwoLayerTextGCN, graph: TextGraph, adj: Tensor | None
     if adj is None:
         adj = normalized_adjacency(torch.from_numpy(graph.edge_index),
                                    torch.from_numpy(graph.edge_weight), graph.num_nodes)
-    # in row blocks of Â (bounded temporaries: at 383k documents the whole product at once
-    # rose 3 GiB above the mini-batch training's peak); eval mode, as exact_hidden computes it
+    # in row blocks of Â, as the mini-batch trainer's exact evaluation: the temporaries of one
+    # block, not of the whole product (eval mode: no dropout)
     was_training = model.training
     model.eval()
     h = exact_hidden(model, adj).to(model.w1.device)

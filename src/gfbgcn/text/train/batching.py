@@ -25,14 +25,14 @@ from dataclasses import dataclass
 
 import torch
 
+from gfbgcn.text.train.models import WHOLE_MODELS
+
 #: The value of ``--batch-size`` (and of ``batch_size=``) that asks for this choice.
 AUTO = "auto"
 #: Full batch when its estimated peak is at most this share of the available memory.
 FULL_BATCH_SHARE = 0.6
 #: Mini-batch settings where full batch does not fit (module docstring).
 MINI_BATCH = {"batch_size": 1024, "fanout": 8, "row_budget": 16384, "optimizer": "sparse-adam"}
-#: Models that train mini-batch (two layers); the whole-model baselines always run full batch.
-_WHOLE_MODELS = ("sgc", "gin")
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def choose_batching(num_nodes: int, entries: int, *, model: str, hidden: int,
     gib = f"{need / 2**30:.1f} GiB estimated for full batch, {available / 2**30:.1f} available"
     if need <= FULL_BATCH_SHARE * available:
         return Batching(0, None, 0, None, gib)
-    if multi_label or model in _WHOLE_MODELS:
+    if multi_label or model in WHOLE_MODELS:
         why = "multi-label training" if multi_label else f"{model}"
         return Batching(0, None, 0, None, f"{gib}; {why} trains full batch only")
     optimizer = "adam" if weight_decay else MINI_BATCH["optimizer"]

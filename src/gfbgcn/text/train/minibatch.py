@@ -48,6 +48,7 @@ from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from gfbgcn.core.early_stopping import EarlyStopping
+from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
