@@ -29,6 +29,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from gfbgcn.core.errors import UserError, phase
 from gfbgcn.core.io import atomic_write_json, current_umask, json_digest
@@ -54,13 +55,20 @@ def write_marker(directory: str | os.PathLike[str], kind: str) -> None:
     atomic_write_json(Path(directory) / MARKER, {"written_by": "gfbgcn", "kind": kind})
 
 
-def _marker_kind(marker: Path) -> str | None:
-    """The kind a marker file names, or ``None`` when it is not a gfbgcn marker."""
+def _json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``, or ``None`` where it is unreadable or not an object (a
+    user's file of the same name is just not gfbgcn's)."""
     try:
-        data = json.loads(marker.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or data.get("written_by") != "gfbgcn":
+    return data if isinstance(data, dict) else None
+
+
+def _marker_kind(marker: Path) -> str | None:
+    """The kind a marker file names, or ``None`` when it is not a gfbgcn marker."""
+    data = _json_object(marker)
+    if data is None or data.get("written_by") != "gfbgcn":
         return None
     kind = data.get("kind")
     return kind if isinstance(kind, str) and kind in KIND_FILES else None
@@ -69,11 +77,8 @@ def _marker_kind(marker: Path) -> str | None:
 def _is_signed_model(config: Path) -> bool:
     """A model ``config.json`` carrying the digest of its own fields: one saved before
     :data:`MARKER` existed (a file of that form is gfbgcn's, whatever else it holds)."""
-    try:
-        data = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return False
-    if not isinstance(data, dict) or data.get("format") != "gfbgcn-text-model":
+    data = _json_object(config)
+    if data is None or data.get("format") != "gfbgcn-text-model":
         return False
     rest = {k: v for k, v in data.items() if k != "config_sha256"}
     return data.get("config_sha256") == json_digest(rest)
