@@ -217,15 +217,14 @@ def _record_path(out: Path, dataset: str, seed: int, part: str) -> Path:
 def one(dataset: str, seed: int, part: str, out: Path, threads: int) -> None:
     import torch
 
+    from gfbgcn.core.io import atomic_write_json
+
     torch.set_num_threads(threads)
     corpus = load_corpus(dataset)
     rec = run_baselines(corpus, seed) if part == "baselines" else \
         run_auto_part(corpus, dataset, seed)
     rec.update(dataset=dataset, seed=seed, part=part)
-    path = _record_path(out, dataset, seed, part)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(rec), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write_json(_record_path(out, dataset, seed, part), rec)
 
 
 def mcnemar(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[int, int, float]:

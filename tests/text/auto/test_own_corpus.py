@@ -187,6 +187,8 @@ def test_combined_model_saves_loads_and_predicts(tmp_path):
                  extra_writer=lambda staging: {"combined": write_linear(staging, base.model, 0.3)})
     model = load_model(path)
     assert isinstance(model, CombinedPredictor) and model.weight == 0.3
+    # the summary names the linear model chosen on validation and its n-gram features
+    assert f"linear={base.model.description} ({base.model.idf.size} features)" in repr(model)
     texts = ["gol tekma liga", "banka trg evro", "neznana beseda"]
     graph_part = InductiveTextGCN.from_trained(result.model, graph, "gcn")
     with pytest.warns(UserWarning, match="no word"):

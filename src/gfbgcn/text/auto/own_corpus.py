@@ -9,7 +9,7 @@ from typing import Any
 
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.corpus.benchmarks import canonical_name
-from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.predict.baseline import BaselineResult, graph_split
 from gfbgcn.text.predict.combined import mix
 
 
@@ -45,13 +45,12 @@ def _combined_metrics(auto) -> dict:
     0 is the baseline alone).  Validation documents are scored with the baseline's held-out
     probabilities, the ones the weight was chosen on."""
     g = auto.graph
-    data = g.to_data(auto.result.config.val_ratio, auto.result.config.seed, edges=False)
-    d = g.num_docs
+    split = graph_split(g, auto.result.config.val_ratio, auto.result.config.seed)
     p_lin = auto.baseline.probabilities.copy()
     p_lin[auto.baseline.val_idx] = auto.baseline.val_proba()
     pred = mix(auto.result.probabilities, p_lin, auto.chosen.weight).argmax(1)
     metrics: dict = {"combined_weight": float(auto.chosen.weight)}
-    for split in ("test", "val"):
-        idx = getattr(data, f"{split}_mask")[:d].nonzero().view(-1).numpy()
-        metrics[split] = classification_metrics(g.labels[idx], pred[idx], len(g.label_names))
+    for name in ("test", "val"):
+        idx = split[name]
+        metrics[name] = classification_metrics(g.labels[idx], pred[idx], len(g.label_names))
     return metrics

@@ -71,7 +71,7 @@ from gfbgcn.text.auto.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-ex
 )
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import features as word_features
@@ -236,10 +236,7 @@ class _Search:
         return g, time.perf_counter() - start
 
     def _fix_split(self, g: TextGraph) -> None:
-        data = g.to_data(self.base.val_ratio, self.base.seed)
-        d = g.num_docs
-        self.split = {"val": data.val_mask[:d].nonzero().view(-1).numpy(),
-                      "test": data.test_mask[:d].nonzero().view(-1).numpy()}
+        self.split = graph_split(g, self.base.val_ratio, self.base.seed)
         if not self.with_baseline:
             return
         self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,

@@ -348,7 +348,7 @@ def fit_unigram_baseline(texts: Sequence[str], labels: np.ndarray, label_names: 
 def graph_split(graph, val_ratio: float, seed: int) -> dict[str, np.ndarray]:
     """The train/validation/test document indices of a graph model trained on ``graph`` with
     ``val_ratio`` and ``seed`` (see :meth:`TextGraph.to_data`)."""
-    data = graph.to_data(val_ratio, seed)
+    data = graph.to_data(val_ratio, seed, edges=False)  # masks only: no copy of the edges
     d = graph.num_docs
     return {name: getattr(data, f"{name}_mask")[:d].nonzero().view(-1).numpy()
             for name in ("train", "val", "test")}

@@ -80,9 +80,8 @@ class CombinedPredictor:
 
     def __repr__(self) -> str:
         # a summary: the linear model's fields hold its vocabulary and coefficients
-        return (f"CombinedPredictor(graph={self.graph!r}, linear=TF-IDF + logistic regression "
-                f"of {len(self.linear.vocab)} words, C={self.linear.C:g}, "
-                f"weight={self.weight:g})")
+        return (f"CombinedPredictor(graph={self.graph!r}, linear={self.linear.description} "
+                f"({self.linear.idf.size} features), weight={self.weight:g})")
 
     @property
     def label_names(self) -> list[str]:

@@ -150,7 +150,7 @@ class TextGridRuns:
     data_dir: str | None
     epochs: int
     device: str
-    graph_file: str | None = None
+    graph_file: str | None = None  # None: no cache file (caching off), built again
     graph_key: str = ""  # the cache key the file was written for (checked on load)
 
     def __post_init__(self) -> None:
@@ -207,7 +207,7 @@ def run_text_grid(specs: list[RunSpec], store: RunStore, data_dir: str | None, e
     for dataset, todo in _pending_by_dataset(specs, store).items():
         graph = build_text_graph(load_benchmark(dataset, data_dir))  # built once, cached
         runs = TextGridRuns(dataset, data_dir, epochs, str(device),
-                            graph.cache_path if spawned else None, graph.key)
+                            (graph.cache_path or None) if spawned else None, graph.key)
         if not spawned:  # this process (or its forked workers) trains: load it here, once
             runs.share(graph, grid_adjacency(graph, device))
         run_pending(todo, store, runs, workers=workers, threads=threads,
