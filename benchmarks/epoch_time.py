@@ -88,7 +88,7 @@ def _child(argv: list[str]) -> int:
 
 
 def _paper_seconds() -> dict[str, dict[str, float]]:
-    from gfbgcn.core.paper import paper_table
+    from gfbgcn.reproduce.paper import paper_table
 
     return paper_table("text")["seconds_per_epoch_gpu"]
 

@@ -130,7 +130,7 @@ def main() -> int:
         "`build_text_graph(workers=N)` (`--workers N`; tokenising and window counting per shard "
         "of documents in a pool of N forked processes, sparse counts merged, the default "
         "tokenizer run over whole shards as byte arrays, PMI and edge arrays written in place; "
-        "the graph is identical, which `tests/text/test_sharded_build.py` checks). With 1 "
+        "the graph is identical, which `tests/text/graph/test_sharded.py` checks). With 1 "
         "worker everything runs in the calling process. *Speed-up* is against the "
         "reference of the same dataset in the same run: on a shared machine compare these "
         "ratios, not absolute seconds. *CPU s*: user + system seconds of the process and its "

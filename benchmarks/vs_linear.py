@@ -16,7 +16,7 @@ Per corpus and seed, two parts, each in a fresh process (so that its peak RSS is
   "Best baseline" is, per seed, the one of the four with the highest validation accuracy
   (chosen on validation, never on test).
 * ``auto``: one ``gfbgcn train --dataset X --auto`` search as the command runs it
-  (:func:`gfbgcn.text.auto.search.run_auto` with the corpus's default tokenizer and the
+  (:func:`gfbgcn.text.search.auto.run_auto` with the corpus's default tokenizer and the
   defaults of ``TrainConfig``), its graph part (the best graph-only candidate on validation),
   that candidate combined with the built-in baseline, and the built-in baseline itself.
 
@@ -165,7 +165,7 @@ def run_baselines(corpus, seed: int) -> dict[str, Any]:
 
 def run_auto_part(corpus, name: str, seed: int) -> dict[str, Any]:
     """One ``--auto`` search as ``gfbgcn train --dataset X --auto --seed S`` runs it."""
-    from gfbgcn.text.auto.search import chosen_summary, run_auto
+    from gfbgcn.text.search.auto import chosen_summary, run_auto
     from gfbgcn.text.predict.combined import mix
     from gfbgcn.text.tokenize.registry import make_tokenizer
     from gfbgcn.text.train.config import TrainConfig

@@ -22,9 +22,9 @@ import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.entity.model import EntityConfig
 from gfbgcn.entity.train import train_once
-from gfbgcn.graphcls.batching import GraphBatcher
-from gfbgcn.graphcls.train import TrainConfig as GraphTrainConfig
-from gfbgcn.graphcls.train import make_splits, train_one
+from gfbgcn.graph_classification.batching import GraphBatcher
+from gfbgcn.graph_classification.train import TrainConfig as GraphTrainConfig
+from gfbgcn.graph_classification.train import make_splits, train_one
 from gfbgcn.nn.sparse import is_marked_symmetric, to_device
 from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
@@ -294,7 +294,7 @@ def test_two_process_nccl_minibatch(tmp_path) -> None:
 
 def test_reproduce_text_workers_share_one_gpu(tmp_path) -> None:
     """``reproduce text --workers 2 --device cuda``: spawned workers train on the one card."""
-    from gfbgcn.core.store import RunStore
+    from gfbgcn.reproduce.store import RunStore
 
     assert main(["reproduce", "text", "--datasets", "r8", "--models", "gcn", "gfb-max",
                  "--seeds", "2", "--epochs", "5", "--workers", "2", "--device", "cuda",
@@ -313,9 +313,9 @@ def _allocate_past_the_share(task) -> dict:
 
 
 def test_a_gpu_worker_past_its_memory_share_is_reported_not_hung(tmp_path) -> None:
-    from gfbgcn.core import harness
+    from gfbgcn.reproduce import harness
     from gfbgcn.core.errors import describe
-    from gfbgcn.core.store import RunStore
+    from gfbgcn.reproduce.store import RunStore
 
     from .core.test_harness import Square
 

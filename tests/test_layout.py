@@ -12,9 +12,11 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 #: Packages nothing else may depend on from below: ``core`` and ``nn`` serve the task packages.
 # gfbgcn._version is the one number every floor may read (run records carry it); it imports nothing.
-FOUNDATIONS = ("gfbgcn._version", "gfbgcn.core", "gfbgcn.nn", "gfbgcn.paper")
+FOUNDATIONS = ("gfbgcn._version", "gfbgcn.core", "gfbgcn.nn")
 #: The command line sits on top: no library module imports it.
 TOP = "gfbgcn.cli"
+#: The reproduction wing stands on the library; only the command line imports it.
+REPRODUCTION = "gfbgcn.reproduce"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
@@ -119,9 +121,15 @@ def test_only_the_command_line_imports_the_command_line() -> None:
     assert callers == []
 
 
+def test_the_library_never_imports_the_reproduction_wing() -> None:
+    callers = [(m, t) for m, targets in import_graph().items() for t in targets
+               if _in(t, REPRODUCTION) and not _in(m, REPRODUCTION) and not _in(m, TOP)]
+    assert callers == []
+
+
 def test_text_subpackages_depend_one_way() -> None:
-    """corpus < tokenize < graph < train < predict < auto < estimator < reproduce: never back."""
-    order = ["corpus", "tokenize", "graph", "train", "predict", "auto", "estimator", "reproduce"]
+    """corpus < tokenize < graph < train < predict < search < estimator: never back."""
+    order = ["corpus", "tokenize", "graph", "train", "predict", "search", "estimator"]
     rank = {f"gfbgcn.text.{name}": i for i, name in enumerate(order)}
 
     def rank_of(module: str) -> int | None:

@@ -17,9 +17,9 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.cli import reproduce_entity as entity_cli
-from gfbgcn.core.harness import Invocations, Layout
+from gfbgcn.reproduce.harness import Invocations, Layout
 from tests.entity.conftest import toy_entities
-from tests.graphcls.toydata import write_tu
+from tests.graph_classification.toydata import write_tu
 from tests.text.toydata import write_topic_csv
 
 SRC = Path(__file__).resolve().parents[1] / "src"

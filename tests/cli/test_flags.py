@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from gfbgcn.cli import build_parser, flags, main
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 
 
 def _parse(*argv: str) -> argparse.Namespace:

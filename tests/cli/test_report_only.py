@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from gfbgcn.cli import main, reproduce_entity, reproduce_graphs
-from gfbgcn.entity import experiment as entity_experiment
-from gfbgcn.text.auto import experiment as own_experiment
-from gfbgcn.text.auto import report as own_report
-from gfbgcn.text.reproduce import inductive_report, text_grid, text_report
+from gfbgcn.reproduce.entity import experiment as entity_experiment
+from gfbgcn.reproduce.own_corpora import experiment as own_experiment
+from gfbgcn.reproduce.own_corpora import report as own_report
+from gfbgcn.reproduce.text import grid as text_grid
+from gfbgcn.reproduce.text import inductive_report
+from gfbgcn.reproduce.text import report as text_report
 from tests.entity.conftest import toy_entities
 
 

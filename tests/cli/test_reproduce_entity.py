@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gfbgcn.cli import main
-from gfbgcn.core.harness import Invocations, Layout
+from gfbgcn.reproduce.harness import Invocations, Layout
 
 
 def _stamps(raw: Path) -> dict[str, int]:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gfbgcn.cli import build_parser, main
-from gfbgcn.core.harness import Invocations, Layout
-from tests.graphcls.toydata import write_tu
+from gfbgcn.reproduce.harness import Invocations, Layout
+from tests.graph_classification.toydata import write_tu
 
 
 def _records(raw: Path) -> dict[str, int]:

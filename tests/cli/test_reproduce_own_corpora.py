@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from gfbgcn.cli import main
-from gfbgcn.text.auto import experiment
+from gfbgcn.reproduce.own_corpora import experiment
 
 
 def test_workers_threads_and_device_reach_the_grid(tmp_path: Path, monkeypatch) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 import gfbgcn
 from gfbgcn.cli import main
-from gfbgcn.text.reproduce import text_grid as experiment
+from gfbgcn.reproduce.text import grid as experiment
 from tests.text.toydata import NEW_DOCS, write_topic_csv
 
 # ---- gfbgcn predict (a model saved from the toy corpus) -------------------------------------

@@ -88,7 +88,7 @@ def test_reproduce_text_without_matplotlib_fails_before_any_run(
 ) -> None:
     """Its report draws a figure after each saved run: the missing extra must stop the command
     before the first (possibly hours-long) run, not after it."""
-    import gfbgcn.text.reproduce.text_grid as text_grid
+    import gfbgcn.reproduce.text.grid as text_grid
 
     def no_run(*args, **kwargs):  # noqa: ANN002, ANN003
         raise AssertionError("a run started without matplotlib")

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import pytest
 
 import gfbgcn
-from gfbgcn.core.harness import run_pending
-from gfbgcn.core.store import RunStore
-from tests.text.reproduce.test_text_report import _record as text_record
+from gfbgcn.reproduce.harness import run_pending
+from gfbgcn.reproduce.store import RunStore
+from tests.reproduce.text.test_report import _record as text_record
 
 
 def _damage(path, how: str) -> None:

@@ -56,7 +56,7 @@ def test_auto_reports_the_budget_it_was_given(cli, corpus, tmp_path):
 
 
 def test_auto_honours_no_baseline(cli, corpus, tmp_path, monkeypatch):
-    from gfbgcn.text.auto import search
+    from gfbgcn.text.search import auto as search
 
     monkeypatch.setattr(search, "baseline_for_graph",
                         lambda *a, **k: pytest.fail("fitted the baseline"))
@@ -70,7 +70,7 @@ def test_auto_honours_no_baseline(cli, corpus, tmp_path, monkeypatch):
 
 
 def test_python_auto_without_baseline(monkeypatch):
-    from gfbgcn.text.auto import search
+    from gfbgcn.text.search import auto as search
 
     monkeypatch.setattr(search, "baseline_for_graph",
                         lambda *a, **k: pytest.fail("fitted the baseline"))

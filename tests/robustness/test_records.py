@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from gfbgcn.core.store import RunStore
-from tests.text.reproduce.test_text_report import _record as text_record
+from gfbgcn.reproduce.store import RunStore
+from tests.reproduce.text.test_report import _record as text_record
 
 
 def _report_only(cli, out):
@@ -87,9 +87,9 @@ def test_a_nan_accuracy_never_blanks_its_cell(cli, results):
 def test_graph_and_inductive_reports_leave_out_bad_records(cli, tmp_path):
     """The same checks in the other reports: a record with a NaN accuracy or a mistyped
     field is named in a warning and left out; the report is written from the rest."""
-    from gfbgcn.core.harness import Layout
-    from gfbgcn.graphcls.report import RECORD_SCHEMA as GRAPHS
-    from gfbgcn.text.reproduce.inductive_report import render_inductive_report
+    from gfbgcn.reproduce.harness import Layout
+    from gfbgcn.reproduce.graphs.report import RECORD_SCHEMA as GRAPHS
+    from gfbgcn.reproduce.text.inductive_report import render_inductive_report
 
     store = RunStore(tmp_path / "graphs")
     good = {"num_folds": 10, "val_acc": 0.8, "val_loss": 0.4, "test_acc": 0.7, "best_epoch": 5,
@@ -117,8 +117,8 @@ def test_graph_and_inductive_reports_leave_out_bad_records(cli, tmp_path):
 
 
 def test_the_fidelity_table_leaves_out_a_bad_record_of_the_main_table(tmp_path):
-    from gfbgcn.fidelity.experiment import Config
-    from gfbgcn.fidelity.report import existing_records
+    from gfbgcn.reproduce.fidelity.experiment import Config
+    from gfbgcn.reproduce.fidelity.report import existing_records
 
     store = RunStore(tmp_path / "raw" / "text")
     paths = []
@@ -137,7 +137,7 @@ def test_the_fidelity_table_leaves_out_a_bad_record_of_the_main_table(tmp_path):
 def test_the_entity_report_leaves_out_a_bad_record(tmp_path):
     from types import SimpleNamespace
 
-    from gfbgcn.entity import experiment
+    from gfbgcn.reproduce.entity import experiment
 
     store = RunStore(tmp_path / "raw" / "entity")
     cfg = experiment.base_config("aifb", "gfb-rgcn")
@@ -154,9 +154,9 @@ def test_the_entity_report_leaves_out_a_bad_record(tmp_path):
 
 
 def test_the_fidelity_report_leaves_out_a_bad_record_of_its_own(tmp_path):
-    from gfbgcn.core.harness import Layout
-    from gfbgcn.fidelity.experiment import Config, Row
-    from gfbgcn.fidelity.report import render
+    from gfbgcn.reproduce.harness import Layout
+    from gfbgcn.reproduce.fidelity.experiment import Config, Row
+    from gfbgcn.reproduce.fidelity.report import render
 
     layout = Layout(tmp_path / "results", "fidelity")
     row = Row("t", "text", "r8", "sgc", "toy", (Config("longer", "longer", {"model": "sgc"},

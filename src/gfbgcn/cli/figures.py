@@ -1,4 +1,4 @@
-"""``gfbgcn figures pooling``: the paper's Fig. "pools" (drawn by :mod:`gfbgcn.figures`)."""
+"""``gfbgcn figures pooling``: the paper's Fig. "pools" (drawn by :mod:`gfbgcn.reproduce.figures`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from gfbgcn.core.outputs import check_results_directory, nonempty_directory
-from gfbgcn.figures import DEFAULT_OUT, FILE_NAME, render_pooling_figure
+from gfbgcn.reproduce.figures import DEFAULT_OUT, FILE_NAME, render_pooling_figure
 
 
 def figures_pooling_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from gfbgcn.core.harness import DEFAULT_OUT, positive_int
+from gfbgcn.reproduce.harness import DEFAULT_OUT, positive_int
 from gfbgcn.core.outputs import nonempty_directory, nonempty_path
 from gfbgcn.core.runinfo import thread_count
 

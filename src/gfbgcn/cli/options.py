@@ -11,7 +11,7 @@ from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.validate import WINDOW_MAX, encoding_name, int_in, range_text
-from gfbgcn.text.auto.own_corpus import is_own_file
+from gfbgcn.text.search.own_corpus import is_own_file
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.settings import tokenization, train_config

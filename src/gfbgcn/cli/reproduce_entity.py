@@ -1,7 +1,7 @@
 """``gfbgcn reproduce entity``: R-GCN vs GFB-R-GCN on the RDF entity-classification data sets.
 
-Runs the grid of :mod:`gfbgcn.entity.experiment` (validation-based choices, then ``--seeds``
-test runs per data set and model) through the shared loop :func:`gfbgcn.core.harness.reproduce`,
+Runs the grid of :mod:`gfbgcn.reproduce.entity.experiment` (validation-based choices, then ``--seeds``
+test runs per data set and model) through the shared loop :func:`gfbgcn.reproduce.harness.reproduce`,
 resuming from the per-run records under ``<out>/raw/entity/``, and writes ``<out>/entity.md``
 from those records after every data set.  Data sets that cannot be loaded (BGS/AM offline) get
 a "not run" row.
@@ -27,11 +27,11 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
-from gfbgcn.core.store import RunStore
-from gfbgcn.core.record_schema import text
+from gfbgcn.reproduce.store import RunStore
+from gfbgcn.reproduce.record_schema import text
 from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.entity.data import (
     DATASETS,
@@ -39,7 +39,7 @@ from gfbgcn.entity.data import (
     EntityDataUnavailable,
     load_entities,
 )
-from gfbgcn.entity.experiment import (
+from gfbgcn.reproduce.entity.experiment import (
     LAMBDA_INIT_GRID,
     EntityConfig,
     base_config,
@@ -49,7 +49,7 @@ from gfbgcn.entity.experiment import (
     test_runs,
 )
 from gfbgcn.entity.model import MODELS
-from gfbgcn.entity.report import DatasetOutcome, render
+from gfbgcn.reproduce.entity.report import DatasetOutcome, render
 from gfbgcn.nn.genvec import SUMMARIZERS
 
 

@@ -1,6 +1,6 @@
-"""``gfbgcn reproduce fidelity``: the hypotheses of :mod:`gfbgcn.fidelity.experiment` behind
+"""``gfbgcn reproduce fidelity``: the hypotheses of :mod:`gfbgcn.reproduce.fidelity.experiment` behind
 the cells that differ from the paper (resumable records under ``<out>/raw/fidelity/``), and
-``<out>/fidelity.md``, through :func:`gfbgcn.core.harness.reproduce` (one "data set" a row)."""
+``<out>/fidelity.md``, through :func:`gfbgcn.reproduce.harness.reproduce` (one "data set" a row)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 
 TASK = "fidelity"
 
 
 def reproduce_fidelity_arguments(parser: argparse.ArgumentParser) -> None:
-    from gfbgcn.fidelity.experiment import ROWS
+    from gfbgcn.reproduce.fidelity.experiment import ROWS
 
     ids = [r.id for r in ROWS]
     parser.add_argument("--rows", nargs="+", default=ids, choices=ids, metavar="ROW",
@@ -38,9 +38,9 @@ def reproduce_fidelity_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_fidelity(args: argparse.Namespace) -> int:
     """Run the chosen rows' missing records; keep ``<out>/fidelity.md`` up to date."""
-    from gfbgcn.fidelity.experiment import row_by_id
-    from gfbgcn.fidelity.report import write_report
-    from gfbgcn.fidelity.run import run_row
+    from gfbgcn.reproduce.fidelity.experiment import row_by_id
+    from gfbgcn.reproduce.fidelity.report import write_report
+    from gfbgcn.reproduce.fidelity.run import run_row
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, TASK)

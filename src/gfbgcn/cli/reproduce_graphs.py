@@ -1,10 +1,10 @@
 """``gfbgcn reproduce graphs``: the paper's graph-classification table (supplement, tab:GC).
 
 Runs every (dataset, model, fold, hidden, layers) of the requested grid through the shared loop
-:func:`gfbgcn.core.harness.reproduce` (fold-major within a data set), skips runs already under
+:func:`gfbgcn.reproduce.harness.reproduce` (fold-major within a data set), skips runs already under
 ``<out>/raw/graphs/`` and rewrites ``<out>/graphs.md`` at most once a minute while running and
-after every data set.  See :mod:`gfbgcn.graphcls.train` for the protocol and
-:mod:`gfbgcn.graphcls.data` for the node features; ``--datasets`` takes any TU-format data set
+after every data set.  See :mod:`gfbgcn.graph_classification.train` for the protocol and
+:mod:`gfbgcn.graph_classification.data` for the node features; ``--datasets`` takes any TU-format data set
 under the data root.
 """
 
@@ -23,14 +23,14 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
-from gfbgcn.graphcls.data import DATASETS, load_graph_dataset
-from gfbgcn.graphcls.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
-from gfbgcn.graphcls.model import MODELS
-from gfbgcn.graphcls.report import write_report
-from gfbgcn.graphcls.train import TrainConfig
+from gfbgcn.graph_classification.data import DATASETS, load_graph_dataset
+from gfbgcn.reproduce.graphs.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
+from gfbgcn.graph_classification.model import MODELS
+from gfbgcn.reproduce.graphs.report import write_report
+from gfbgcn.graph_classification.train import TrainConfig
 from gfbgcn.text.train.checks import LR_MAX
 
 

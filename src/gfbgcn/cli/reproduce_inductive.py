@@ -1,5 +1,5 @@
 """``gfbgcn reproduce inductive``: inductive (new documents) against transductive accuracy
-(grid and report in :mod:`gfbgcn.text.reproduce`), through :func:`gfbgcn.core.harness.reproduce`."""
+(grid and report in :mod:`gfbgcn.reproduce.text`), through :func:`gfbgcn.reproduce.harness.reproduce`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
 from gfbgcn.text.train.models import SECOND_LAYERS
@@ -36,8 +36,8 @@ def reproduce_inductive_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_inductive(args: argparse.Namespace) -> int:
     """Inductive (new documents) against transductive accuracy -> ``<out>/inductive.md``."""
-    from gfbgcn.text.reproduce.inductive_report import render_inductive_report
-    from gfbgcn.text.reproduce.text_grid import inductive_grid, run_inductive_grid
+    from gfbgcn.reproduce.text.inductive_report import render_inductive_report
+    from gfbgcn.reproduce.text.grid import inductive_grid, run_inductive_grid
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "inductive")

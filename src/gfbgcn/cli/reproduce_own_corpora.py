@@ -1,6 +1,6 @@
 """``gfbgcn reproduce own-corpora``: paper defaults, ``--auto``, the linear baseline, the combined
 predictor and pretrained features on the two extra corpora and the four benchmarks (grid and
-report in :mod:`gfbgcn.text.auto`), through :func:`gfbgcn.core.harness.reproduce`."""
+report in :mod:`gfbgcn.text.search`), through :func:`gfbgcn.reproduce.harness.reproduce`."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 
 
 def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
-    from gfbgcn.text.auto.experiment import OWN_DATASETS
+    from gfbgcn.reproduce.own_corpora.experiment import OWN_DATASETS
 
     add_data_dir_argument(parser)
     add_datasets_argument(parser, OWN_DATASETS)
@@ -35,8 +35,8 @@ def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_own_corpora(args: argparse.Namespace) -> int:
     """One ``--auto`` search per data set and seed -> ``<out>/own-corpora.md``."""
-    from gfbgcn.text.auto.experiment import run_own_grid
-    from gfbgcn.text.auto.report import render_own_report
+    from gfbgcn.reproduce.own_corpora.experiment import run_own_grid
+    from gfbgcn.reproduce.own_corpora.report import render_own_report
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
     searches = harness.Layout(args.out, "own-corpora")

@@ -1,5 +1,5 @@
 """``gfbgcn reproduce text``: the paper's text-classification tables (grid and report in
-:mod:`gfbgcn.text.reproduce`), run through the shared loop :func:`gfbgcn.core.harness.reproduce`."""
+:mod:`gfbgcn.reproduce.text`), run through the shared loop :func:`gfbgcn.reproduce.harness.reproduce`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.extras import require
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
@@ -47,8 +47,8 @@ def reproduce_text_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_text(args: argparse.Namespace) -> int:
     """The paper's text tables: run the grid (resumable), write ``<out>/text.md``."""
-    from gfbgcn.text.reproduce.text_grid import grid, run_text_grid
-    from gfbgcn.text.reproduce.text_report import render_text_report
+    from gfbgcn.reproduce.text.grid import grid, run_text_grid
+    from gfbgcn.reproduce.text.report import render_text_report
 
     # an absent GPU fails here, before any work; --workers N share one GPU (spawned processes)
     device = device_from_args(args, gpu_workers=True)

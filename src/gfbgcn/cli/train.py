@@ -16,14 +16,14 @@ from gfbgcn.cli.options import (
     train_config_from_args,
 )
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
-from gfbgcn.core import harness
+from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.runinfo import set_threads
 from gfbgcn.core.torchrun import torchrun_rank
 from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
-from gfbgcn.text.auto.own_corpus import is_own_file
+from gfbgcn.text.search.own_corpus import is_own_file
 from gfbgcn.text.train.batching import (
     AUTO,
     adjacency_entries,

@@ -1,5 +1,5 @@
 """`gfbgcn train` on a user's own file: the linear baseline printed beside the result, and
-`--auto` (:mod:`gfbgcn.text.auto.search`)."""
+`--auto` (:mod:`gfbgcn.text.search.auto`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from gfbgcn.core.errors import OptionError
-from gfbgcn.text.auto.own_corpus import _combined_metrics, baseline_metrics
+from gfbgcn.text.search.own_corpus import _combined_metrics, baseline_metrics
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 from gfbgcn.text.predict.combined import mix
 
@@ -79,7 +79,7 @@ def train_auto(args: argparse.Namespace) -> int:
     The search is :class:`gfbgcn.TextGCNClassifier` with ``auto=True``: its ``auto_`` holds the
     candidates, its ``save`` writes the chosen model (a combined one too)."""
     from gfbgcn.cli.options import classifier_from_args, corpus_from_args, run_provenance
-    from gfbgcn.text.auto.search import chosen_summary
+    from gfbgcn.text.search.auto import chosen_summary
     from gfbgcn.text.train.run_files import write_run
 
     if args.multi_label:

@@ -68,7 +68,7 @@ def device_from_args(args: argparse.Namespace, *, gpu_workers: bool = False) -> 
 
     A device that does not exist here is a :class:`DeviceError` (the command line reports it
     in one line, exit status 2).  ``gpu_workers``: the verb's ``--workers`` processes can share
-    one CUDA device (they are spawned, see :func:`gfbgcn.core.harness.run_pending`).  A verb
+    one CUDA device (they are spawned, see :func:`gfbgcn.reproduce.harness.run_pending`).  A verb
     without that forks its workers, which cannot use CUDA: with ``--workers`` > 1 its ``auto``
     means the CPU and an explicit CUDA device is refused.  The resolved name is kept in
     ``args.device_name`` for the invocation log.

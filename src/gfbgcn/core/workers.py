@@ -1,4 +1,4 @@
-"""The worker processes of a reproduction grid (:func:`gfbgcn.core.harness.run_pending`).
+"""The worker processes of a reproduction grid (:func:`gfbgcn.reproduce.harness.run_pending`).
 
 On the CPU the workers are forked and inherit the run function (and whatever it closes over,
 such as a loaded graph).  On a CUDA device they are spawned, because a child forked from a

@@ -313,7 +313,7 @@ def test_auto_search_through_the_estimator(topics, tmp_path):
 
 
 def test_auto_search_trains_on_the_given_device(topics, monkeypatch):
-    from gfbgcn.text.auto import search
+    from gfbgcn.text.search import auto as search
 
     devices = []
 

@@ -17,7 +17,7 @@ from gfbgcn.text.predict.baseline import (
     grid,
 )
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
-from tests.text.auto.test_own_corpus import tiny_corpus
+from tests.text.search.test_own_corpus import tiny_corpus
 
 
 def test_unigram_baseline_matches_scikit_learn_and_round_trips():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gfbgcn.text.predict import ngrams
-from tests.text.auto.test_own_corpus import tiny_corpus
+from tests.text.search.test_own_corpus import tiny_corpus
 
 
 def test_hashing_in_worker_processes_gives_the_same_counts(monkeypatch):

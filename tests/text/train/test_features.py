@@ -25,7 +25,7 @@ from gfbgcn.text.train import features as feats
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.models import build_text_model, make_second_layer
 from gfbgcn.text.train.run import train_text
-from tests.text.auto.test_own_corpus import tiny_corpus, write_csv
+from tests.text.search.test_own_corpus import tiny_corpus, write_csv
 from tests.text.toydata import NEW_DOCS, toy_corpus
 
 # CI installs the extra (Makefile: .[test,embeddings]) and sets GFBGCN_REQUIRE_DATA=1: there a
@@ -163,8 +163,8 @@ def test_save_load_predict_with_wordllama_features(featured, tmp_path, capsys):
 
 
 def test_auto_adds_the_best_graph_model_with_features_and_records_column_e():
-    from gfbgcn.text.auto.experiment import features_column
-    from gfbgcn.text.auto.search import Budget, run_auto
+    from gfbgcn.reproduce.own_corpora.experiment import features_column
+    from gfbgcn.text.search.auto import Budget, run_auto
     from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 
     base = TrainConfig(seed=0, epochs=8, hidden=8, patience=3)
@@ -184,7 +184,7 @@ def test_auto_adds_the_best_graph_model_with_features_and_records_column_e():
 
 
 def test_missing_extra_fails_in_one_line_and_auto_skips(monkeypatch, tmp_path, capsys):
-    from gfbgcn.text.auto.search import Budget, run_auto
+    from gfbgcn.text.search.auto import Budget, run_auto
     from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 
     monkeypatch.setattr(feats, "wordllama_available", lambda: False)
@@ -207,7 +207,7 @@ def test_missing_extra_fails_in_one_line_and_auto_skips(monkeypatch, tmp_path, c
 
 
 def test_report_renders_column_e_from_the_records():
-    from gfbgcn.text.auto.report import own_markdown
+    from gfbgcn.reproduce.own_corpora.report import own_markdown
 
     m = {"accuracy": 0.5, "macro_f1": 0.4}
     records = [{"dataset": "slo-opinion", "seed": s, "defaults": m, "auto": m, "baseline": m,

@@ -10,7 +10,7 @@ import numpy as np
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from gfbgcn.text.train.run_files import predictions_csv
-from tests.text.auto.test_own_corpus import tiny_corpus
+from tests.text.search.test_own_corpus import tiny_corpus
 
 
 def _graph():

@@ -2,7 +2,7 @@
 (:mod:`gfbgcn.text.estimator.classifier`), a scikit-learn estimator that ``gfbgcn train``
 itself calls, and the settings both check (:mod:`gfbgcn.text.estimator.settings`).
 
-Above :mod:`gfbgcn.text.auto` in the order of the text sub-packages: it may use all of them.
+Above :mod:`gfbgcn.text.search` in the order of the text sub-packages: it may use all of them.
 The class is imported when first asked for, so that the command line can import the settings
 alone.
 """

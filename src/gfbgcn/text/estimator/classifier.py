@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import UserError
-from gfbgcn.text.auto.search import AutoResult, parse_budget, run_auto
+from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
@@ -231,7 +231,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def _search(self, corpus: Corpus, config: TrainConfig, tokenizer: Tokenizer,
                 graph_config: GraphConfig) -> AutoResult:
-        """The ``--auto`` search (:func:`gfbgcn.text.auto.search.run_auto`)."""
+        """The ``--auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
         budget = parse_budget(self.budget) if self.budget is not None else None
         return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
                         stop_words=graph_config.stop_words,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import UserError
-from gfbgcn.text.auto.search import AutoResult
+from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.estimator.persist import ESTIMATOR_ENTRY
 from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.estimator.transductive import Transductive

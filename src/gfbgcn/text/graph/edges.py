@@ -13,7 +13,7 @@ and copies over every edge.  Here the structure is known, so each edge array is 
   memory is about two copies of ``U`` at 8 bytes an entry on top of the graph itself;
 * the edges come out in ``bmat``'s order (block by block, row-major: document -> word in TF-IDF's
   CSR order, word -> document in the same order, word -> word in CSR order), so the graph is the
-  reference's array for array (``tests/text/test_graph_edges.py``, and the sharded-build tests).
+  reference's array for array (``tests/text/graph/test_edges.py``, and the sharded-build tests).
 """
 
 from __future__ import annotations

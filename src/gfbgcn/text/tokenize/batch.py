@@ -18,7 +18,7 @@ the same tokens, as word ids over a vocabulary, without creating a string per to
   lower-cased bytes read as two integers (tokens never contain ``NUL``, so zero padding is
   unambiguous), and only tokens longer than 16 bytes are compared as Python bytes.
 
-``tests/text/test_batch_tokenize.py`` checks token for token against ``textgcn_tokenize`` on
+``tests/text/tokenize/test_batch.py`` checks token for token against ``textgcn_tokenize`` on
 hand-made edge cases and, with the data present, on all four benchmarks.
 """
 

@@ -34,7 +34,7 @@ class TrainConfig:
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
     row_budget: int = 0  # mini-batch: > 0 caps the W1 rows of a step (text/train/row_budget.py)
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
-    # Departures from the paper's protocol for the fidelity experiments (gfbgcn.fidelity),
+    # Departures from the paper's protocol for the fidelity experiments (gfbgcn.reproduce.fidelity),
     # full-batch only; the defaults change nothing:
     lambda_lr: float | None = None  # Adam lr of GFB's lambda (None: lr)
     lambda_weight_decay: float | None = None  # its weight decay (None: weight_decay)

@@ -109,7 +109,7 @@ EpochHook = Callable[[RunSetup, int], dict[str, float]]
 #: ``rule(history) -> stop`` called after each epoch with the history so far (validation values
 #: only are meant to be read): True ends training there, as early stopping would, with the best
 #: validated weights restored.  ``--auto`` uses it to stop candidates that trail (successive
-#: halving's rule, :mod:`gfbgcn.text.auto.search`).
+#: halving's rule, :mod:`gfbgcn.text.search.auto`).
 StopRule = Callable[[list[dict[str, float]]], bool]
 
 

@@ -1,1 +1,0 @@
-"""``--auto``: graph settings and model chosen on validation, and the own-corpora experiment."""

@@ -1,0 +1,384 @@
+"""``gfbgcn train --auto``: graph settings and model chosen on the validation split only.
+
+The search is in two stages, each candidate trained with the run's seed on the same
+train/validation documents (the validation split depends only on the seed and the corpus):
+
+1. *Graph settings*, with the paper's model (GFB-MaxVec, exact GenVec): the paper's setting
+   first (English stop words, ``min_freq`` 5, window 20), then stop words off and on crossed with
+   ``min_freq`` 1 and 2 (and 5 without stop words), all at window 20; then the best of these at
+   window 10.  ``min_freq`` 5 drops most of a small corpus's vocabulary and stop words carry the
+   label of style- or question-type corpora, which is why both are searched; window 10 against
+   20 matters little on short texts (a text shorter than the window is one window).
+2. *Models*, on the best graph: GCN, the four GFB operators (MaxVec, MeanVec, DiagVec, TopKVec)
+   with exact GenVec, and the fast GenVec form of MaxVec and TopKVec (for MeanVec and DiagVec the
+   fast form trains identically, see :data:`gfbgcn.reproduce.text.grid.FAST_DIFFERS`).  TopKVec
+   (k = 3) is skipped on corpora with 3 classes or fewer, where it is undefined or equals a
+   sum over all classes.
+
+3. *Pretrained word features*: the best graph-only candidate so far (stages 1 and 2, by
+   validation accuracy) trained again on the same graph with ``--features wordllama``
+   (identity plus 256-d WordLlama vectors, :mod:`gfbgcn.text.train.features`).  Only when the
+   ``embeddings`` extra is installed; otherwise the search says so in one line and skips it.
+
+The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
+on validation, :mod:`gfbgcn.text.predict.baseline`) is fitted first, as the search's first and
+cheapest candidate (``predictor`` ``linear``): a graph model must be strictly better on
+validation to be chosen over it, and when none is, the baseline *is* the answer (served as the
+combined predictor with graph weight 0, whose output is the baseline's).  Every trained
+candidate is also tried *combined* with the baseline (:mod:`gfbgcn.text.predict.combined`,
+weight chosen by validation log-loss on the baseline's held-out validation probabilities),
+unless ``baseline=False`` (``--no-baseline``): then no baseline is fitted, no combination tried.
+A budget of N candidates is N trainings; the baseline and the combinations cost no training and
+are not counted.  The winner has the highest validation accuracy; ties go to the earlier
+candidate (the baseline first, then the paper's setting; a graph model before its
+combination), so a later candidate is chosen only when it is strictly better on validation.
+
+*Weak candidates are stopped early* (successive halving's rule, applied as each candidate trains,
+full batch only): at the rungs of :data:`RUNGS` (epochs 10, 20, 40, 80) a graph candidate whose
+best validation accuracy so far trails the incumbent's (the best graph-only candidate trained
+so far) at the same epoch by more than :func:`prune_margin` is stopped, keeping its best
+validated weights; ``auto.csv`` gives the epoch in ``stopped_at``.  Comparing at equal epochs
+is what successive halving's rungs do; unlike halving it needs no resumable training and keeps
+the search's order.  Graphs are built once per setting and shared by all their candidates.
+
+Graph settings that leave many documents without a single word (the English stop list removes
+"not", "no" and "nor", ``min_freq`` removes rare words; short phrases lose everything) are
+warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
+Test labels are never read for the choice; every candidate's test metrics are computed (the
+training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import torch
+
+from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-exported)
+    RUNGS,
+    Budget,
+    RungRule,
+    parse_budget,
+    prune_margin,
+)
+from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.predict.combined import choose_weight, mix
+from gfbgcn.text.tokenize.clean import Tokenizer
+from gfbgcn.text.train import features as word_features
+from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.run import train_text
+
+REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
+TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes
+STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False), ("gfb-topk", False),
+                 ("gfb-max", True), ("gfb-topk", True))
+
+#: Log a warning when a graph setting leaves at least this share of the documents without a word.
+EMPTY_WARN = 0.01
+
+
+@dataclass(frozen=True)
+class GraphSetting:
+    stop_words: str | None
+    min_freq: int
+    window: int
+
+    def label(self) -> str:
+        return f"stop={self.stop_words or 'none'} min_freq={self.min_freq} window={self.window}"
+
+
+def stage1_settings(stop_words: str | None = "english") -> list[GraphSetting]:
+    """The window-20 settings of stage 1, the paper's first (``stop_words``: the language)."""
+    sw = stop_words or "english"
+    return [GraphSetting(sw, 5, 20), GraphSetting(None, 1, 20), GraphSetting(None, 2, 20),
+            GraphSetting(None, 5, 20), GraphSetting(sw, 1, 20), GraphSetting(sw, 2, 20)]
+
+
+
+@dataclass
+class Candidate:
+    """One row of the search table (``test`` is kept for result tables, never for choosing).
+
+    The baseline's row has ``predictor`` ``"linear"``, no graph ``setting``, ``model``
+    ``"linear"`` and its classifier in ``linear`` (e.g. ``svm C=0.3``).
+    """
+
+    setting: GraphSetting | None
+    model: str
+    fast: bool
+    predictor: str  # "graph", "graph+linear" or "linear"
+    val_accuracy: float
+    seconds: float
+    weight: float | None = None  # graph share of a combination
+    test: dict[str, float] = field(default_factory=dict)
+    features: str = "onehot"  # node input (text/train/features.py)
+    linear: str = ""  # the baseline's classifier (predictor "linear")
+    stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
+
+    @property
+    def model_label(self) -> str:
+        if self.predictor == "linear":
+            return f"linear baseline ({self.linear})"
+        return self.model + (" fast" if self.fast else "") + \
+            ("" if self.features == "onehot" else f" +{self.features}")
+
+    def row(self) -> dict[str, Any]:
+        if self.setting is None:  # the baseline: no graph
+            return {"stop_words": "", "min_freq": "", "window": "", "model": self.linear,
+                    "features": "ngram-tfidf", "predictor": self.predictor, "weight": "",
+                    "val_accuracy": f"{self.val_accuracy:.4f}",
+                    "seconds": f"{self.seconds:.1f}", "stopped_at": ""}
+        return {"stop_words": self.setting.stop_words or "none",
+                "min_freq": self.setting.min_freq, "window": self.setting.window,
+                "model": self.model + (" fast" if self.fast else ""), "features": self.features,
+                "predictor": self.predictor,
+                "weight": "" if self.weight is None else f"{self.weight:.2f}",
+                "val_accuracy": f"{self.val_accuracy:.4f}", "seconds": f"{self.seconds:.1f}",
+                "stopped_at": "" if self.stopped_at is None else str(self.stopped_at)}
+
+
+@dataclass
+class AutoResult:
+    candidates: list[Candidate]
+    chosen: Candidate
+    result: TrainResult  # the graph model of the chosen candidate (or of its combination)
+    graph: TextGraph
+    baseline: BaselineResult | None  # None: searched without it (--no-baseline)
+    seconds: float
+    trained: int = 0  # candidates trained (what --budget counts); their combinations aside
+    #: every trained candidate's result, by (setting, model, fast, features)
+    results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = field(default_factory=dict)
+
+    def result_of(self, candidate: Candidate) -> TrainResult:
+        """The training result of a graph (or combined) ``candidate``."""
+        return self.results[(candidate.setting, candidate.model, candidate.fast,
+                             candidate.features)]
+
+    def table(self) -> str:
+        """The compact table printed and saved as ``auto.csv``."""
+        buf = io.StringIO()
+        rows = [c.row() for c in self.candidates]
+        writer = csv.DictWriter(buf, fieldnames=["chosen", *rows[0]], lineterminator="\n")
+        writer.writeheader()
+        for c, row in zip(self.candidates, rows):
+            writer.writerow({"chosen": "*" if c is self.chosen else "", **row})
+        return buf.getvalue()
+
+    def aligned(self) -> str:
+        """The same table with aligned columns, for the terminal."""
+        rows = list(csv.reader(io.StringIO(self.table())))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        return "".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n"
+                       for r in rows)
+
+    def best_graph_only(self) -> Candidate:
+        """The graph-only candidate with the best validation accuracy (earliest on ties)."""
+        return _best([c for c in self.candidates if c.predictor == "graph"])
+
+    @property
+    def chose_baseline(self) -> bool:
+        """The baseline won on validation (no graph candidate strictly better)."""
+        return self.chosen.predictor == "linear"
+
+
+def _best(candidates: Sequence[Candidate]) -> Candidate:
+    best = candidates[0]
+    for c in candidates[1:]:
+        if c.val_accuracy > best.val_accuracy:
+            best = c
+    return best
+
+
+def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
+                  ) -> dict[str, float]:
+    m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
+    return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
+
+
+class _Search:
+    """State of one search: graphs by setting, trained results, the baseline."""
+
+    def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
+                 cache: bool, log: Callable[[str], None], cooccurrence: str,
+                 device: str | torch.device | None = None, with_baseline: bool = True,
+                 prune: bool = True, class_weight: str | None = None) -> None:
+        self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
+        self.prune, self.class_weight = prune, class_weight
+        self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
+        self.device, self.with_baseline = device, with_baseline
+        self.graphs: dict[GraphSetting, TextGraph] = {}
+        self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
+        self.candidates: list[Candidate] = []
+        self.baseline: BaselineResult | None = None
+        self.split: dict[str, np.ndarray] = {}
+
+    def graph(self, s: GraphSetting) -> tuple[TextGraph, float]:
+        if s in self.graphs:
+            return self.graphs[s], 0.0
+        start = time.perf_counter()
+        config = GraphConfig(window=s.window, min_freq=s.min_freq, stop_words=s.stop_words,
+                             cooccurrence=self.cooccurrence)
+        g = build_text_graph(self.corpus, config, self.tokenizer, cache=self.cache)
+        self.graphs[s] = g
+        self._check_empty(s, g)
+        if not self.split:  # the split is the same for every graph: fix it once
+            self._fix_split(g)
+        return g, time.perf_counter() - start
+
+    def _fix_split(self, g: TextGraph) -> None:
+        self.split = graph_split(g, self.base.val_ratio, self.base.seed)
+        if not self.with_baseline:
+            return
+        self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
+                                           self.base.seed, class_weight=self.class_weight)
+        b = self.baseline
+        self.candidates.insert(0, Candidate(
+            None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
+            test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
+            features="ngram-tfidf", linear=b.model.description))
+        self.log(f"auto: linear baseline (word 1-2 + char 2-5 TF-IDF, {b.model.description}), "
+                 f"validation accuracy {b.val['accuracy']:.4f}, {b.seconds:.1f} s")
+
+    def _check_empty(self, s: GraphSetting, g: TextGraph) -> None:
+        """Log how many documents ``s`` leaves without a word, when that is many."""
+        empty = len(g.empty_docs())
+        if empty >= EMPTY_WARN * max(g.num_docs, 1):
+            # both settings remove words: on mpqa-opinion min_freq 5 alone empties 1,603 of
+            # 10,603 phrases, the English stop list alone 104 (it has not/no/nor), both 2,664
+            why = f" (stop words '{s.stop_words}', which remove words such as not/no/nor, " \
+                f"and min_freq {s.min_freq})" if s.stop_words else f" (min_freq {s.min_freq})"
+            # a warning, not a log line: it shows with --quiet too
+            also = "; the search also tries stop words off" if s.stop_words else ""
+            warnings.warn(f"--auto: {s.label()} leaves {empty:,} of {g.num_docs:,} documents "
+                          f"without a word{why}{also}", stacklevel=2)
+
+    def train(self, s: GraphSetting, model: str, fast: bool, features: str = "onehot") -> bool:
+        """Train one candidate (and add its combination); False when the budget is spent."""
+        if not self.budget.allows(len(self.results)):
+            return False
+        g, graph_seconds = self.graph(s)
+        options = {"exact": not fast} if model.startswith("gfb-") else {}
+        config = replace(self.base, model=model, layer_options=options, features=features)
+        rule = self._rule()
+        result = train_text(g, config, progress=False, device=self.device, stop_rule=rule)
+        self.results[(s, model, fast, features)] = result
+        seconds = graph_seconds + result.train_seconds
+        y, ti = g.labels, self.split["test"]
+        graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
+                            test=_test_summary(y, result.probabilities, ti, len(g.label_names)),
+                            features=features,
+                            stopped_at=None if rule is None else rule.stopped_at)
+        self.candidates.append(graph_c)
+        combined = "" if self.baseline is None else self._combine(graph_c, result, g)
+        stopped = "" if graph_c.stopped_at is None else \
+            f" (stopped at epoch {graph_c.stopped_at}: trailing)"
+        self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
+                 f"{graph_c.val_accuracy:.4f}{stopped}{combined}, {seconds:.1f} s")
+        return True
+
+    def _rule(self) -> RungRule | None:
+        """The stop rule against the incumbent (None: no graph candidate yet, or mini-batch
+        training, which has no per-epoch rule)."""
+        graph = [c for c in self.candidates if c.predictor == "graph"]
+        if not graph or self.base.batch_size or not self.prune:
+            return None
+        inc = _best(graph)
+        history = self.results[(inc.setting, inc.model, inc.fast, inc.features)].history
+        return RungRule(history, prune_margin(len(self.split["val"])))
+
+    def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
+        """Add the candidate combined with the baseline; the log's words for it."""
+        assert self.baseline is not None
+        y, vi, ti = g.labels, self.split["val"], self.split["test"]
+        p_lin = self.baseline.probabilities  # refitted on training + validation documents
+        # the weight on the held-out validation probabilities (the refit has seen them)
+        weight, combined_acc = choose_weight(result.probabilities[vi], self.baseline.val_proba(),
+                                             y[vi])
+        mixed = mix(result.probabilities, p_lin, weight)
+        self.candidates.append(replace(
+            graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
+            test=_test_summary(y, mixed, ti, len(g.label_names))))
+        return f", combined {combined_acc:.4f} (w={weight:.2f})"
+
+
+def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
+             budget: Budget | None = None, stop_words: str | None = "english",
+             cooccurrence: str = "window", cache: bool = True,
+             log: Callable[[str], None] = print,
+             device: str | torch.device | None = None, baseline: bool = True,
+             prune: bool = True, baseline_class_weight: str | None = None) -> AutoResult:
+    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
+    every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
+    ``baseline=False``: no linear baseline, no combined candidates; ``prune=False``: no
+    candidate is stopped early (every one trains to its own early stopping);
+    ``baseline_class_weight="balanced"``: the baseline weighs classes inversely to their
+    frequency (:func:`gfbgcn.text.predict.baseline.fit_baseline`)."""
+    start = time.perf_counter()
+    search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
+                     device, baseline, prune, baseline_class_weight)
+    model, fast = REFERENCE_MODEL
+    for s in stage1_settings(stop_words):
+        if not search.train(s, model, fast):
+            break
+    best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+    if search.train(replace(best, window=10), model, fast):
+        best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+    classes = len(corpus.label_names)
+    for model, fast in STAGE2_MODELS:
+        if model == "gfb-topk" and classes <= TOPK_K:  # TopKVec needs more classes than k
+            continue
+        if not search.train(best, model, fast):
+            break
+    _try_features(search)
+    chosen = _best(search.candidates)
+    # the graph part: the chosen one's, or for the baseline alone the best graph-only candidate
+    # (served with graph weight 0, so its output is the baseline's)
+    part = chosen if chosen.predictor != "linear" else \
+        _best([c for c in search.candidates if c.predictor == "graph"])
+    if chosen.predictor == "linear":
+        chosen.weight = 0.0
+    return AutoResult(
+        candidates=search.candidates, chosen=chosen,
+        result=search.results[(part.setting, part.model, part.fast, part.features)],
+        graph=search.graphs[part.setting], baseline=search.baseline,
+        seconds=time.perf_counter() - start, trained=len(search.results),
+        results=search.results,
+    )
+
+
+def _try_features(search: _Search) -> None:
+    """Stage 3: the best graph-only candidate again with WordLlama features, if installed."""
+    if not search.candidates:
+        return
+    if not word_features.wordllama_available():
+        search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
+                   f"is not installed ({word_features.INSTALL_HINT})")
+        return
+    best = _best([c for c in search.candidates if c.predictor == "graph"])
+    search.train(best.setting, best.model, best.fast, "wordllama")
+
+
+def chosen_summary(auto: AutoResult) -> dict[str, Any]:
+    """The choice as recorded in ``metrics.json`` and the results records."""
+    c = auto.chosen
+    if c.setting is None:  # the baseline
+        return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
+                "fast_genvec": False, "predictor": "linear", "features": c.features,
+                "linear": c.linear, "weight": 0.0, "val_accuracy": c.val_accuracy,
+                "trained": auto.trained, "candidates": len(auto.candidates),
+                "seconds": auto.seconds}
+    return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
+            "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
+            "predictor": c.predictor, "features": c.features, "weight": c.weight,
+            "val_accuracy": c.val_accuracy, "trained": auto.trained,
+            "candidates": len(auto.candidates), "seconds": auto.seconds}

@@ -1,0 +1,64 @@
+"""--auto's search mechanics: weak candidates stopped at successive halving's rungs, and graph
+settings that empty documents flagged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gfbgcn.text.search.auto import Budget, run_auto
+from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+from gfbgcn.text.tokenize.registry import UnicodeTokenizer
+from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.run import train_text
+from tests.text.search.test_own_corpus import tiny_corpus
+
+
+def test_a_stop_rule_ends_full_batch_training_with_the_best_weights():
+    corpus = tiny_corpus(60)
+    graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None),
+                             UnicodeTokenizer(), cache=False)
+    config = TrainConfig(model="gcn", epochs=50, hidden=8, patience=50)
+    full = train_text(graph, config, progress=False)
+    stopped = train_text(graph, config, progress=False, stop_rule=lambda h: len(h) == 10)
+    assert full.epochs_run == 50 and stopped.epochs_run == 10
+    assert stopped.best_epoch <= 10
+    # the first 10 epochs are the same run
+    assert [h["val_loss"] for h in stopped.history] == [h["val_loss"] for h in full.history[:10]]
+
+
+def test_auto_stops_a_trailing_candidate_and_records_where(monkeypatch):
+    """A candidate that trails at a rung is stopped there; the table says so; the choice is
+    still made on validation accuracy."""
+    from gfbgcn.text.search import auto as search
+
+    monkeypatch.setattr(search, "prune_margin", lambda n: -1.0)  # every follower trails
+    corpus = tiny_corpus(80, noise=0.9)
+    auto = run_auto(corpus, UnicodeTokenizer(),
+                    TrainConfig(seed=0, epochs=30, hidden=16, patience=30),
+                    budget=Budget(candidates=3), cache=False, log=lambda _: None)
+    graph = [c for c in auto.candidates if c.predictor == "graph"]
+    assert graph[0].stopped_at is None  # the first graph candidate has no incumbent
+    assert [c.stopped_at for c in graph[1:]] == [10, 10]
+    assert "stopped_at" in auto.table().splitlines()[0]
+    assert auto.table().splitlines()[4].endswith(",10")  # the second graph candidate's row
+    whole = run_auto(corpus, UnicodeTokenizer(),
+                     TrainConfig(seed=0, epochs=30, hidden=16, patience=30),
+                     budget=Budget(candidates=3), cache=False, log=lambda _: None, prune=False)
+    assert all(c.stopped_at is None for c in whole.candidates)
+    # the first candidate is the same training either way; the stopped ones are shorter
+    assert whole.candidates[1].val_accuracy == auto.candidates[1].val_accuracy
+    assert all(whole.result_of(c).epochs_run >= auto.result_of(c).epochs_run
+               for c in graph)
+
+
+def test_auto_flags_settings_that_empty_documents():
+    texts = ["not for me", "no it is not", "very good film", "bad bad film"] * 10
+    labels = ["neg", "neg", "pos", "neg"] * 10
+    corpus = Corpus("phrases", texts, labels, np.arange(40) % 4 != 3)
+    with pytest.warns(UserWarning, match=r"stop=english min_freq=5 window=20 leaves 20 of 40 "
+                      r"documents without a word \(stop words 'english', which remove words "
+                      r"such as not/no/nor, and min_freq 5\)"):
+        run_auto(corpus, UnicodeTokenizer(), TrainConfig(seed=0, epochs=3, hidden=8),
+                 budget=Budget(candidates=1), cache=False, log=lambda _: None)
