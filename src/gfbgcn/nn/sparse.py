@@ -2,9 +2,10 @@
 
 ``torch.sparse.mm(A_csr, X)`` differentiates through ``A.t() @ grad``, and for a CSR ``A`` torch
 re-materialises that transpose on every backward call (the cost is in ``docs/layers.md``,
-"Measurements behind design choices").  :func:`spmm` keeps one CSR transpose per matrix (computed once,
-vectorised) and reuses it; a matrix marked symmetric (:func:`mark_symmetric`, e.g. the
-normalised Text GCN adjacency) is its own transpose, so the backward is one more forward.
+"Measurements behind design choices").  :func:`spmm` keeps one CSR transpose per matrix
+(computed once, vectorised) and reuses it; a matrix marked symmetric (:func:`mark_symmetric`,
+e.g. the normalised Text GCN adjacency) is its own transpose, so the backward is one more
+forward.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 from torch.nn import Module, Parameter
@@ -43,7 +41,7 @@ class WeightedGINConv(GCNNormConv):
         eps: float = 0.0,
         train_eps: bool = False,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         **kwargs,
     ) -> None:

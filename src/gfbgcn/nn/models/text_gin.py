@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -74,7 +72,7 @@ class TextGIN(Module):
         dropout: float = 0.5,
         train_eps: bool = True,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         eps: float = 0.0,
         embedding_init: str = "glorot",
@@ -122,7 +120,7 @@ class TextGIN(Module):
             conv.reset_parameters()
 
     def forward(
-        self, x: Optional[Tensor], edge_index: Adj, edge_weight: OptTensor = None
+        self, x: Tensor | None, edge_index: Adj, edge_weight: OptTensor = None
     ) -> Tensor:
         """``x`` must be ``None``; returns logits [num_nodes, num_classes]."""
         require_featureless(x, type(self).__name__)

@@ -1,7 +1,8 @@
 """A corpus in memory: documents, string labels and a train/test flag per document.
 
-Kept apart from :mod:`gfbgcn.text.corpus.benchmarks` (benchmark files) and :mod:`gfbgcn.text.corpus.table` (user
-files) so that both readers build it without importing each other.
+Kept apart from :mod:`gfbgcn.text.corpus.benchmarks` (benchmark files) and
+:mod:`gfbgcn.text.corpus.table` (user files) so that both readers build it without importing
+each other.
 """
 
 from __future__ import annotations

@@ -103,7 +103,9 @@ def _json_kind(value: Any) -> str:
     return next((name for kind, name in kinds.items() if isinstance(value, kind)), "value")
 
 
-def _read_row(row: Row, cols: tuple[str, str, str | None], path: Path) -> tuple[str, str, bool | None]:
+def _read_row(
+    row: Row, cols: tuple[str, str, str | None], path: Path
+) -> tuple[str, str, bool | None]:
     """``(text, label, is_train or None)`` of a record; :class:`CorpusFormatError` naming the
     line otherwise."""
     text_col, label_col, split_col = cols

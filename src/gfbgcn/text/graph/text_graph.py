@@ -38,6 +38,7 @@ from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.core.validate import WINDOW_MAX, check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.cache_check import check_cached_graph
 from gfbgcn.text.graph.cache_key import (  # re-exported
     GRAPH_FORMAT_VERSION,
     graph_cache_key,
@@ -50,7 +51,6 @@ from gfbgcn.text.graph.counts import (
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_map import map_edges, verify_members
-from gfbgcn.text.graph.cache_check import check_cached_graph
 from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed

@@ -125,7 +125,8 @@ def textgcn_token_ids(
     """``(words, ids, doc_ptr)``: the ``textgcn_tokenize`` tokens of all ``texts``.
 
     ``words`` (object array of str) in first-seen order, ``ids`` int32 indexes into it, token by
-    token in text order, ``doc_ptr`` [D + 1] as in :class:`~gfbgcn.text.tokenize.preprocess.TokenizedCorpus`.
+    token in text order, ``doc_ptr`` [D + 1] as in
+    :class:`~gfbgcn.text.tokenize.preprocess.TokenizedCorpus`.
     ``None`` when a text contains ``NUL`` (the caller tokenizes document by document then).
     """
     joined = "\0".join(texts)

@@ -31,7 +31,8 @@ class PreprocessConfig:
     tokenizer: str = "textgcn"  # name used in cache keys / saved models
 
     def describe(self) -> dict[str, object]:
-        return {"min_freq": self.min_freq, "stop_words": self.stop_words, "tokenizer": self.tokenizer}
+        return {"min_freq": self.min_freq, "stop_words": self.stop_words,
+                "tokenizer": self.tokenizer}
 
 @dataclass
 class TokenizedCorpus:

@@ -18,7 +18,6 @@ import numpy as np
 from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.validate import SEED_MAX, check_option
 
-
 #: The largest learning rate and weight decay accepted (``gfbgcn train --help`` shows them):
 #: beyond these an Adam step overflows float32 or the loss diverges at once, so a value the
 #: command line accepts never fails inside the optimiser.

@@ -175,7 +175,7 @@ def check_features_fit(config: Any) -> None:
 
 @dataclass
 class WordFeatures:
-    """The feature part of a trained model, for new documents (:mod:`gfbgcn.text.predict.inductive`):
+    """The feature part of a trained model for new documents (:mod:`gfbgcn.text.predict.inductive`):
     the words' vectors ``F_w`` ``[V, f]`` and ``W2`` ``[f, hidden]``.  A new document's part
     of layer 1 is ``F_d W2`` with ``F_d`` the TF-IDF-weighted mean of its known words'
     vectors, as for the training documents (:func:`node_features`)."""
