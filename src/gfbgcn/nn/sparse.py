@@ -83,12 +83,12 @@ def csr_rows(adj: Tensor, rows: Tensor) -> Tensor:
 
 class _CSRMatMul(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, adj: Tensor, x: Tensor) -> Tensor:  # type: ignore[override]
+    def forward(ctx: Any, adj: Tensor, x: Tensor) -> Tensor:
         ctx.adj = adj
         return adj @ x
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:  # type: ignore[override]
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
         return None, csr_transpose(ctx.adj) @ grad
 
 

@@ -215,7 +215,7 @@ class SecondOrderConv(GCNNormConv):
         if isinstance(x, (tuple, list)):
             raise ValueError(f"'{self.__class__.__name__}' does not support bipartite input")
         edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x.size(self.node_dim), x.dtype
+            edge_index, edge_weight, x.shape[self.node_dim], x.dtype
         )
         out = self.aggregate_gcn(self.node_features(x), edge_index, edge_weight)  # Omega
         out = self.post_aggregate(out)

@@ -127,7 +127,7 @@ class GFBConv(GFBMixin, SecondOrderConv):
         ``forward(x, ...)``.
         """
         edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x_first.size(self.node_dim), x_first.dtype)
+            edge_index, edge_weight, x_first.shape[self.node_dim], x_first.dtype)
         z = self.lin(x_first) + self.gfb_second(self.lin(x_second))
         out = self.aggregate_gcn(z, edge_index, edge_weight)
         return out + self.bias if self.bias is not None else out

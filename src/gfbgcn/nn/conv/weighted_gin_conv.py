@@ -66,7 +66,7 @@ class WeightedGINConv(GCNNormConv):
     def forward(self, x: Tensor, edge_index: Adj, edge_weight: OptTensor = None) -> Tensor:
         """``x`` [N, F_in] -> [N, F_out]."""
         edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x.size(self.node_dim), x.dtype
+            edge_index, edge_weight, x.shape[self.node_dim], x.dtype
         )
         neighbours = self.aggregate_gcn(x, edge_index, edge_weight)  # WAP: sum_u a_vu h_u
         return self.nn((1.0 + self.eps) * x + neighbours)

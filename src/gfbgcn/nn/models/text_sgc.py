@@ -86,7 +86,7 @@ class TextSGC(GCNNormConv):
         edge_index, edge_weight = self.normalized_adjacency(
             edge_index, edge_weight, self.num_nodes, self.weight.dtype
         )
-        out = self.weight
+        out: Tensor = self.weight
         for _ in range(self.K):  # \hat A (\hat A ... (\hat A W))
             out = self.aggregate_gcn(out, edge_index, edge_weight)
         if self.bias is not None:
