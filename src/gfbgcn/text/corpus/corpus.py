@@ -27,11 +27,12 @@ def check_documents(items: Iterable[object] | str, name: str = "texts") -> list[
     if shape is not None and len(shape) != 1:
         raise InputError(f"{name} must be one-dimensional, one document per item; got shape "
                          f"{tuple(shape)}")
-    docs = list(items)
-    for i, doc in enumerate(docs):
+    docs: list[str] = []
+    for i, doc in enumerate(items):
         if not isinstance(doc, str):
             raise DocumentTypeError(f"{name}[{i}] is {type(doc).__name__} ({doc!r:.40}), not "
                                     "str: every document must be a string")
+        docs.append(doc)
     return docs
 
 

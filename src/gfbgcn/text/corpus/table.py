@@ -42,7 +42,7 @@ def _present(table: Table) -> set[str]:
 def _check_columns(table: Table, wanted: dict[str, str]) -> None:
     """Fail on a header without a named column (naming the columns found), or on one column
     named for two roles (the labels would be read as the texts)."""
-    roles = {}
+    roles: dict[str, str] = {}
     for option, col in wanted.items():
         if col in roles:
             raise CorpusFormatError(f"{roles[col]} and {option} both name column {col!r}")

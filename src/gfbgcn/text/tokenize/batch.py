@@ -52,7 +52,9 @@ _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # li
 _ERRORS = "gfbgcn.non_ascii_to_space"
 
 
-def _non_ascii_to_space(err: UnicodeEncodeError) -> tuple[str, int]:
+def _non_ascii_to_space(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):  # registered for encoding only
+        raise err
     return " " * (err.end - err.start), err.end
 
 
