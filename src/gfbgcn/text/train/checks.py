@@ -117,7 +117,7 @@ def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.nda
         return
     check_classes(label_names)
     seen = np.bincount(label_ids[train], minlength=len(label_names))
-    absent = [label_names[c] for c in np.flatnonzero(seen == 0)]
+    absent = [label_names[c] for c in np.flatnonzero(seen == 0).tolist()]
     if absent:
         shown = ", ".join(repr(a) for a in absent[:5]) + (" ..." if len(absent) > 5 else "")
         warnings.warn(f"{len(absent)} class(es) have no training document ({shown}): the "
