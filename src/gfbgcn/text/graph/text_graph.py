@@ -385,8 +385,7 @@ def build_text_graph(
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)
-    start = time.perf_counter()
-    phases: dict[str, float] = {}
+    start, phases = time.perf_counter(), dict[str, float]()
     counts = count_corpus(
         corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words,
         window=config.window, cooccurrence=config.cooccurrence, workers=workers, phases=phases,
