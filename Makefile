@@ -4,8 +4,8 @@
 #               (mypy) and run the tests; a finding of either tool fails it, as a failed test does
 # and one more check of the package as users get it (CI runs it after `make test`):
 #   make wheel-check   build the wheel, install it into a fresh environment, train from there
-# pip takes the exact versions of constraints.txt (torch, torch-geometric); the package itself
-# only asks for ranges (pyproject.toml).
+# pip takes the exact versions of constraints.txt (torch, torch-geometric, the test tools); the
+# package itself only asks for ranges (pyproject.toml).
 PYTHON ?= python3
 # Use the project's shared benchmark data when it lies beside the checkout (CI does this too).
 ifneq ($(wildcard ../shared/data),)
