@@ -1,10 +1,11 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    install into .venv, then train GFB-GCN (MaxVec) on R8 and print test accuracy
-#   make test   install into .venv (with the test and optional extras), then run the tests
+#   make test   install into .venv (with the test and optional extras), then lint (ruff), type-check
+#               (mypy) and run the tests; a finding of either tool fails it, as a failed test does
 # and one more check of the package as users get it (CI runs it after `make test`):
 #   make wheel-check   build the wheel, install it into a fresh environment, train from there
-# pip takes the exact versions of constraints.txt (torch, torch-geometric); the package itself
-# only asks for ranges (pyproject.toml).
+# pip takes the exact versions of constraints.txt (torch, torch-geometric, the test tools); the
+# package itself only asks for ranges (pyproject.toml).
 PYTHON ?= python3
 # Use the project's shared benchmark data when it lies beside the checkout (CI does this too).
 ifneq ($(wildcard ../shared/data),)
@@ -27,6 +28,8 @@ run: $(BIN)/.installed
 	$(BIN)/gfbgcn train --dataset r8 --model gfb-max
 
 test: $(BIN)/.installed
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q
 
 wheel-check:

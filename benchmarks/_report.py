@@ -55,7 +55,10 @@ def update_section(name: str, body: str, path: Path = REPORT) -> None:
     start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
     block = f"{start}\n{body.rstrip()}\n{end}"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
     atomic_write_text(path, text)
 
 

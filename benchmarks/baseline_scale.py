@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
     env = {**os.environ, "SCALE_MAX_GIB": str(args.max_gib)}
-    rows_path = Path(__file__).resolve().parent.parent / "docs/results/raw/baseline-scale/rows.jsonl"
+    root = Path(__file__).resolve().parent.parent
+    rows_path = root / "docs/results/raw/baseline-scale/rows.jsonl"
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=rows_path.parent).stdout.strip()

@@ -80,12 +80,14 @@ def measure(name: str, variants: list[str], repeats: int) -> dict[str, list[dict
 
 
 def rows_of(name: str, runs: dict[str, list[dict]]) -> list[str]:
-    ref = statistics.median(r["seconds"] for r in runs["reference"]) if "reference" in runs else None
+    ref = (statistics.median(r["seconds"] for r in runs["reference"])
+           if "reference" in runs else None)
     rows = []
     for variant, rs in runs.items():
         s = rs[0]["stats"]
         seconds = statistics.median(r["seconds"] for r in rs)
-        label = "reference (1 process)" if variant == "reference" else f"sharded, {variant} worker(s)"
+        label = ("reference (1 process)" if variant == "reference"
+                 else f"sharded, {variant} worker(s)")
         workers = "–" if variant == "reference" or variant == "1" else \
             f"{max(r['worker_mib'] for r in rs):,.0f}"
         rows.append(

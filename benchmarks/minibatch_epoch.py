@@ -23,6 +23,7 @@ import time
 from collections import defaultdict
 
 import torch
+
 from _report import command_line, machine_line, update_section
 
 
@@ -56,10 +57,12 @@ def minibatch_phases(graph, config) -> dict[str, float]:
     times: dict[str, float] = defaultdict(float)
     layer1 = _timed(times, "sample (epoch's layer 1)", lambda: loop.sampler.presample(1))
     for step, batch in enumerate(epoch_batches(s.train_idx, config.batch_size, config.seed, 1)):
-        inputs = _timed(times, "batch rows", lambda: loop.inputs(batch, layer1, 1, step))
+        # The loop's values bound as defaults: the closures must not see a later iteration's.
+        inputs = _timed(times, "batch rows",
+                        lambda b=batch, t=step: loop.inputs(b, layer1, 1, t))
         s.optimizer.zero_grad(set_to_none=True)
-        loss = _timed(times, "forward", lambda: F.cross_entropy(
-            loop.step_fn(*inputs), s.targets[batch], reduction="sum") / len(batch))
+        loss = _timed(times, "forward", lambda b=batch, x=inputs: F.cross_entropy(
+            loop.step_fn(*x), s.targets[b], reduction="sum") / len(b))
         _timed(times, "backward", loss.backward)
         _timed(times, "optimiser step", s.optimizer.step)
     return dict(times)

@@ -18,6 +18,7 @@ import os
 import sys
 
 import torch
+
 from _report import command_line, machine_line, update_section
 
 PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -17,8 +17,8 @@ import tempfile
 
 import numpy as np
 import torch
-from _report import command_line, machine_line, median_seconds, update_section
 
+from _report import command_line, machine_line, median_seconds, update_section
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
@@ -55,9 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         for bs in args.batch_sizes:
             n = len(texts) if bs > 1 else min(len(texts), 200)
             docs = texts[:n]
-            total = median_seconds(lambda: model.predict(docs, batch_size=bs), args.repeats)
-            prep = median_seconds(lambda: [model.doc_word_weights(docs[i:i + bs])
-                                  for i in range(0, n, bs)], args.repeats)
+            # The loop's values bound as defaults: the closures must not see a later iteration's.
+            total = median_seconds(lambda m=model, d=docs, b=bs: m.predict(d, batch_size=b),
+                                   args.repeats)
+            prep = median_seconds(lambda m=model, d=docs, b=bs, n=n: [
+                m.doc_word_weights(d[i:i + b]) for i in range(0, n, b)], args.repeats)
             rows.append((model_name, bs, n, n / total, prep / total))
             print(f"{model_name} batch {bs}: {n / total:,.0f} docs/s "
                   f"(tokenising + TF-IDF {prep / total:.0%} of the time)", flush=True)

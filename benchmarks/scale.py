@@ -35,7 +35,6 @@ import tempfile
 from pathlib import Path
 
 from _report import REPORT, command_line, machine_line, update_section
-
 from gfbgcn.text.graph.phases import BUILD_PHASES, serial_seconds
 
 COMMON = r"""
@@ -290,8 +289,8 @@ def end_to_end_table(rows: list[dict]) -> list[str]:
         "End to end (`--save`): the build as above, then one process that loads the graph from "
         "the cache, trains one mini-batch epoch, evaluates on the test documents and saves the "
         "model as `gfbgcn train --save` does. *run*: from loading the graph out of the cache to "
-        "the test accuracy (wall and CPU seconds, peak RSS); *save*: `save_trained` (its own wall and "
-        "CPU seconds; the process's peak RSS after it); *model*: the saved directory. One "
+        "the test accuracy (wall and CPU seconds, peak RSS); *save*: `save_trained` (its own "
+        "wall and CPU seconds; the process's peak RSS after it); *model*: the saved directory. One "
         "epoch is not a trained model: the accuracy shows the pipeline works at that size.",
         "",
         "| documents | build s | build CPU s | build peak GiB (main + worker) | run s | run CPU s "
@@ -370,7 +369,8 @@ def main() -> int:
         "row budget of the *mini-batch code* column (rows without them: batches of 4,096 "
         "documents, fanout 32; *mini-batch code*: the optimiser of runs with issue 27's "
         "mini-batch trainer, whose process builds `Â` from the graph cache's mapped edge "
-        "arrays and releases them; *before issue 27*: the earlier trainer). Each process runs under an address-space limit of "
+        "arrays and releases them; *before issue 27*: the earlier trainer). Each process runs "
+        "under an address-space limit of "
         f"{args.max_gib:g} GiB; *failed*: the phase died (out of memory at that limit); "
         "–: not run. One run per size on a shared machine: read the trend, not the digits. "
         f"Plot: `docs/figures/{args.section}.png`.",

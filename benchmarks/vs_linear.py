@@ -245,6 +245,11 @@ def _pm(values: list[float], scale: float = 100.0, digits: int = 2) -> str:
         f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}"
 
 
+def _plus_linear(rec: dict[str, Any]) -> str:
+    """" + linear" when ``--auto`` chose the graph model combined with the linear baseline."""
+    return " + linear" if rec["choice"]["predictor"] != "graph" else ""
+
+
 def _stopped(rec: dict[str, Any]) -> int:
     """Graph candidates the search stopped early.  Records written before 2026-11-26 08:10 UTC
     have ``stopped``, which counted each stopped candidate twice (its graph row and its
@@ -312,7 +317,7 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
                 f"seed {r['seed']}: " + (f"the linear baseline ({r['choice'].get('linear')})"
                                          if r["choice"]["predictor"] == "linear" else
                                          f"{r['choice']['model']}"
-                                         f"{' + linear' if r['choice']['predictor'] != 'graph' else ''}"
+                                         f"{_plus_linear(r)}"
                                          f" (stop {r['choice']['stop_words'] or 'none'}, "
                                          f"min_freq {r['choice']['min_freq']}, window "
                                          f"{r['choice']['window']})")
@@ -343,7 +348,8 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
         lines.append("")
     if summary:
         lines += ["## Summary: `--auto` minus the best baseline (mean test accuracy, points)", "",
-                  "| data set | n | `--auto` | best baseline | difference |", "|---|---|---|---|---|"]
+                  "| data set | n | `--auto` | best baseline | difference |",
+                  "|---|---|---|---|---|"]
         for ds, n, a, b in summary:
             lines.append(f"| {ds} | {n} | {a:.2f} | {b:.2f} | {a - b:+.2f} |")
         diffs = [a - b for _, _, a, b in summary]
@@ -380,7 +386,6 @@ def main(argv: list[str] | None = None) -> int:
         one(args.one[0], int(args.one[1]), args.one[2], args.out, args.threads)
         return 0
     from _report import command_line, machine_line
-
     from gfbgcn.core.io import atomic_write_text
 
     command = command_line()

@@ -19,8 +19,8 @@ import argparse
 from collections import Counter
 
 import torch
-from _report import command_line, machine_line, median_seconds, update_section
 
+from _report import command_line, machine_line, median_seconds, update_section
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.tokenize.clean import textgcn_tokenize
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
 
     features.load_wordllama.cache_clear()
-    load = median_seconds(lambda: (features.load_wordllama.cache_clear(), features.load_wordllama()), 1)
+    load = median_seconds(
+        lambda: (features.load_wordllama.cache_clear(), features.load_wordllama()), 1)
     words = frequent_words(args.words)
     embed = median_seconds(lambda: features.word_vectors(words), args.repeats)
     print(f"load {load:.2f} s; {len(words):,} words in {embed:.2f} s", flush=True)

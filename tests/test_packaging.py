@@ -42,9 +42,18 @@ def test_library_dependencies_are_ranges_not_pins() -> None:
 def test_constraints_pin_torch_within_the_ranges() -> None:
     pins = _pins()
     assert pins["torch"] == "2.13.0"  # the CPU build kept on the machines' disks
+    test_tools = {canonicalize_name(r.name): r for r in EXTRAS["test"]}
     for name, version in pins.items():
-        assert name in DEPENDENCIES, f"constraints.txt pins {name}, not a dependency"
-        assert DEPENDENCIES[name].specifier.contains(version), (name, version)
+        req = DEPENDENCIES.get(name, test_tools.get(name))
+        assert req is not None, f"constraints.txt pins {name}, not a dependency or test tool"
+        assert req.specifier.contains(version), (name, version)
+
+
+def test_make_test_runs_the_pinned_linter_and_type_checker() -> None:
+    pins = _pins()
+    assert {"ruff", "mypy"} <= set(pins)
+    recipe = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ntest:", 1)[1]
+    assert "ruff check src tests benchmarks" in recipe and "mypy src" in recipe
 
 
 def test_one_verb_dependencies_are_extras() -> None:

@@ -18,7 +18,7 @@ def current_umask() -> int:
     return mask
 
 
-def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
+def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
     """Call ``writer(tmp_path)`` then rename ``tmp_path`` onto ``path`` (same directory)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

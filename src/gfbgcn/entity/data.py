@@ -1,8 +1,8 @@
 """RDF entity-classification benchmarks (AIFB, MUTAG, BGS, AM) through PyG's ``Entities``.
 
 The raw files are looked up under ``<data_root>/entities/<name>/raw`` (see
-:func:`gfbgcn.core.paths.data_root`).  PyG writes ``processed/`` next to ``raw/``, and the data root is
-treated as read-only, so :func:`load_entities` points ``Entities`` at a writable copy under
+:func:`gfbgcn.core.paths.data_root`).  PyG writes ``processed/`` next to ``raw/``, and the data
+root is treated as read-only, so :func:`load_entities` points ``Entities`` at a writable copy under
 ``cache_dir("entities")`` whose ``raw/`` files are symlinks to (or copies of) the data root's.
 
 Where a data set is missing (BGS and AM are not in the offline data), PyG would download it from

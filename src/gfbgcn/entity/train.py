@@ -20,6 +20,7 @@ from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.core.runinfo import current_peak_rss_mib, reset_peak_rss, seed_everything
 from gfbgcn.entity.data import EntityData
 from gfbgcn.entity.model import EntityConfig, build_entity_net
+from gfbgcn.nn.models import EntityNet
 
 
 def _fused_ok() -> bool:
@@ -75,7 +76,7 @@ def train_once(
     }
 
 
-def _fit(model: torch.nn.Module, graph: tuple[Tensor, Tensor], num_nodes: int, fit_idx: Tensor,
+def _fit(model: EntityNet, graph: tuple[Tensor, Tensor], num_nodes: int, fit_idx: Tensor,
          fit_y: Tensor, config: EntityConfig) -> tuple[list[float], list[float]]:
     """Full-batch Adam for ``config.epochs`` epochs (stops early on a non-finite loss);
     ``(training loss, seconds)`` per epoch."""

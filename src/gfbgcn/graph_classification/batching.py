@@ -14,6 +14,7 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+import numpy as np
 import torch
 from torch import Tensor
 from torch_geometric.data import Data
@@ -80,7 +81,7 @@ class GraphBatcher:
             setattr(moved, name, getattr(self, name).to(device))
         return moved
 
-    def batch(self, ids: Tensor | Sequence[int]) -> GraphMiniBatch:
+    def batch(self, ids: Tensor | Sequence[int] | np.ndarray) -> GraphMiniBatch:
         """The graphs ``ids`` (in that order) as one disjoint-union graph, on :attr:`device`."""
         ids = torch.as_tensor(ids, dtype=torch.long).to(self.device)
         n_counts = self.node_ptr[ids + 1] - self.node_ptr[ids]

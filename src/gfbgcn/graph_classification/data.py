@@ -3,13 +3,13 @@
 "We only make use of discrete node features.  In case they are not given, we use one-hot
 encodings of node degrees as feature input." (supplement, section "Graph Classification").
 
-| data set      | source                                   | node features ``x``                     |
-|---------------|------------------------------------------|-----------------------------------------|
-| MUTAG         | ``tu/MUTAG/raw`` via PyG ``TUDataset``    | one-hot node label (7)                  |
-| PROTEINS      | ``tu/PROTEINS/raw`` via ``TUDataset``     | one-hot node label (3)                  |
-| IMDB-BINARY   | ``tu/IMDB-BINARY/raw`` via ``TUDataset``  | PyG ``OneHotDegree(max degree = 135)``  |
-| REDDIT-BINARY | ``tu/REDDIT-BINARY/raw`` via ``TUDataset``| capped one-hot degree + log-degree (66) |
-| COLLAB        | ``tu_s2v/COLLAB.zip`` via :mod:`.s2v`     | capped one-hot degree + log-degree (66) |
+| data set      | source                                     | node features ``x``              |
+|---------------|--------------------------------------------|----------------------------------|
+| MUTAG         | ``tu/MUTAG/raw`` via PyG ``TUDataset``     | one-hot node label (7)           |
+| PROTEINS      | ``tu/PROTEINS/raw`` via ``TUDataset``      | one-hot node label (3)           |
+| IMDB-BINARY   | ``tu/IMDB-BINARY/raw`` via ``TUDataset``   | ``OneHotDegree(max_degree=135)`` |
+| REDDIT-BINARY | ``tu/REDDIT-BINARY/raw`` via ``TUDataset`` | capped one-hot degree + log (66) |
+| COLLAB        | ``tu_s2v/COLLAB.zip`` via :mod:`.s2v`      | capped one-hot degree + log (66) |
 
 "Capped" (REDDIT-BINARY max degree 3,062; COLLAB 491): ``one_hot(min(deg, 64), 65)`` followed
 by one column ``log(1 + deg) / log(1 + max_deg)`` (max over the whole data set), so nodes of

@@ -35,6 +35,7 @@ from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.runinfo import seed_everything
 from gfbgcn.graph_classification.batching import GraphBatcher, GraphMiniBatch
 from gfbgcn.graph_classification.model import build_classifier, count_parameters
+from gfbgcn.nn.gfb import GFBMixin
 from gfbgcn.nn.models import GraphClassifier
 
 
@@ -110,7 +111,7 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig,
         return torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     lams = [p for n, p in model.named_parameters() if n.endswith("lam")]
     rest = [p for n, p in model.named_parameters() if not n.endswith("lam")]
-    lam_group = {
+    lam_group: dict[str, Any] = {
         "params": lams,
         "lr": cfg.lr if options.lambda_lr is None else options.lambda_lr,
         "weight_decay": (cfg.weight_decay if options.lambda_weight_decay is None
@@ -170,7 +171,7 @@ def train_one(
     stopper, epoch = _fit(model, batcher, train_ids, val_batch, cfg, opts, gen)
     val_loss, val_acc = evaluate(model, val_batch, batcher.undirected)
     test_loss, test_acc = evaluate(model, batcher.batch(split.test), batcher.undirected)
-    lam = [float(c.lam.detach()) for c in model.convs if hasattr(c, "lam")]
+    lam = [float(c.lam.detach()) for c in model.convs if isinstance(c, GFBMixin)]
     return {
         "val_loss": val_loss,
         "val_acc": val_acc,

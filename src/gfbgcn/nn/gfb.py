@@ -8,6 +8,8 @@ aggregation.  :class:`GFBMixin` holds that part once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import Tensor
 from torch.nn import Parameter
@@ -86,7 +88,7 @@ class GFBMixin:
             second = normalize_second(second, self.second_norm, self.second_scale)
         return z + self.lam * second
 
-    def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> GFBMixin:
         # ``lam`` is created in the default dtype (float32): converting the layer to float64
         # would carry 0.7 over as 0.699999988.  A lambda still at its initial value is set
         # again from the Python float after the conversion, so ``.double()`` is exact.

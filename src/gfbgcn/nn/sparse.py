@@ -2,9 +2,10 @@
 
 ``torch.sparse.mm(A_csr, X)`` differentiates through ``A.t() @ grad``, and for a CSR ``A`` torch
 re-materialises that transpose on every backward call (the cost is in ``docs/layers.md``,
-"Measurements behind design choices").  :func:`spmm` keeps one CSR transpose per matrix (computed once,
-vectorised) and reuses it; a matrix marked symmetric (:func:`mark_symmetric`, e.g. the
-normalised Text GCN adjacency) is its own transpose, so the backward is one more forward.
+"Measurements behind design choices").  :func:`spmm` keeps one CSR transpose per matrix
+(computed once, vectorised) and reuses it; a matrix marked symmetric (:func:`mark_symmetric`,
+e.g. the normalised Text GCN adjacency) is its own transpose, so the backward is one more
+forward.
 """
 
 from __future__ import annotations
@@ -82,12 +83,12 @@ def csr_rows(adj: Tensor, rows: Tensor) -> Tensor:
 
 class _CSRMatMul(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, adj: Tensor, x: Tensor) -> Tensor:  # type: ignore[override]
+    def forward(ctx: Any, adj: Tensor, x: Tensor) -> Tensor:
         ctx.adj = adj
         return adj @ x
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:  # type: ignore[override]
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
         return None, csr_transpose(ctx.adj) @ grad
 
 

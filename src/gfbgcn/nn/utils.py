@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Optional
 
 import torch
 from torch import Tensor
 
 
-def chunked(fn: Callable[[Tensor], Tensor], x: Tensor, chunk_size: Optional[int]) -> Tensor:
+def chunked(fn: Callable[[Tensor], Tensor], x: Tensor, chunk_size: int | None) -> Tensor:
     """Apply a row-wise ``fn`` ([n, *] -> [n, *]) over chunks of rows to bound peak memory.
 
     Layers whose per-node features are wide (FBP's ``k^2``, CBP's sketch, BP's ``out x d``

@@ -33,7 +33,8 @@ def test_target_restriction_is_exact(model: str) -> None:
     torch.testing.assert_close(net(edge_index, edge_type, target), full[target])
     # the precomputed edges a training loop reuses every epoch give the same scores
     edges = net.target_edges(edge_index, edge_type, target, 20)
-    assert bool((edges.edge_index[1] < 3).all()) and edges.edge_type.numel() == edges.edge_index.size(1)
+    assert bool((edges.edge_index[1] < 3).all())
+    assert edges.edge_type.numel() == edges.edge_index.size(1)
     torch.testing.assert_close(net(edge_index, edge_type, edges), full[target])
     with pytest.raises(ValueError, match="distinct"):
         net(edge_index, edge_type, torch.tensor([3, 3]))

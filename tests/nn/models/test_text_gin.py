@@ -165,6 +165,7 @@ def test_text_gin_one_layer_mlp_with_fixed_eps_is_text_gcn_with_biases() -> None
     ahat = _dense_ahat(edge_index, weight)
     lin1, lin2 = (conv.nn.lins[0] for conv in model.convs)
     h1 = torch.relu(ahat @ model.embedding @ lin1.weight.T + lin1.bias)
-    torch.testing.assert_close(model(None, edge_index, weight), ahat @ h1 @ lin2.weight.T + lin2.bias)
+    expected = ahat @ h1 @ lin2.weight.T + lin2.bias
+    torch.testing.assert_close(model(None, edge_index, weight), expected)
     with pytest.raises(ValueError, match="mlp_layers"):
         TextGIN(N, 4, C, mlp_layers=0)

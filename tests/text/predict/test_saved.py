@@ -76,7 +76,8 @@ def test_version_checks(model_dir):
     _rewrite_config(path, ("format_version", 99))
     with pytest.raises(ModelLoadError, match="format version 99"):
         load_model(path)
-    _rewrite_config(path, ("format_version", model_schema.FORMAT_VERSION), ("versions", "gfbgcn", "9.0.0"))
+    _rewrite_config(path, ("format_version", model_schema.FORMAT_VERSION),
+                    ("versions", "gfbgcn", "9.0.0"))
     with pytest.raises(ModelLoadError, match="gfbgcn 9.0.0, incompatible"):
         load_model(path)
     _rewrite_config(path, ("versions", "gfbgcn", gfbgcn.__version__),

@@ -1,8 +1,6 @@
-"""BP: bilinear pooling (Eq. ``bipool``) as a graph convolution, without forming ``d^2`` features."""
+"""BP: bilinear pooling (Eq. ``bipool``) as a graph convolution without forming ``d^2`` features."""
 
 from __future__ import annotations
-
-from typing import Optional
 
 import torch
 from torch import Tensor
@@ -87,11 +85,11 @@ class BPConv(SecondOrderConv):
         in_channels: int,
         out_channels: int,
         eps: float = 1e-3,
-        chunk_size: Optional[int] = 1024,
+        chunk_size: int | None = 1024,
         second_norm: SecondNorm = "none",
         second_scale: float = 1.0,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 from torch_geometric.nn.dense.linear import Linear
@@ -57,9 +55,9 @@ class CBPConv(SecondOrderConv):
         out_channels: int,
         sketch_dim: int = 1024,
         seed: int = 0,
-        chunk_size: Optional[int] = 8192,
+        chunk_size: int | None = 8192,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 from torch_geometric.nn.dense.linear import Linear
@@ -71,11 +69,11 @@ class FBPConv(SecondOrderConv):
         out_channels: int,
         rank: int = 16,
         eps: float = 1e-3,
-        chunk_size: Optional[int] = 16384,
+        chunk_size: int | None = 16384,
         second_norm: SecondNorm = "none",
         second_scale: float = 1.0,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,

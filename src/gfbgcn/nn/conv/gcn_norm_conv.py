@@ -11,8 +11,6 @@ baselines FBP, BP, CBP and square-root pooling share; they only define ``node_fe
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 from torch.nn import Parameter
@@ -51,14 +49,14 @@ class GCNNormConv(MessagePassing):
         **kwargs: passed to :class:`~torch_geometric.nn.conv.MessagePassing`.
     """
 
-    _cached_edge_index: Optional[tuple[Tensor, OptTensor]]
-    _cached_adj_t: Optional[Adj]
+    _cached_edge_index: tuple[Tensor, OptTensor] | None
+    _cached_adj_t: Adj | None
 
     def __init__(
         self,
         *,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         **kwargs,
     ) -> None:
@@ -172,7 +170,8 @@ class SecondOrderConv(GCNNormConv):
     element-wise :meth:`post_aggregate` (square-root pooling).  Because Omega is linear and
     acts on nodes while ``phi``'s final linear map acts on channels, computing ``phi`` per node
     before aggregating equals the literal order of each layer's equation (tested per layer).
-    Inductive prediction (:mod:`gfbgcn.text.predict.inductive`) relies on exactly this decomposition.
+    Inductive prediction (:mod:`gfbgcn.text.predict.inductive`) relies on exactly this
+    decomposition.
 
     Args:
         in_channels, out_channels: input and output sizes.
@@ -180,7 +179,7 @@ class SecondOrderConv(GCNNormConv):
         bias: learn an additive bias ``b`` (after aggregation, as in ``GCNConv``).
     """
 
-    bias: Optional[Parameter]
+    bias: Parameter | None
 
     def __init__(
         self,
@@ -188,7 +187,7 @@ class SecondOrderConv(GCNNormConv):
         out_channels: int,
         *,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,
@@ -216,7 +215,7 @@ class SecondOrderConv(GCNNormConv):
         if isinstance(x, (tuple, list)):
             raise ValueError(f"'{self.__class__.__name__}' does not support bipartite input")
         edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x.size(self.node_dim), x.dtype
+            edge_index, edge_weight, x.shape[self.node_dim], x.dtype
         )
         out = self.aggregate_gcn(self.node_features(x), edge_index, edge_weight)  # Omega
         out = self.post_aggregate(out)

@@ -6,8 +6,6 @@ Aggregation* (https://arxiv.org/abs/2107.11666).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from torch import Tensor
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
@@ -90,7 +88,7 @@ class GFBConv(GFBMixin, SecondOrderConv):
         second_norm: SecondNorm = "none",
         second_scale: float = 1.0,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,
@@ -129,7 +127,7 @@ class GFBConv(GFBMixin, SecondOrderConv):
         ``forward(x, ...)``.
         """
         edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x_first.size(self.node_dim), x_first.dtype)
+            edge_index, edge_weight, x_first.shape[self.node_dim], x_first.dtype)
         z = self.lin(x_first) + self.gfb_second(self.lin(x_second))
         out = self.aggregate_gcn(z, edge_index, edge_weight)
         return out + self.bias if self.bias is not None else out

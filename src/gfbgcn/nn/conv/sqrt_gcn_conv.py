@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import torch
 from torch import Tensor
@@ -59,7 +58,7 @@ class SqrtGCNConv(SecondOrderConv):
         out_channels: int,
         delta: float = 1e-2,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 from torch.nn import Module, Parameter
@@ -43,7 +41,7 @@ class WeightedGINConv(GCNNormConv):
         eps: float = 0.0,
         train_eps: bool = False,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         **kwargs,
     ) -> None:
@@ -68,7 +66,7 @@ class WeightedGINConv(GCNNormConv):
     def forward(self, x: Tensor, edge_index: Adj, edge_weight: OptTensor = None) -> Tensor:
         """``x`` [N, F_in] -> [N, F_out]."""
         edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x.size(self.node_dim), x.dtype
+            edge_index, edge_weight, x.shape[self.node_dim], x.dtype
         )
         neighbours = self.aggregate_gcn(x, edge_index, edge_weight)  # WAP: sum_u a_vu h_u
         return self.nn((1.0 + self.eps) * x + neighbours)

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+from torch_geometric.nn import MessagePassing
 
 __all__ = ["EntityNet", "TargetEdges"]
 
@@ -42,14 +43,14 @@ class EntityNet(nn.Module):
         - **output:** logits ``[N, C]``, or ``[T, C]`` for ``target``
     """
 
-    def __init__(self, conv1: nn.Module, conv2: nn.Module) -> None:
+    def __init__(self, conv1: MessagePassing, conv2: MessagePassing) -> None:
         super().__init__()
         self.conv1 = conv1
         self.conv2 = conv2
 
     def reset_parameters(self) -> None:
-        self.conv1.reset_parameters()  # type: ignore[operator]
-        self.conv2.reset_parameters()  # type: ignore[operator]
+        self.conv1.reset_parameters()
+        self.conv2.reset_parameters()
 
     @staticmethod
     def target_edges(edge_index: Tensor, edge_type: Tensor, target: Tensor,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
+from torch_geometric.nn import MessagePassing
 from torch_geometric.nn.inits import glorot
 
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
@@ -33,7 +34,9 @@ class FeatureTextGCN(TwoLayerTextGCN):
         hidden, dropout: as :class:`TwoLayerTextGCN`.
     """
 
-    def __init__(self, num_nodes: int, conv2: nn.Module, features: Tensor, hidden: int = 200,
+    features: Tensor  # a buffer (register_buffer in __init__)
+
+    def __init__(self, num_nodes: int, conv2: MessagePassing, features: Tensor, hidden: int = 200,
                  dropout: float = 0.5) -> None:
         if features.dim() != 2 or features.size(0) != num_nodes:
             raise ValueError(f"features must be [num_nodes={num_nodes}, f], got "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+from torch_geometric.nn import MessagePassing
 from torch_geometric.nn.inits import glorot
 
 from gfbgcn.nn.sparse import spmm
@@ -49,7 +50,7 @@ class TwoLayerTextGCN(nn.Module):
 
     second_order_dropout: bool = True  # (subclasses with their own __init__ keep the default)
 
-    def __init__(self, num_nodes: int, conv2: nn.Module, hidden: int = 200,
+    def __init__(self, num_nodes: int, conv2: MessagePassing, hidden: int = 200,
                  dropout: float = 0.5, second_order_dropout: bool = True) -> None:
         super().__init__()
         if not second_order_dropout and not hasattr(conv2, "forward_split"):

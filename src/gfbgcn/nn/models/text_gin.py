@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -74,7 +72,7 @@ class TextGIN(Module):
         dropout: float = 0.5,
         train_eps: bool = True,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         eps: float = 0.0,
         embedding_init: str = "glorot",
@@ -119,14 +117,15 @@ class TextGIN(Module):
         else:
             glorot(self.embedding)
         for conv in self.convs:
-            conv.reset_parameters()
+            # a ModuleList yields nn.Module to a type checker; each item is a WeightedGINConv
+            conv.reset_parameters()  # type: ignore[operator]
 
     def forward(
-        self, x: Optional[Tensor], edge_index: Adj, edge_weight: OptTensor = None
+        self, x: Tensor | None, edge_index: Adj, edge_weight: OptTensor = None
     ) -> Tensor:
         """``x`` must be ``None``; returns logits [num_nodes, num_classes]."""
         require_featureless(x, type(self).__name__)
-        h = self.embedding
+        h: Tensor = self.embedding
         for layer, conv in enumerate(self.convs):
             if layer > 0 or self.dropout_input:
                 h = F.dropout(h, p=self.dropout, training=self.training)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 from torch.nn import Parameter
@@ -15,7 +13,7 @@ from gfbgcn.nn.conv.gcn_norm_conv import GCNNormConv
 __all__ = ["TextSGC", "require_featureless"]
 
 
-def require_featureless(x: Optional[Tensor], name: str) -> None:
+def require_featureless(x: Tensor | None, name: str) -> None:
     """The text models take identity features implicitly: ``x`` must be ``None``."""
     if x is not None:
         raise ValueError(
@@ -54,7 +52,7 @@ class TextSGC(GCNNormConv):
         num_classes: int,
         K: int = 2,
         cached: bool = False,
-        add_self_loops: Optional[bool] = None,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         **kwargs,
@@ -81,14 +79,14 @@ class TextSGC(GCNNormConv):
         zeros(self.bias)
 
     def forward(
-        self, x: Optional[Tensor], edge_index: Adj, edge_weight: OptTensor = None
+        self, x: Tensor | None, edge_index: Adj, edge_weight: OptTensor = None
     ) -> Tensor:
         """``x`` must be ``None``; returns ``\\hat A^K W + b`` [num_nodes, C]."""
         require_featureless(x, type(self).__name__)
         edge_index, edge_weight = self.normalized_adjacency(
             edge_index, edge_weight, self.num_nodes, self.weight.dtype
         )
-        out = self.weight
+        out: Tensor = self.weight
         for _ in range(self.K):  # \hat A (\hat A ... (\hat A W))
             out = self.aggregate_gcn(out, edge_index, edge_weight)
         if self.bias is not None:

@@ -1,7 +1,8 @@
 """A corpus in memory: documents, string labels and a train/test flag per document.
 
-Kept apart from :mod:`gfbgcn.text.corpus.benchmarks` (benchmark files) and :mod:`gfbgcn.text.corpus.table` (user
-files) so that both readers build it without importing each other.
+Kept apart from :mod:`gfbgcn.text.corpus.benchmarks` (benchmark files) and
+:mod:`gfbgcn.text.corpus.table` (user files) so that both readers build it without importing
+each other.
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ def check_documents(items: Iterable[object] | str, name: str = "texts") -> list[
     if shape is not None and len(shape) != 1:
         raise InputError(f"{name} must be one-dimensional, one document per item; got shape "
                          f"{tuple(shape)}")
-    docs = list(items)
-    for i, doc in enumerate(docs):
+    docs: list[str] = []
+    for i, doc in enumerate(items):
         if not isinstance(doc, str):
             raise DocumentTypeError(f"{name}[{i}] is {type(doc).__name__} ({doc!r:.40}), not "
                                     "str: every document must be a string")
+        docs.append(doc)
     return docs
 
 

@@ -138,7 +138,7 @@ def split_records(lines: list[str], fmt: str) -> Iterator[tuple[int, int, list[s
 
     After a CSV quoting error, reading resumes on the line after the record's first line.
     """
-    options = ({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv"
+    options: dict[str, Any] = ({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv"
                else {"delimiter": ",", "strict": True})
     pos = 0
     with _no_field_limit():

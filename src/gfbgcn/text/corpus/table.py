@@ -42,7 +42,7 @@ def _present(table: Table) -> set[str]:
 def _check_columns(table: Table, wanted: dict[str, str]) -> None:
     """Fail on a header without a named column (naming the columns found), or on one column
     named for two roles (the labels would be read as the texts)."""
-    roles = {}
+    roles: dict[str, str] = {}
     for option, col in wanted.items():
         if col in roles:
             raise CorpusFormatError(f"{roles[col]} and {option} both name column {col!r}")
@@ -103,7 +103,9 @@ def _json_kind(value: Any) -> str:
     return next((name for kind, name in kinds.items() if isinstance(value, kind)), "value")
 
 
-def _read_row(row: Row, cols: tuple[str, str, str | None], path: Path) -> tuple[str, str, bool | None]:
+def _read_row(
+    row: Row, cols: tuple[str, str, str | None], path: Path
+) -> tuple[str, str, bool | None]:
     """``(text, label, is_train or None)`` of a record; :class:`CorpusFormatError` naming the
     line otherwise."""
     text_col, label_col, split_col = cols

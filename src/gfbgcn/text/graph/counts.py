@@ -51,7 +51,9 @@ def tfidf_from_counts(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]
     num_docs, vocab_size = counts.shape
     df = np.bincount(counts.indices, minlength=vocab_size)
     idf = np.log(num_docs / np.maximum(df, 1))
-    tfidf = counts.multiply(idf[None, :]).tocsr()
+    # scipy-stubs types spmatrix.multiply as ``*`` (a matrix product, dense for a dense operand);
+    # the element-wise product with a dense row is sparse (coo)
+    tfidf = counts.multiply(idf[None, :]).tocsr()  # type: ignore[attr-defined]
     tfidf.eliminate_zeros()  # a word in every document has idf 0: no edge
     return tfidf, idf
 
@@ -179,4 +181,6 @@ def assemble_adjacency(tfidf: sp.csr_matrix, ppmi: sp.csr_matrix) -> sp.coo_matr
     """``[[0, TFIDF], [TFIDF^T, PPMI]]`` (docs first), without self-loops."""
     num_docs = tfidf.shape[0]
     zeros = sp.csr_matrix((num_docs, num_docs))
-    return sp.bmat([[zeros, tfidf], [tfidf.T, ppmi]], format="coo")
+    blocks: list[list[sp.spmatrix]] = [[zeros, tfidf], [tfidf.T, ppmi]]
+    # format="coo" returns a coo_matrix; scipy-stubs types the result as any spmatrix
+    return sp.bmat(blocks, format="coo")  # type: ignore[return-value]

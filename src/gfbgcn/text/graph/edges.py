@@ -125,9 +125,10 @@ def _fill_node_ids(out: np.ndarray, first_node: int, indptr: np.ndarray) -> None
                              np.diff(indptr[r0 : r1 + 1]))
 
 
-def _scatter_rows(part: sp.csr_matrix, offset: np.ndarray, first_node: int,
+def _scatter_rows(part: sp.csr_matrix | sp.csc_matrix, offset: np.ndarray, first_node: int,
                   dst: np.ndarray, weight: np.ndarray) -> None:
-    """Entries of row r of ``part`` to ``dst``/``weight`` from position ``offset[r]`` on."""
+    """Entries of row r of ``part`` (column r of a CSC ``part``, the compressed axis either
+    way) to ``dst``/``weight`` from position ``offset[r]`` on."""
     for r0, r1 in _row_slices(part.indptr):
         a, b = int(part.indptr[r0]), int(part.indptr[r1])
         where = np.arange(a, b, dtype=np.int64)

@@ -50,7 +50,7 @@ def _write_member(fh: BinaryIO, zf: zipfile.ZipFile, name: str, array: np.ndarra
         np.lib.format.write_array_header_2_0(out, header)
         flat = array.reshape(-1)
         for start in range(0, len(flat), SLICE):
-            out.write(flat[start : start + SLICE].astype(dtype))
+            out.write(flat[start : start + SLICE].astype(dtype).data)  # .data: its buffer
 
 
 def savez_converted(

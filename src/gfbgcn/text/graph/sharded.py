@@ -2,13 +2,14 @@
 
 Two passes over contiguous shards of documents (each shard a few million characters):
 
-1. *tokenize*: each worker runs the ordinary :func:`gfbgcn.text.tokenize.preprocess.preprocess` on its
-   shard (for the default tokenizer, the equivalent whole-shard
+1. *tokenize*: each worker runs the ordinary :func:`gfbgcn.text.tokenize.preprocess.preprocess`
+   on its shard (for the default tokenizer, the equivalent whole-shard
    :func:`gfbgcn.text.tokenize.batch.textgcn_token_ids`) with nothing dropped
    (``min_freq=1``, no stop words) and returns int32 word ids over a shard-local vocabulary
    plus that vocabulary's counts.  The parent sums the counts per word
-   and selects the global vocabulary with the same :func:`~gfbgcn.text.tokenize.preprocess.select_vocabulary`
-   as the single-process path (rare and stop words out, frequency order).
+   and selects the global vocabulary with the same
+   :func:`~gfbgcn.text.tokenize.preprocess.select_vocabulary` as the single-process path (rare
+   and stop words out, frequency order).
 2. *count*: each worker maps its shard to global ids and counts document-word terms and
    upper-triangular window co-occurrences (:mod:`gfbgcn.text.graph.window_pairs`); the parent stacks
    the term counts and sums the co-occurrence matrices.

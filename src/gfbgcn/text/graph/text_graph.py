@@ -38,6 +38,7 @@ from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.core.validate import WINDOW_MAX, check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.cache_check import check_cached_graph
 from gfbgcn.text.graph.cache_key import (  # re-exported
     GRAPH_FORMAT_VERSION,
     graph_cache_key,
@@ -50,7 +51,6 @@ from gfbgcn.text.graph.counts import (
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
 from gfbgcn.text.graph.npz_map import map_edges, verify_members
-from gfbgcn.text.graph.cache_check import check_cached_graph
 from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
@@ -385,7 +385,7 @@ def build_text_graph(
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)
-    start, phases = time.perf_counter(), {}
+    start, phases = time.perf_counter(), dict[str, float]()
     counts = count_corpus(
         corpus.texts, tokenizer, min_freq=config.min_freq, stop_words=config.stop_words,
         window=config.window, cooccurrence=config.cooccurrence, workers=workers, phases=phases,

@@ -65,8 +65,8 @@ from gfbgcn.text.predict.linear_grid import (  # noqa: F401  (the baseline's nam
     GridPoint,
     choose_temperature,
     fit_point,
-    linear_scores,
     grid,
+    linear_scores,
 )
 from gfbgcn.text.predict.ngrams import (  # noqa: F401  (re-exported)
     CHAR_NGRAMS,

@@ -5,8 +5,8 @@ Text GCN is transductive: every document is a node of the training graph.  A new
 derives every step):
 
 * edges ``a_dw = tf(d, w) * idf_w`` to the known words ``w`` (raw count TF, the *training* IDF,
-  as :func:`gfbgcn.text.graph.text_graph.tfidf_matrix`), plus the self-loop of ``Â = D^-1/2 (A + I) D^-1/2``;
-  unknown words are ignored;
+  as :func:`gfbgcn.text.graph.text_graph.tfidf_matrix`), plus the self-loop of
+  ``Â = D^-1/2 (A + I) D^-1/2``; unknown words are ignored;
 * ``deg_d = 1 + sum_w a_dw``; ``deg_w`` is the word's degree in the training graph (the new
   document does not perturb the training graph: adding it would raise ``deg_w`` by ``a_dw``,
   which changes every training node's normalisation; we keep the trained graph fixed);
@@ -29,7 +29,8 @@ Everything is batched: a sparse ``[B, V]`` document-word matrix times dense word
 
 With pretrained input features (``X = [I | F]``, :mod:`gfbgcn.text.train.features`) the word tables
 hold the words' rows of ``W1 + F W2``, and ``e_d`` gains ``F_d W2``, ``F_d`` the new document's
-TF-IDF-weighted mean of its known words' vectors (:class:`~gfbgcn.text.train.features.WordFeatures`).
+TF-IDF-weighted mean of its known words' vectors
+(:class:`~gfbgcn.text.train.features.WordFeatures`).
 """
 
 from __future__ import annotations
@@ -205,8 +206,8 @@ class InductiveTextGCN:
     ) -> InductiveTextGCN:
         """Extract the word tables of a trained :class:`~gfbgcn.nn.models.TwoLayerTextGCN`.
 
-        ``model_name`` is its name in :data:`gfbgcn.text.train.models.MODELS` (how the second layer is
-        rebuilt when the model is loaded).
+        ``model_name`` is its name in :data:`gfbgcn.text.train.models.MODELS` (how the second
+        layer is rebuilt when the model is loaded).
         """
         if not isinstance(model, TwoLayerTextGCN):
             raise NotImplementedError(

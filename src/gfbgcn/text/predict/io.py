@@ -1,5 +1,5 @@
-"""``gfbgcn predict``, the verb and its input and output: documents from files or standard input, and the
-predictions as CSV.
+"""``gfbgcn predict``, the verb and its input and output: documents from files or standard input,
+and the predictions as CSV.
 
 Input: ``--text`` (repeatable) and/or ``--input FILE`` (``.csv``, ``.tsv``, ``.jsonl`` with a
 ``--text-col`` column; any other extension, or ``-`` for standard input: one document per line).

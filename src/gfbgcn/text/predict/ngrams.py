@@ -77,7 +77,8 @@ class NgramFeatures:
         if hashed:
             counts = hash_counts(texts, HASH_FEATURES, workers)
             return cls(smoothed_idf(counts), hashed=HASH_FEATURES), [counts]
-        blocks, vocabs = [], []
+        blocks: list[sp.csr_matrix] = []
+        vocabs: list[list[str]] = []
         for analyzer, ngrams in (("word", WORD_NGRAMS), ("char_wb", CHAR_NGRAMS)):
             vec = _counter(analyzer, ngrams, None)
             try:

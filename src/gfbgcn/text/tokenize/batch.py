@@ -52,7 +52,9 @@ _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # li
 _ERRORS = "gfbgcn.non_ascii_to_space"
 
 
-def _non_ascii_to_space(err: UnicodeEncodeError) -> tuple[str, int]:
+def _non_ascii_to_space(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):  # registered for encoding only
+        raise err
     return " " * (err.end - err.start), err.end
 
 
@@ -125,7 +127,8 @@ def textgcn_token_ids(
     """``(words, ids, doc_ptr)``: the ``textgcn_tokenize`` tokens of all ``texts``.
 
     ``words`` (object array of str) in first-seen order, ``ids`` int32 indexes into it, token by
-    token in text order, ``doc_ptr`` [D + 1] as in :class:`~gfbgcn.text.tokenize.preprocess.TokenizedCorpus`.
+    token in text order, ``doc_ptr`` [D + 1] as in
+    :class:`~gfbgcn.text.tokenize.preprocess.TokenizedCorpus`.
     ``None`` when a text contains ``NUL`` (the caller tokenizes document by document then).
     """
     joined = "\0".join(texts)

@@ -31,7 +31,8 @@ class PreprocessConfig:
     tokenizer: str = "textgcn"  # name used in cache keys / saved models
 
     def describe(self) -> dict[str, object]:
-        return {"min_freq": self.min_freq, "stop_words": self.stop_words, "tokenizer": self.tokenizer}
+        return {"min_freq": self.min_freq, "stop_words": self.stop_words,
+                "tokenizer": self.tokenizer}
 
 @dataclass
 class TokenizedCorpus:
@@ -81,8 +82,8 @@ def select_vocabulary(
     """
     keep_word = counts >= min_freq
     if stop_words is not None:
+        stop: frozenset[str] | set[str]
         if isinstance(stop_words, str):  # an NLTK language or a one-word-a-line file
-
             stop = load_stop_words(stop_words)
         else:
             stop = set(stop_words)

@@ -54,7 +54,8 @@ class UnicodeTokenizer:
 
     def __init__(self, numbers: bool = True, cjk: str = "chars") -> None:
         if cjk not in CJK_SPLITS:
-            raise TokenizerError(f"unknown CJK split {cjk!r}; choose one of {', '.join(CJK_SPLITS)}")
+            choices = ", ".join(CJK_SPLITS)
+            raise TokenizerError(f"unknown CJK split {cjk!r}; choose one of {choices}")
         self.numbers = numbers
         self.cjk = cjk
         self.cache_key = "unicode" + ("" if numbers else "-numbers") + \

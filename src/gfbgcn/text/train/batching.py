@@ -32,7 +32,8 @@ AUTO = "auto"
 #: Full batch when its estimated peak is at most this share of the available memory.
 FULL_BATCH_SHARE = 0.6
 #: Mini-batch settings where full batch does not fit (module docstring).
-MINI_BATCH = {"batch_size": 1024, "fanout": 8, "row_budget": 16384, "optimizer": "sparse-adam"}
+MINI_BATCH: dict[str, int | str] = {
+    "batch_size": 1024, "fanout": 8, "row_budget": 16384, "optimizer": "sparse-adam"}
 
 
 @dataclass(frozen=True)

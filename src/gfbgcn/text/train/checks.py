@@ -18,7 +18,6 @@ import numpy as np
 from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.validate import SEED_MAX, check_option
 
-
 #: The largest learning rate and weight decay accepted (``gfbgcn train --help`` shows them):
 #: beyond these an Adam step overflows float32 or the loss diverges at once, so a value the
 #: command line accepts never fails inside the optimiser.
@@ -118,7 +117,7 @@ def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.nda
         return
     check_classes(label_names)
     seen = np.bincount(label_ids[train], minlength=len(label_names))
-    absent = [label_names[c] for c in np.flatnonzero(seen == 0)]
+    absent = [label_names[c] for c in np.flatnonzero(seen == 0).tolist()]
     if absent:
         shown = ", ".join(repr(a) for a in absent[:5]) + (" ..." if len(absent) > 5 else "")
         warnings.warn(f"{len(absent)} class(es) have no training document ({shown}): the "

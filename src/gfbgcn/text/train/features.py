@@ -125,7 +125,7 @@ def word_vectors(words: list[str], batch_size: int = 512) -> np.ndarray:
     return vectors / np.maximum(norms, 1e-12)
 
 
-def weighted_means(weights: sp.spmatrix, vectors: np.ndarray) -> np.ndarray:
+def weighted_means(weights: sp.csr_matrix, vectors: np.ndarray) -> np.ndarray:
     """Row ``i``: ``sum_w weights[i, w] vectors[w] / sum_w weights[i, w]`` (zeros for an
     empty row); ``weights`` ``[B, V]`` non-negative, ``vectors`` ``[V, f]``."""
     w = sp.csr_matrix(weights, dtype=np.float64)
@@ -175,7 +175,7 @@ def check_features_fit(config: Any) -> None:
 
 @dataclass
 class WordFeatures:
-    """The feature part of a trained model, for new documents (:mod:`gfbgcn.text.predict.inductive`):
+    """The feature part of a trained model for new documents (:mod:`gfbgcn.text.predict.inductive`):
     the words' vectors ``F_w`` ``[V, f]`` and ``W2`` ``[f, hidden]``.  A new document's part
     of layer 1 is ``F_d W2`` with ``F_d`` the TF-IDF-weighted mean of its known words'
     vectors, as for the training documents (:func:`node_features`)."""
@@ -199,7 +199,7 @@ class WordFeatures:
         self.vectors, self.w2 = self.vectors.cpu(), self.w2.to(device)
         return self
 
-    def doc_rows(self, weights: sp.spmatrix) -> torch.Tensor:
+    def doc_rows(self, weights: sp.csr_matrix) -> torch.Tensor:
         """``F_d W2`` ``[B, hidden]`` of documents with doc-word weights ``[B, V]``."""
         import torch
 

@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 from gfbgcn.core.device import device_name
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import (
@@ -32,6 +33,7 @@ from gfbgcn.text.train.checks import (
     check_finite_loss,
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.optim import RowSparseAdam
 from gfbgcn.text.train.setup import (
     RunSetup,
     fitted_result,
@@ -43,7 +45,7 @@ from gfbgcn.text.train.setup import (
 def _logits(s: RunSetup) -> tuple[torch.Tensor, torch.Tensor]:
     """Training logits (with graph) and validation logits (without, eval mode) of one epoch."""
     model = s.model
-    if s.row_adj is not None:
+    if s.row_adj is not None and isinstance(model, TwoLayerTextGCN):  # rows: two-layer only
         # layer 2 only on the rows the losses read: the same values as slicing the full
         # output, at a fraction of the cost (document rows hold few entries of Â)
         h = model.hidden(s.adj)
@@ -93,9 +95,11 @@ def _epoch_values(loss: torch.Tensor, stats: list[torch.Tensor], model: torch.nn
     return (*values[:4], values[4] if len(values) > 4 else None)
 
 
-def _set_warmup_lr(optimizer: torch.optim.Optimizer, epoch: int, warmup: int) -> None:
+def _set_warmup_lr(optimizer: torch.optim.Optimizer | RowSparseAdam, epoch: int,
+                   warmup: int) -> None:
     """Linear warm-up: every group's lr is its ``initial_lr`` times ``min(1, epoch / warmup)``."""
-    for group in optimizer.param_groups:
+    parts = optimizer.parts if isinstance(optimizer, RowSparseAdam) else [optimizer]
+    for group in (g for part in parts for g in part.param_groups):
         group.setdefault("initial_lr", group["lr"])
         group["lr"] = group["initial_lr"] * min(1.0, epoch / warmup)
 

@@ -47,7 +47,7 @@ def check_model(name: object) -> None:
 
 def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) -> nn.Module:
     """The paper's second-layer variants; ``options`` go to the layer (e.g. ``exact``, ``eps``)."""
-    common = {"normalize": False, "bias": False}
+    common: dict[str, Any] = {"normalize": False, "bias": False}
     if name == "gcn":
         return FastGCNConv(hidden, num_classes, **common)
     if name.startswith("gfb-"):
@@ -62,7 +62,7 @@ def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) 
 class WholeModel(nn.Module):
     """Adapter giving Text SGC / Text GIN the ``model(adj)`` calling convention."""
 
-    def __init__(self, module: nn.Module) -> None:
+    def __init__(self, module: TextSGC | TextGIN) -> None:
         super().__init__()
         self.module = module
 

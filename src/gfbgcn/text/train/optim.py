@@ -81,24 +81,25 @@ class LazyAdam(torch.optim.Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
-                    self._update(p, group)
+                    self._update(p, p.grad, group)
 
-    def _update(self, p: torch.Tensor, group: dict[str, Any]) -> None:
+    def _update(self, p: torch.Tensor, p_grad: torch.Tensor, group: dict[str, Any]) -> None:
         state = self.state[p]
         if not state:
             state["step"] = 0
             state["exp_avg"] = torch.zeros_like(p)
             state["exp_avg_sq"] = torch.zeros_like(p)
         state["step"] += 1
-        rows, grad = _rows_and_values(p.grad)
+        rows, grad = _rows_and_values(p_grad)
         if rows is None:
             rows = torch.arange(len(p), device=p.device)
         chunk = max(1, self.CHUNK_BYTES // max(1, p[0].numel() * p.element_size()))
         for a in range(0, len(rows), chunk):
             part = rows[a : a + chunk]
             moments = (state["exp_avg"], state["exp_avg_sq"], p)
-            new = _adam_rows(*(x.index_select(0, part) for x in moments),
-                             grad[a : a + chunk], group, state["step"])
+            exp_avg, exp_avg_sq, param = (x.index_select(0, part) for x in moments)
+            new = _adam_rows(exp_avg, exp_avg_sq, param, grad[a : a + chunk], group,
+                             state["step"])
             for full, values in zip(moments, new):
                 full.index_copy_(0, part, values)
 
