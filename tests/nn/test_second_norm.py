@@ -245,6 +245,6 @@ def test_text_gcn_second_order_dropout_off() -> None:
     want = dense @ (dropped @ w.t() + lam * ((h @ w.t()) ** 2 + off.conv2.eps))
     torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="forward_split"):
-        from gfbgcn.nn.conv import FastGCNConv
+        from gfbgcn.nn.conv import CachedTransposeGCNConv
 
-        TwoLayerTextGCN(4, FastGCNConv(5, 3), hidden=5, second_order_dropout=False)
+        TwoLayerTextGCN(4, CachedTransposeGCNConv(5, 3), hidden=5, second_order_dropout=False)

@@ -3,7 +3,8 @@
 - :mod:`gfbgcn.nn.conv`: the layers, one per file: :class:`GFBConv` (Eq. ``cfm``),
   :class:`GFBRGCNConv` and :class:`GFBSAGEConv` (relational and GraphSAGE versions), the
   baselines :class:`FBPConv` (Eq. ``fm``), :class:`BPConv` (Eq. ``bipool``), :class:`CBPConv`
-  (Tensor Sketch), :class:`SqrtGCNConv`, :class:`WeightedGINConv`, and their shared bases
+  (Tensor Sketch), :class:`SqrtGCNConv`, :class:`WeightedGINConv`, PyG's ``GCNConv`` with a
+  cached-transpose sparse backward (:class:`CachedTransposeGCNConv`), and their shared bases
   :class:`GCNNormConv` / :class:`SecondOrderConv`.
 - :mod:`gfbgcn.nn.models`: whole models (:class:`TwoLayerTextGCN`, :class:`TextSGC`,
   :class:`TextGIN`, :class:`GraphClassifier`, :class:`EntityNet`).
@@ -14,7 +15,7 @@
 from gfbgcn.nn.conv import (
     BPConv,
     CBPConv,
-    FastGCNConv,
+    CachedTransposeGCNConv,
     FBPConv,
     GCNNormConv,
     GFBConv,
@@ -37,9 +38,9 @@ from gfbgcn.nn.sparse import mark_symmetric, spmm
 __all__ = [
     "BPConv",
     "CBPConv",
+    "CachedTransposeGCNConv",
     "EntityNet",
     "FBPConv",
-    "FastGCNConv",
     "GCNNormConv",
     "GFBConv",
     "GFBRGCNConv",

@@ -2,7 +2,7 @@
 
 from gfbgcn.nn.conv.bp_conv import BPConv
 from gfbgcn.nn.conv.cbp_conv import CBPConv
-from gfbgcn.nn.conv.fast_gcn_conv import FastGCNConv
+from gfbgcn.nn.conv.cached_transpose_gcn_conv import CachedTransposeGCNConv
 from gfbgcn.nn.conv.fbp_conv import FBPConv
 from gfbgcn.nn.conv.gcn_norm_conv import GCNNormConv, SecondOrderConv
 from gfbgcn.nn.conv.gfb_conv import GFBConv
@@ -15,7 +15,7 @@ __all__ = [
     "BPConv",
     "CBPConv",
     "FBPConv",
-    "FastGCNConv",
+    "CachedTransposeGCNConv",
     "GCNNormConv",
     "GFBConv",
     "GFBRGCNConv",
