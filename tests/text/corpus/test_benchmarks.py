@@ -11,9 +11,9 @@ from gfbgcn.text.corpus import benchmarks as text_data
 from gfbgcn.text.corpus.benchmarks import (
     Corpus,
     RemoteFile,
-    benchmark_documents,
     canonical_name,
     load_benchmark,
+    load_benchmark_texts_and_labels,
     load_corpus,
 )
 from gfbgcn.text.graph.text_graph import build_text_graph
@@ -142,18 +142,18 @@ def test_tar_corpus_reader(tmp_path):
 
 @pytest.mark.realdata
 def test_benchmark_documents_are_the_standard_splits(data_dir):
-    texts, labels = benchmark_documents("r8", "train", data_dir)
-    test_texts, test_labels = benchmark_documents("R8", "test", data_dir)
+    texts, labels = load_benchmark_texts_and_labels("r8", "train", data_dir)
+    test_texts, test_labels = load_benchmark_texts_and_labels("R8", "test", data_dir)
     assert (len(texts), len(test_texts)) == (5485, 2189)  # the paper's Table 1
     assert len(labels) == len(texts) and len(set(labels)) == 8 == len(set(test_labels))
     assert all(isinstance(t, str) for t in texts[:10])
-    assert len(benchmark_documents("r8", "all", data_dir)[0]) == 5485 + 2189
+    assert len(load_benchmark_texts_and_labels("r8", "all", data_dir)[0]) == 5485 + 2189
 
 
 def test_benchmark_documents_refuse_an_unknown_subset_or_name():
     from gfbgcn.core.errors import OptionError
 
     with pytest.raises(OptionError, match="subset must be one of train, test, all, got 'dev'"):
-        benchmark_documents("r8", "dev")
+        load_benchmark_texts_and_labels("r8", "dev")
     with pytest.raises(OptionError, match="unknown text benchmark 'r9'"):
-        benchmark_documents("r9")
+        load_benchmark_texts_and_labels("r9")

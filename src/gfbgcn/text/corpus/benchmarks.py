@@ -25,8 +25,8 @@ from gfbgcn.core.validate import check_choice
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.table import load_table
 
-__all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "benchmark_documents",
-           "load_benchmark", "load_corpus"]
+__all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "load_benchmark",
+           "load_benchmark_texts_and_labels", "load_corpus"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,7 +201,8 @@ def _read_tar_corpus(
 
 
 def load_benchmark(name: str, data_dir: str | Path | None = None, download: bool = True) -> Corpus:
-    """Load one of ``20ng``, ``r8``, ``r52``, ``ohsumed`` from the data root."""
+    """The :class:`Corpus` of one of ``20ng``, ``r8``, ``r52``, ``ohsumed``, from the data root
+    (both splits; :func:`load_benchmark_texts_and_labels` gives one split as two lists)."""
     key = canonical_name(name)
     root = data_root(data_dir)
     paths = ensure_files(key, root, download=download)
@@ -217,11 +218,13 @@ def load_benchmark(name: str, data_dir: str | Path | None = None, download: bool
 SUBSETS = ("train", "test", "all")
 
 
-def benchmark_documents(name: str, subset: str = "train", data_dir: str | Path | None = None,
-                        download: bool = True) -> tuple[list[str], list[str]]:
+def load_benchmark_texts_and_labels(
+    name: str, subset: str = "train", data_dir: str | Path | None = None, download: bool = True
+) -> tuple[list[str], list[str]]:
     """``(texts, labels)`` of a benchmark's standard ``train`` or ``test`` split (or ``all``),
-    in file order; the public form is :func:`gfbgcn.load_benchmark`.  The texts are the raw
-    documents (tokenizing is the classifier's work)."""
+    in file order; the public form is :func:`gfbgcn.load_benchmark_texts_and_labels` (the whole
+    :class:`Corpus` is :func:`load_benchmark`'s).  The texts are the raw documents (tokenizing
+    is the classifier's work)."""
     check_choice("subset", subset, SUBSETS)
     corpus = load_benchmark(name, data_dir, download)
     keep = np.ones(len(corpus), dtype=bool) if subset == "all" else \
