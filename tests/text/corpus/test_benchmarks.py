@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError
+from gfbgcn.core.errors import CorpusFormatError, DatasetUnavailableError
 from gfbgcn.text.corpus import benchmarks as text_data
 from gfbgcn.text.corpus.benchmarks import (
     Corpus,
@@ -47,7 +47,7 @@ def test_20ng_reads_latin1_archive_directly(data_dir):
 
 
 def test_missing_benchmark_names_files_directory_and_url(tmp_path):
-    with pytest.raises(DatasetNotFoundError) as err:
+    with pytest.raises(DatasetUnavailableError) as err:
         load_benchmark("r8", tmp_path, download=False)
     msg = str(err.value)
     assert "r8-train-all-terms.txt" in msg and "r8-test-all-terms.txt" in msg
@@ -67,7 +67,7 @@ def test_download_checks_sha256(tmp_path, monkeypatch):
             assert path.read_bytes() == src.read_bytes()
             path.unlink()
         else:
-            with pytest.raises(DatasetNotFoundError, match="sha256"):
+            with pytest.raises(DatasetUnavailableError, match="sha256"):
                 text_data.ensure_files("x", root)
             assert not (root / "text/x/train.txt").exists(), "a bad download is discarded"
 
