@@ -7,8 +7,8 @@ treated as read-only, so :func:`load_entities` points ``Entities`` at a writable
 
 Where a data set is missing (BGS and AM are not in the offline data), PyG would download it from
 ``https://data.dgl.ai/dataset/<name>.tgz``; that is attempted only after a short network probe,
-and every failure becomes a :class:`~gfbgcn.core.errors.DatasetUnavailableError` naming the files expected, the
-directories searched and the URL.
+and every failure becomes a :class:`~gfbgcn.core.errors.DatasetUnavailableError` naming the
+files expected, the directories searched and the URL.
 """
 
 from __future__ import annotations
