@@ -14,8 +14,8 @@
 
 from gfbgcn.nn.conv import (
     BPConv,
-    CBPConv,
     CachedTransposeGCNConv,
+    CBPConv,
     FBPConv,
     GCNNormConv,
     GFBConv,
@@ -37,8 +37,8 @@ from gfbgcn.nn.sparse import mark_symmetric, spmm
 
 __all__ = [
     "BPConv",
-    "CBPConv",
     "CachedTransposeGCNConv",
+    "CBPConv",
     "EntityNet",
     "FBPConv",
     "GCNNormConv",
