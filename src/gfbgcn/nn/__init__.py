@@ -36,9 +36,10 @@ from gfbgcn.nn.models import (
 from gfbgcn.nn.sparse import mark_symmetric, spmm
 
 __all__ = [
+    "SUMMARIZERS",
     "BPConv",
-    "CachedTransposeGCNConv",
     "CBPConv",
+    "CachedTransposeGCNConv",
     "EntityNet",
     "FBPConv",
     "GCNNormConv",
@@ -46,7 +47,6 @@ __all__ = [
     "GFBRGCNConv",
     "GFBSAGEConv",
     "GraphClassifier",
-    "SUMMARIZERS",
     "SecondOrderConv",
     "SqrtGCNConv",
     "TextGIN",

@@ -13,8 +13,8 @@ from gfbgcn.nn.conv.weighted_gin_conv import WeightedGINConv
 
 __all__ = [
     "BPConv",
-    "CachedTransposeGCNConv",
     "CBPConv",
+    "CachedTransposeGCNConv",
     "FBPConv",
     "GCNNormConv",
     "GFBConv",
