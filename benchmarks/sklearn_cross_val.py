@@ -28,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from sklearn.model_selection import cross_val_score
 
-    from gfbgcn import TextGCNClassifier, load_benchmark
+    from gfbgcn import TextGCNClassifier, load_benchmark_texts_and_labels
 
-    texts, labels = load_benchmark(args.dataset, subset="train")
+    texts, labels = load_benchmark_texts_and_labels(args.dataset, subset="train")
     scores = cross_val_score(TextGCNClassifier(model=args.model, min_freq=5), texts, labels,
                              cv=args.cv)
     print(scores.mean())

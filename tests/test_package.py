@@ -24,7 +24,7 @@ def test_public_names():
     from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
     assert gfbgcn.TextGCNClassifier is TextGCNClassifier
-    assert {"TextGCNClassifier", "load", "load_benchmark"} <= set(dir(gfbgcn))
+    assert {"TextGCNClassifier", "load", "load_benchmark_texts_and_labels"} <= set(dir(gfbgcn))
     assert set(gfbgcn.__all__) <= set(dir(gfbgcn))
     with pytest.raises(AttributeError, match="no attribute 'TextGCN'"):
         gfbgcn.TextGCN  # noqa: B018
@@ -37,12 +37,12 @@ def test_r8_cross_validation_acceptance(data_dir, monkeypatch):
     import torch
     from sklearn.model_selection import cross_val_score
 
-    from gfbgcn import TextGCNClassifier, load_benchmark
+    from gfbgcn import TextGCNClassifier, load_benchmark_texts_and_labels
 
     monkeypatch.setenv("GFBGCN_DATA", str(data_dir))
     torch.set_num_threads(2)
     start = time.perf_counter()
-    texts, labels = load_benchmark("r8", subset="train")
+    texts, labels = load_benchmark_texts_and_labels("r8", subset="train")
     clf = TextGCNClassifier(model="gfb-max", min_freq=5, hidden=32, epochs=40, lr=0.05)
     scores = cross_val_score(clf, texts, labels, cv=3)
     print(f"R8 3-fold accuracy {scores.mean():.4f} ({scores}), "

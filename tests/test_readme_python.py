@@ -29,9 +29,10 @@ def python_blocks() -> list[str]:
 
 def test_readme_python_examples(tmp_path, monkeypatch, capsys):
     blocks = python_blocks()
-    benchmark = [b for b in blocks if "load_benchmark" in b]
+    benchmark = [b for b in blocks if "load_benchmark_texts_and_labels" in b]
     assert len(benchmark) == 1 and blocks[-1] is benchmark[0]
-    assert 'load_benchmark("r8", subset="train")' in benchmark[0] and ACCEPTANCE in benchmark[0]
+    assert 'load_benchmark_texts_and_labels("r8", subset="train")' in benchmark[0]
+    assert ACCEPTANCE in benchmark[0]
     torch.set_num_threads(1)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}

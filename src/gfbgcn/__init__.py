@@ -6,7 +6,8 @@ fast):
 * :class:`TextGCNClassifier`: a scikit-learn classifier of raw documents
   (:mod:`gfbgcn.text.estimator`): ``fit``, ``predict``, ``predict_proba``, ``score``, ``save``;
 * :func:`load`: a saved model's predictor;
-* :func:`load_benchmark`: the texts and labels of a benchmark (20ng, r8, r52, ohsumed).
+* :func:`load_benchmark_texts_and_labels`: the texts and labels of a benchmark (20ng, r8, r52,
+  ohsumed).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gfbgcn._version import __version__
-__all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark"]
+__all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark_texts_and_labels"]
 
 if TYPE_CHECKING:
     from gfbgcn.text.estimator.classifier import TextGCNClassifier
@@ -41,17 +42,18 @@ def load(path, **kwargs):
     return load_model(path, **kwargs)
 
 
-def load_benchmark(name: str, subset: str = "train", *, data_dir: str | Path | None = None,
-                   download: bool = True) -> tuple[list[str], list[str]]:
+def load_benchmark_texts_and_labels(
+    name: str, subset: str = "train", *, data_dir: str | Path | None = None, download: bool = True
+) -> tuple[list[str], list[str]]:
     """``(texts, labels)`` of a text benchmark (``20ng``, ``r8``, ``r52``, ``ohsumed``): its
     standard ``"train"`` or ``"test"`` split, or ``"all"``, in file order.
 
     Read from the data root (``data_dir``, else ``$GFBGCN_DATA``, else the user cache dir),
     downloaded there with a sha256 check where a canonical source exists and ``download``.
     """
-    from gfbgcn.text.corpus.benchmarks import benchmark_documents
+    from gfbgcn.text.corpus.benchmarks import load_benchmark_texts_and_labels
 
-    return benchmark_documents(name, subset, data_dir, download)
+    return load_benchmark_texts_and_labels(name, subset, data_dir, download)
 
 
 def __getattr__(name: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import pickle
 
 import pytest
 
@@ -17,6 +18,18 @@ def test_exit_status_separates_bad_input_from_bugs():
     assert errors.exit_status(IndexError("list index out of range")) == 1
     assert errors.exit_status(KeyError("x")) == 1
     assert errors.describe(FileNotFoundError(2, "No such file", "a.csv")) == "a.csv: No such file"
+
+
+def test_dataset_unavailable_is_bad_input_with_a_portable_message():
+    err = errors.DatasetUnavailableError("AM data unavailable: in /home/u/data")
+    assert isinstance(err, errors.UserError) and isinstance(err, FileNotFoundError)
+    assert errors.exit_status(err) == 2
+    assert str(err) == err.portable == "AM data unavailable: in /home/u/data"
+    err = errors.DatasetUnavailableError("in /home/u/data", "in <data root>")
+    assert (str(err), err.portable) == ("in /home/u/data", "in <data root>")
+    again = pickle.loads(pickle.dumps(err))  # crosses process pools
+    assert type(again) is errors.DatasetUnavailableError
+    assert (str(again), again.portable) == ("in /home/u/data", "in <data root>")
 
 
 def test_one_line_collapses_boxed_messages():

@@ -13,10 +13,10 @@ import torch
 from torch_geometric.datasets import Entities
 
 import gfbgcn.entity.data as edata
+from gfbgcn.core.errors import DatasetUnavailableError
 from gfbgcn.core.paths import cache_dir
 from gfbgcn.entity.data import (
     DATASETS,
-    EntityDataUnavailable,
     canonical_name,
     download_url,
     load_entities,
@@ -39,7 +39,7 @@ def _assert_clear(message: str, searched: Path) -> None:
 
 def test_bgs_offline_message_without_download(tmp_path: Path) -> None:
     start = time.perf_counter()
-    with pytest.raises(EntityDataUnavailable) as info:
+    with pytest.raises(DatasetUnavailableError) as info:
         load_entities("BGS", tmp_path, allow_download=False)
     assert time.perf_counter() - start < 5
     _assert_clear(str(info.value), tmp_path / "entities" / "bgs" / "raw")
@@ -54,7 +54,7 @@ def test_bgs_no_network_fails_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         return False, "cannot reach data.dgl.ai:443 (simulated)"
 
     monkeypatch.setattr(edata, "network_reachable", unreachable)
-    with pytest.raises(EntityDataUnavailable) as info:
+    with pytest.raises(DatasetUnavailableError) as info:
         load_entities("bgs", tmp_path)
     assert calls == ["https://data.dgl.ai/dataset/bgs.tgz"]
     _assert_clear(str(info.value), tmp_path / "entities" / "bgs" / "raw")
@@ -68,7 +68,7 @@ def test_failed_download_is_wrapped(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         raise urllib.error.URLError("simulated: connection refused")
 
     monkeypatch.setattr(Entities, "download", refuse)
-    with pytest.raises(EntityDataUnavailable) as info:
+    with pytest.raises(DatasetUnavailableError) as info:
         load_entities("bgs", tmp_path)
     _assert_clear(str(info.value), tmp_path / "entities" / "bgs" / "raw")
     assert "download failed" in str(info.value)
@@ -130,7 +130,7 @@ def test_names_files_and_urls() -> None:
 
 
 def test_unavailable_error_has_a_portable_message(tmp_path: Path) -> None:
-    with pytest.raises(EntityDataUnavailable) as info:
+    with pytest.raises(DatasetUnavailableError) as info:
         load_entities("am", tmp_path, allow_download=False)
     err = info.value
     assert str(tmp_path) in str(err)  # the message names the directories searched ...

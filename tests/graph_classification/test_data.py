@@ -9,6 +9,7 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
+from gfbgcn.core.errors import DatasetUnavailableError
 from gfbgcn.graph_classification.data import (
     DATASETS,
     DEGREE_CAP,
@@ -64,7 +65,7 @@ def test_same_name_elsewhere_or_edited_is_read_again(tmp_path: Path) -> None:
 
 
 def test_missing_data_set_names_the_expected_files(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError) as info:
+    with pytest.raises(DatasetUnavailableError) as info:
         load_graph_dataset("NOPE", tmp_path)
     message = str(info.value)
     for expected in ("tu/NOPE/raw/NOPE_A.txt", "NOPE_graph_indicator.txt",

@@ -29,6 +29,7 @@ from gfbgcn.cli.flags import (
 )
 from gfbgcn.reproduce import harness
 from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.core.errors import DatasetUnavailableError
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.record_schema import text
@@ -36,7 +37,6 @@ from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.entity.data import (
     DATASETS,
     EntityData,
-    EntityDataUnavailable,
     load_entities,
 )
 from gfbgcn.reproduce.entity.experiment import (
@@ -106,7 +106,7 @@ class _Data:
         self.loaded: dict[str, EntityData] = {}
 
     def get(self, name: str, download: bool) -> EntityData:
-        """The data set, or :class:`EntityDataUnavailable`."""
+        """The data set, or :class:`DatasetUnavailableError`."""
         if name not in self.loaded:
             self.loaded[name] = load_entities(name, self.data_dir,
                                               allow_download=download and not self.offline)
@@ -131,7 +131,7 @@ def _outcome(name: str, data: _Data, args: argparse.Namespace,
     outcome = DatasetOutcome(name.lower())
     try:
         loaded = data.get(name, download=False)
-    except EntityDataUnavailable as err:
+    except DatasetUnavailableError as err:
         outcome.unavailable = err.portable
         return outcome
     outcome.stats, outcome.majority_acc = _dataset_stats(loaded)
@@ -170,7 +170,7 @@ def reproduce_entity(args: argparse.Namespace) -> int:
     def run(name: str) -> bool:
         try:
             loaded = data.get(name, download=True)
-        except EntityDataUnavailable as err:
+        except DatasetUnavailableError as err:
             print(f"{name}: not run: {err}", file=sys.stderr)
             return False
         for model in args.models:

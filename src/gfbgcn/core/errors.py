@@ -66,8 +66,18 @@ class CorpusFormatError(UserError):
     """A corpus file that cannot be read as a corpus (names the file, line and problem)."""
 
 
-class DatasetNotFoundError(UserError, FileNotFoundError):
-    """A benchmark's files are neither under the data root nor downloadable."""
+class DatasetUnavailableError(UserError, FileNotFoundError):
+    """A data set's files are neither under the data root nor downloadable (text benchmarks,
+    graph-classification and entity data sets alike); the message names the files expected,
+    where they were looked for and where they come from.
+
+    ``portable`` says the same with paths relative to the data root and the cache, for reports
+    that are committed; it is the message itself where none is given.
+    """
+
+    def __init__(self, message: str, portable: str | None = None) -> None:
+        super().__init__(message)
+        self.portable = message if portable is None else portable
 
 
 class InputError(UserError):

@@ -9,7 +9,6 @@ builders of :class:`~gfbgcn.nn.models.EntityNet`), :mod:`.train` (one run), :mod
 from gfbgcn.entity.data import (
     DATASETS,
     EntityData,
-    EntityDataUnavailable,
     load_entities,
 )
 from gfbgcn.entity.model import MODELS, EntityConfig, build_entity_net
@@ -19,7 +18,6 @@ __all__ = [
     "MODELS",
     "EntityConfig",
     "EntityData",
-    "EntityDataUnavailable",
     "build_entity_net",
     "load_entities",
 ]

@@ -7,8 +7,8 @@ root is treated as read-only, so :func:`load_entities` points ``Entities`` at a 
 
 Where a data set is missing (BGS and AM are not in the offline data), PyG would download it from
 ``https://data.dgl.ai/dataset/<name>.tgz``; that is attempted only after a short network probe,
-and every failure becomes an :class:`EntityDataUnavailable` naming the files expected, the
-directories searched and the URL.
+and every failure becomes a :class:`~gfbgcn.core.errors.DatasetUnavailableError` naming the
+files expected, the directories searched and the URL.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from torch import Tensor
 from torch_geometric.datasets import Entities
 from torch_geometric.utils import k_hop_subgraph
 
+from gfbgcn.core.errors import DatasetUnavailableError
 from gfbgcn.core.extras import require
 from gfbgcn.core.paths import cache_dir, data_root
 
@@ -34,18 +35,6 @@ from gfbgcn.core.paths import cache_dir, data_root
 DATASETS: tuple[str, ...] = ("aifb", "mutag", "bgs", "am")
 #: Hidden size per data set (supplement: 16, 10 for AM).
 HIDDEN: dict[str, int] = {"aifb": 16, "mutag": 16, "bgs": 16, "am": 10}
-
-
-class EntityDataUnavailable(RuntimeError):
-    """A data set's raw files are absent and could not be downloaded.
-
-    ``str(err)`` names the directories searched; ``err.portable`` says the same with paths
-    relative to the data root and the cache (for reports that are committed).
-    """
-
-    def __init__(self, message: str, portable: str) -> None:
-        super().__init__(message)
-        self.portable = portable
 
 
 def canonical_name(name: str) -> str:
@@ -136,7 +125,7 @@ def network_reachable(url: str, timeout: float = 5.0) -> tuple[bool, str]:
     return result[0]
 
 
-def _unavailable(name: str, searched: list[Path], reason: str) -> EntityDataUnavailable:
+def _unavailable(name: str, searched: list[Path], reason: str) -> DatasetUnavailableError:
     files = ", ".join(raw_file_names(name))
     url = download_url(name)
 
@@ -148,8 +137,8 @@ def _unavailable(name: str, searched: list[Path], reason: str) -> EntityDataUnav
 
     relative = [f"<data root>/entities/{name}/raw", f"<cache>/entities/{name}/raw"]
     short_reason = reason.split(": ", 1)[0]  # the network error text may name hosts/paths
-    return EntityDataUnavailable(message([str(p) for p in searched], reason),
-                                 message(relative, short_reason))
+    return DatasetUnavailableError(message([str(p) for p in searched], reason),
+                                   message(relative, short_reason))
 
 
 def entities_root(
@@ -162,7 +151,7 @@ def entities_root(
     """A writable ``Entities`` root for ``name`` whose ``raw/`` holds the data root's files.
 
     Raises:
-        EntityDataUnavailable: the files are neither in the data root nor in the cache, and
+        DatasetUnavailableError: the files are neither in the data root nor in the cache, and
             downloading is not allowed or the download host does not answer.
     """
     name = canonical_name(name)
@@ -203,7 +192,7 @@ def load_entities(
             ``None`` means 2 for AM (as in PyG's R-GCN example) and no restriction otherwise.
 
     Raises:
-        EntityDataUnavailable: see :func:`entities_root`; also wraps a failed download.
+        DatasetUnavailableError: see :func:`entities_root`; also wraps a failed download.
         MissingExtraError: rdflib (the ``entity`` extra), which PyG's ``Entities`` reads the
             RDF files with, is not installed.
     """

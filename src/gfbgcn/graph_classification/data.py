@@ -34,6 +34,7 @@ from torch_geometric.datasets import TUDataset
 from torch_geometric.transforms import OneHotDegree
 from torch_geometric.utils import degree
 
+from gfbgcn.core.errors import DatasetUnavailableError
 from gfbgcn.core.paths import cache_dir, data_root
 from gfbgcn.graph_classification.s2v import read_s2v_zip
 
@@ -115,7 +116,7 @@ def find_graph_data(name: str, root: Path) -> tuple[str, Path]:
         return "tu", tu_raw
     if s2v.is_file():
         return "s2v", s2v
-    raise FileNotFoundError(
+    raise DatasetUnavailableError(
         f"graph data set {name!r} not found under the data root {root}: expected the TU files "
         f"tu/{name}/raw/{name}_A.txt, {name}_graph_indicator.txt and {name}_graph_labels.txt "
         f"(https://chrsmrrs.github.io/datasets/), or an S2V zip tu_s2v/{name}.zip"

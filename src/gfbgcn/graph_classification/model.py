@@ -5,8 +5,8 @@
     g     = mean_{v in graph} h^(L)_v     (global_mean_pool) [B, H]
     logits = W_2 dropout(ReLU(W_1 g + b_1)) + b_2            [B, C]
 
-``conv_l`` is PyG's ``GCNConv`` ("gcn", as :class:`FastGCNConv`: PyG's layer with a faster
-sparse backward), ``SAGEConv`` ("sage"), and their GFB versions with
+``conv_l`` is PyG's ``GCNConv`` ("gcn", as :class:`CachedTransposeGCNConv`: PyG's layer with a
+faster sparse backward), ``SAGEConv`` ("sage"), and their GFB versions with
 DiagVec (paper: "Our GFB based methods use DiagVec in the aggregation function"):
 ``GFBConv(summarize="diag")`` ("gfb-gcn") and :class:`~gfbgcn.nn.gfb_sage_conv.GFBSAGEConv`
 ("gfb-sage"), i.e. Eq. ``cfm``: Omega{W h_u + lambda GenVec(W h_u h_u^T W^T + eps I)}.
@@ -21,7 +21,7 @@ from typing import Any
 from torch import nn
 from torch_geometric.nn import SAGEConv
 
-from gfbgcn.nn.conv import FastGCNConv, GFBConv, GFBSAGEConv
+from gfbgcn.nn.conv import CachedTransposeGCNConv, GFBConv, GFBSAGEConv
 from gfbgcn.nn.models import GraphClassifier
 
 MODELS: tuple[str, ...] = ("gcn", "sage", "gfb-gcn", "gfb-sage")
@@ -48,7 +48,7 @@ def make_conv(
     """
     gfb = {"summarize": "diag", **(gfb_options or {})}
     if model == "gcn":
-        return FastGCNConv(in_channels, out_channels, normalize=normalize)
+        return CachedTransposeGCNConv(in_channels, out_channels, normalize=normalize)
     if model == "sage":
         return SAGEConv(in_channels, out_channels)
     if model == "gfb-gcn":

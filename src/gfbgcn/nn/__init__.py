@@ -3,7 +3,8 @@
 - :mod:`gfbgcn.nn.conv`: the layers, one per file: :class:`GFBConv` (Eq. ``cfm``),
   :class:`GFBRGCNConv` and :class:`GFBSAGEConv` (relational and GraphSAGE versions), the
   baselines :class:`FBPConv` (Eq. ``fm``), :class:`BPConv` (Eq. ``bipool``), :class:`CBPConv`
-  (Tensor Sketch), :class:`SqrtGCNConv`, :class:`WeightedGINConv`, and their shared bases
+  (Tensor Sketch), :class:`SqrtGCNConv`, :class:`WeightedGINConv`, PyG's ``GCNConv`` with a
+  cached-transpose sparse backward (:class:`CachedTransposeGCNConv`), and their shared bases
   :class:`GCNNormConv` / :class:`SecondOrderConv`.
 - :mod:`gfbgcn.nn.models`: whole models (:class:`TwoLayerTextGCN`, :class:`TextSGC`,
   :class:`TextGIN`, :class:`GraphClassifier`, :class:`EntityNet`).
@@ -13,8 +14,8 @@
 
 from gfbgcn.nn.conv import (
     BPConv,
+    CachedTransposeGCNConv,
     CBPConv,
-    FastGCNConv,
     FBPConv,
     GCNNormConv,
     GFBConv,
@@ -35,17 +36,17 @@ from gfbgcn.nn.models import (
 from gfbgcn.nn.sparse import mark_symmetric, spmm
 
 __all__ = [
+    "SUMMARIZERS",
     "BPConv",
     "CBPConv",
+    "CachedTransposeGCNConv",
     "EntityNet",
     "FBPConv",
-    "FastGCNConv",
     "GCNNormConv",
     "GFBConv",
     "GFBRGCNConv",
     "GFBSAGEConv",
     "GraphClassifier",
-    "SUMMARIZERS",
     "SecondOrderConv",
     "SqrtGCNConv",
     "TextGIN",

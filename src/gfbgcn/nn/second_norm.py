@@ -16,10 +16,13 @@ aggregation.  ``"none"`` (the default everywhere) leaves ``f`` untouched, bit fo
 ``"power-l2"`` is ``l2(power(f))``; every mode except ``"none"`` then multiplies by ``scale``.
 ``delta`` keeps the derivative of the square root finite at 0 (``1 / (2 sqrt(delta))``), which
 ReLU features hit exactly; the ``- sqrt(delta)`` keeps ``power(0) = 0`` and the sign odd.
+:func:`signed_sqrt` is also the whole of :class:`~gfbgcn.nn.conv.SqrtGCNConv` ("Text GCN +
+Square root", with its own ``delta``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Final, Literal
 
 import torch
@@ -42,8 +45,21 @@ def check_second_norm(mode: str) -> str:
 
 
 def signed_sqrt(f: Tensor, delta: float = POWER_DELTA) -> Tensor:
-    r"""``sign(f) (sqrt(|f| + delta) - sqrt(delta))`` element-wise."""
-    return torch.sign(f) * (torch.sqrt(f.abs() + delta) - delta ** 0.5)
+    r"""Smooth signed square root ``sign(f) (sqrt(|f| + delta) - sqrt(delta))``, element-wise.
+
+    Odd, zero at 0, ``sign(f) sqrt(|f|)`` within ``sqrt(delta)`` for ``|f| >> delta``, and
+    continuously differentiable: its derivative ``1 / (2 sqrt(|f| + delta))`` is
+    ``1 / (2 sqrt(delta))`` at 0 from both sides.  Any shape; ``delta > 0``.
+    """
+    # Computed as f / (sqrt(|f| + delta) + sqrt(delta)), algebraically identical, for two
+    # reasons.  (1) The gradient at exactly 0 (ReLU outputs, products with a zero entry): the
+    # function's derivative there is 1 / (2 sqrt(delta)) and autograd of this form returns it,
+    # while the sign(f) * (...) form returns 0 (sign' = 0), a zero gradient where the slope
+    # is steepest; delta exists to make that slope finite, not to cut it.  (2) No cancellation:
+    # sqrt(|f| + delta) - sqrt(delta) loses the digits of |f| << delta (float32, delta = 1e-6).
+    # SqrtGCNConv always used this form, so its results are unchanged; the "power" modes of
+    # normalize_second used the sign form before (their forward changes in the last bits).
+    return f / (torch.sqrt(f.abs() + delta) + math.sqrt(delta))
 
 
 def normalize_second(f: Tensor, mode: str = "none", scale: float = 1.0,

@@ -10,7 +10,6 @@ from torch import Tensor
 from torch_geometric.nn import GCNConv
 
 from gfbgcn.nn import SqrtGCNConv
-from gfbgcn.nn.conv.sqrt_gcn_conv import signed_sqrt
 
 from .helpers import OUT, D
 
@@ -37,17 +36,18 @@ def test_repr() -> None:
 # ---- SqrtGCNConv specifics -----------------------------------------------------------------
 
 
-def test_signed_sqrt_values_and_slope_at_zero() -> None:
-    delta = 0.01
-    z = torch.tensor([-9.0, -1e-4, 0.0, 1e-4, 4.0], dtype=torch.float64, requires_grad=True)
-    out = signed_sqrt(z, delta)
-    expected = torch.sign(z) * (torch.sqrt(z.abs() + delta) - math.sqrt(delta))
-    torch.testing.assert_close(out, expected.detach())
-    out.sum().backward()
-    assert z.grad[2].item() == pytest.approx(1 / (2 * math.sqrt(delta)))  # finite, not 0/inf
-    big = torch.linspace(-100, 100, 201, dtype=torch.float64)
-    assert (signed_sqrt(big, delta) - torch.sign(big) * big.abs().sqrt()).abs().max() <= 0.1
-    torch.testing.assert_close(signed_sqrt(-big, delta), -signed_sqrt(big, delta))
+def test_sqrt_gcn_gradient_at_a_zero_response() -> None:
+    """A node whose aggregated response is exactly 0 (no features) passes gradient on with the
+    slope of the signed square root at 0, 1 / (2 sqrt(delta)), as a layer derivative."""
+    layer = SqrtGCNConv(2, 1, delta=0.04, normalize=False, add_self_loops=False).double()
+    x = torch.tensor([[0.0, 0.0], [1.0, 2.0]], dtype=torch.float64)
+    edge_index = torch.tensor([[0, 1], [0, 1]])  # two self-loops: node 0 sees only its zeros
+    out = layer(x, edge_index)
+    assert out[0, 0].item() == layer.bias.item()
+    (grad,) = torch.autograd.grad(out[0, 0], layer.lin.weight)
+    assert grad.abs().max().item() == 0.0  # d z_0 / d W = x_0 = 0: nothing to pass on
+    (gx,) = torch.autograd.grad(layer(x.requires_grad_(True), edge_index)[0, 0], x)
+    torch.testing.assert_close(gx[0], layer.lin.weight[0].detach() / (2 * math.sqrt(0.04)))
 
 
 def test_sqrt_gcn_parameters_and_validation() -> None:

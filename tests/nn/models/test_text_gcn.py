@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import Tensor
 
-from gfbgcn.nn import FastGCNConv, GFBConv, TwoLayerTextGCN
+from gfbgcn.nn import CachedTransposeGCNConv, GFBConv, TwoLayerTextGCN
 
 N, HIDDEN, C = 7, 5, 3
 # an undirected weighted graph (both directions), node 6 isolated
@@ -34,7 +34,7 @@ def randomize_(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
 
 def second_layer(name: str) -> torch.nn.Module:
     if name == "gcn":
-        return FastGCNConv(HIDDEN, C, normalize=False, bias=False)
+        return CachedTransposeGCNConv(HIDDEN, C, normalize=False, bias=False)
     return GFBConv(HIDDEN, C, summarize="max", eps=0.01, normalize=False, bias=False)
 
 

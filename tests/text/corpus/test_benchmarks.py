@@ -6,14 +6,14 @@ import hashlib
 
 import pytest
 
-from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError
+from gfbgcn.core.errors import CorpusFormatError, DatasetUnavailableError
 from gfbgcn.text.corpus import benchmarks as text_data
 from gfbgcn.text.corpus.benchmarks import (
     Corpus,
     RemoteFile,
-    benchmark_documents,
     canonical_name,
     load_benchmark,
+    load_benchmark_texts_and_labels,
     load_corpus,
 )
 from gfbgcn.text.graph.text_graph import build_text_graph
@@ -47,7 +47,7 @@ def test_20ng_reads_latin1_archive_directly(data_dir):
 
 
 def test_missing_benchmark_names_files_directory_and_url(tmp_path):
-    with pytest.raises(DatasetNotFoundError) as err:
+    with pytest.raises(DatasetUnavailableError) as err:
         load_benchmark("r8", tmp_path, download=False)
     msg = str(err.value)
     assert "r8-train-all-terms.txt" in msg and "r8-test-all-terms.txt" in msg
@@ -67,7 +67,7 @@ def test_download_checks_sha256(tmp_path, monkeypatch):
             assert path.read_bytes() == src.read_bytes()
             path.unlink()
         else:
-            with pytest.raises(DatasetNotFoundError, match="sha256"):
+            with pytest.raises(DatasetUnavailableError, match="sha256"):
                 text_data.ensure_files("x", root)
             assert not (root / "text/x/train.txt").exists(), "a bad download is discarded"
 
@@ -142,18 +142,18 @@ def test_tar_corpus_reader(tmp_path):
 
 @pytest.mark.realdata
 def test_benchmark_documents_are_the_standard_splits(data_dir):
-    texts, labels = benchmark_documents("r8", "train", data_dir)
-    test_texts, test_labels = benchmark_documents("R8", "test", data_dir)
+    texts, labels = load_benchmark_texts_and_labels("r8", "train", data_dir)
+    test_texts, test_labels = load_benchmark_texts_and_labels("R8", "test", data_dir)
     assert (len(texts), len(test_texts)) == (5485, 2189)  # the paper's Table 1
     assert len(labels) == len(texts) and len(set(labels)) == 8 == len(set(test_labels))
     assert all(isinstance(t, str) for t in texts[:10])
-    assert len(benchmark_documents("r8", "all", data_dir)[0]) == 5485 + 2189
+    assert len(load_benchmark_texts_and_labels("r8", "all", data_dir)[0]) == 5485 + 2189
 
 
 def test_benchmark_documents_refuse_an_unknown_subset_or_name():
     from gfbgcn.core.errors import OptionError
 
     with pytest.raises(OptionError, match="subset must be one of train, test, all, got 'dev'"):
-        benchmark_documents("r8", "dev")
+        load_benchmark_texts_and_labels("r8", "dev")
     with pytest.raises(OptionError, match="unknown text benchmark 'r9'"):
-        benchmark_documents("r9")
+        load_benchmark_texts_and_labels("r9")

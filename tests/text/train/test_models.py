@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from gfbgcn.nn import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
+from gfbgcn.nn import (
+    BPConv,
+    CachedTransposeGCNConv,
+    CBPConv,
+    FBPConv,
+    GFBConv,
+    SqrtGCNConv,
+)
 from gfbgcn.nn.models import TextGIN, TextSGC, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows
 from gfbgcn.text.graph.adjacency import normalized_adjacency
@@ -22,7 +29,7 @@ from gfbgcn.text.train.models import (
     make_second_layer,
 )
 
-LAYER_CLASS = {"gcn": FastGCNConv, "fbp": FBPConv, "cbp": CBPConv, "bp": BPConv,
+LAYER_CLASS = {"gcn": CachedTransposeGCNConv, "fbp": FBPConv, "cbp": CBPConv, "bp": BPConv,
                "sqrt": SqrtGCNConv}
 
 

@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
-import torch
 from torch import Tensor
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
 
 from gfbgcn.nn.conv.gcn_norm_conv import SecondOrderConv
+from gfbgcn.nn.second_norm import signed_sqrt
 
-__all__ = ["SqrtGCNConv", "signed_sqrt"]
-
-
-def signed_sqrt(z: Tensor, delta: float = 1e-2) -> Tensor:
-    r"""Smooth signed square root ``sign(z) (sqrt(|z| + delta) - sqrt(delta))``.
-
-    Written as ``z / (sqrt(|z| + delta) + sqrt(delta))`` (algebraically identical), which is
-    odd, zero at 0, and continuously differentiable with slope ``1 / (2 sqrt(delta))`` at 0 and
-    autograd returns that slope at exactly 0 (the ``sign`` form would give 0 there).  For
-    ``|z| >> delta`` it is ``sign(z) sqrt(|z|)`` up to ``sqrt(delta)``.  Any shape.
-    """
-    root = math.sqrt(delta)
-    return z / (torch.sqrt(z.abs() + delta) + root)
+__all__ = ["SqrtGCNConv"]
 
 
 class SqrtGCNConv(SecondOrderConv):
@@ -37,7 +23,8 @@ class SqrtGCNConv(SecondOrderConv):
     The paper names the baseline without defining it; this is the standard power normalisation
     of pooled second-order features applied to the pooled GCN response, element-wise, before
     the bias.  The ``delta`` shift makes it differentiable at 0 (plain ``sqrt`` has infinite
-    slope there) and the ``- sqrt(delta)`` keeps it odd and zero at 0; see :func:`signed_sqrt`.
+    slope there) and the ``- sqrt(delta)`` keeps it odd and zero at 0; see
+    :func:`gfbgcn.nn.second_norm.signed_sqrt`, which computes it.
 
     Args:
         in_channels, out_channels: as ``GCNConv``.

@@ -4,7 +4,7 @@ A :class:`Corpus` is plain data (texts, string labels, train/test flags); nothin
 Users' CSV/TSV/JSONL files are read by :mod:`gfbgcn.text.corpus.table`.
 The benchmark files are read where they lie (archives are read without extracting them);
 where a file is missing it is downloaded from its canonical source with a sha256 check, or, when
-that is impossible (offline, or no canonical single-file source), a :class:`DatasetNotFoundError`
+that is impossible (offline, or no canonical single-file source), a :class:`DatasetUnavailableError`
 names the expected files, the directory searched and where to get them.
 """
 
@@ -18,15 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
-from gfbgcn.core.errors import CorpusFormatError, DatasetNotFoundError, OptionError
+from gfbgcn.core.errors import CorpusFormatError, DatasetUnavailableError, OptionError
 from gfbgcn.core.io import atomic_write_bytes, sha256_file
 from gfbgcn.core.paths import data_root
 from gfbgcn.core.validate import check_choice
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.table import load_table
 
-__all__ = ["Corpus", "CorpusFormatError", "DatasetNotFoundError", "benchmark_documents",
-           "load_benchmark", "load_corpus"]
+__all__ = ["Corpus", "CorpusFormatError", "DatasetUnavailableError", "load_benchmark",
+           "load_benchmark_texts_and_labels", "load_corpus"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def _download(remote: RemoteFile, dest: Path, timeout: float = 20.0) -> None:
         got = sha256_file(dest)
         if got != remote.sha256:
             dest.unlink(missing_ok=True)
-            raise DatasetNotFoundError(
+            raise DatasetUnavailableError(
                 f"downloaded {remote.url} but its sha256 is {got}, expected {remote.sha256}; "
                 "the file was discarded"
             )
@@ -141,7 +141,7 @@ def ensure_files(name: str, root: Path, download: bool = True) -> list[Path]:
         lines.append(
             "Put the files there, or point --data-dir / GFBGCN_DATA at a folder that has them."
         )
-        raise DatasetNotFoundError("\n".join(lines))
+        raise DatasetUnavailableError("\n".join(lines))
     return paths
 
 
@@ -201,7 +201,8 @@ def _read_tar_corpus(
 
 
 def load_benchmark(name: str, data_dir: str | Path | None = None, download: bool = True) -> Corpus:
-    """Load one of ``20ng``, ``r8``, ``r52``, ``ohsumed`` from the data root."""
+    """The :class:`Corpus` of one of ``20ng``, ``r8``, ``r52``, ``ohsumed``, from the data root
+    (both splits; :func:`load_benchmark_texts_and_labels` gives one split as two lists)."""
     key = canonical_name(name)
     root = data_root(data_dir)
     paths = ensure_files(key, root, download=download)
@@ -217,11 +218,13 @@ def load_benchmark(name: str, data_dir: str | Path | None = None, download: bool
 SUBSETS = ("train", "test", "all")
 
 
-def benchmark_documents(name: str, subset: str = "train", data_dir: str | Path | None = None,
-                        download: bool = True) -> tuple[list[str], list[str]]:
+def load_benchmark_texts_and_labels(
+    name: str, subset: str = "train", data_dir: str | Path | None = None, download: bool = True
+) -> tuple[list[str], list[str]]:
     """``(texts, labels)`` of a benchmark's standard ``train`` or ``test`` split (or ``all``),
-    in file order; the public form is :func:`gfbgcn.load_benchmark`.  The texts are the raw
-    documents (tokenizing is the classifier's work)."""
+    in file order; the public form is :func:`gfbgcn.load_benchmark_texts_and_labels` (the whole
+    :class:`Corpus` is :func:`load_benchmark`'s).  The texts are the raw documents (tokenizing
+    is the classifier's work)."""
     check_choice("subset", subset, SUBSETS)
     corpus = load_benchmark(name, data_dir, download)
     keep = np.ones(len(corpus), dtype=bool) if subset == "all" else \

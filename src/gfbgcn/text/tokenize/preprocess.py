@@ -22,18 +22,6 @@ from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize
 from gfbgcn.text.tokenize.stop_words import load_stop_words
 
 
-@dataclass(frozen=True)
-class PreprocessConfig:
-    """Settings of :func:`preprocess`; part of every graph cache key."""
-
-    min_freq: int = 5
-    stop_words: str | None = "english"  # an NLTK language, or None to keep stop words
-    tokenizer: str = "textgcn"  # name used in cache keys / saved models
-
-    def describe(self) -> dict[str, object]:
-        return {"min_freq": self.min_freq, "stop_words": self.stop_words,
-                "tokenizer": self.tokenizer}
-
 @dataclass
 class TokenizedCorpus:
     """Documents as word ids in one flat array, CSR style.

@@ -18,7 +18,14 @@ from typing import Any
 from torch import Tensor, nn
 
 from gfbgcn.core.errors import OptionError
-from gfbgcn.nn.conv import BPConv, CBPConv, FastGCNConv, FBPConv, GFBConv, SqrtGCNConv
+from gfbgcn.nn.conv import (
+    BPConv,
+    CachedTransposeGCNConv,
+    CBPConv,
+    FBPConv,
+    GFBConv,
+    SqrtGCNConv,
+)
 from gfbgcn.nn.models import FeatureTextGCN, TextGIN, TextSGC, TwoLayerTextGCN
 
 SECOND_LAYERS: tuple[str, ...] = (
@@ -49,7 +56,7 @@ def make_second_layer(name: str, hidden: int, num_classes: int, **options: Any) 
     """The paper's second-layer variants; ``options`` go to the layer (e.g. ``exact``, ``eps``)."""
     common: dict[str, Any] = {"normalize": False, "bias": False}
     if name == "gcn":
-        return FastGCNConv(hidden, num_classes, **common)
+        return CachedTransposeGCNConv(hidden, num_classes, **common)
     if name.startswith("gfb-"):
         return GFBConv(hidden, num_classes, summarize=name[4:], **common, **options)
     layer_cls = {"fbp": FBPConv, "cbp": CBPConv, "bp": BPConv, "sqrt": SqrtGCNConv}.get(name)

@@ -1,4 +1,7 @@
-"""PyG's ``GCNConv`` with the fast sparse backward of :mod:`gfbgcn.nn.sparse`.
+"""PyG's ``GCNConv`` with the cached-transpose sparse backward of :mod:`gfbgcn.nn.sparse`.
+
+Not FastGCN (Chen et al. 2018, importance sampling of nodes): the same layer as PyG's, only its
+sparse backward is faster, hence the name.
 
 Given a torch sparse CSR adjacency (transposed: row = target), PyG fuses message passing into
 ``torch.sparse.mm``, whose backward re-transposes the matrix on every call.  This subclass
@@ -14,11 +17,13 @@ from torch_geometric.nn import GCNConv
 from gfbgcn.nn.sparse import spmm
 
 
-class FastGCNConv(GCNConv):
-    """``GCNConv`` whose sparse aggregation uses :func:`gfbgcn.nn.sparse.spmm`."""
+class CachedTransposeGCNConv(GCNConv):
+    """``GCNConv`` whose sparse aggregation uses :func:`gfbgcn.nn.sparse.spmm` (its backward
+    reuses one cached CSR transpose per adjacency, or the adjacency itself where it is marked
+    symmetric)."""
 
     def message_and_aggregate(self, adj_t: Tensor, x: Tensor) -> Tensor:
         return spmm(adj_t, x, reduce=self.aggr)
 
 
-__all__ = ["FastGCNConv"]
+__all__ = ["CachedTransposeGCNConv"]

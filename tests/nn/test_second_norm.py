@@ -19,8 +19,8 @@ from gfbgcn.nn.second_norm import (
     signed_sqrt,
 )
 
-from . import helpers
-from .helpers import OUT, D
+from .conv import helpers
+from .conv.helpers import OUT, D
 
 MODES = [m for m in SECOND_NORMS if m != "none"]
 
@@ -53,12 +53,58 @@ def test_none_is_the_identity_whatever_the_scale() -> None:
     assert normalize_second(f, "none", 7.0) is f
 
 
-def test_signed_sqrt_is_odd_zero_at_zero_and_has_finite_gradient() -> None:
-    x = torch.tensor([-4.0, 0.0, 4.0], dtype=torch.float64, requires_grad=True)
-    y = signed_sqrt(x)
-    assert y[1] == 0 and y[0] == -y[2]
-    y.sum().backward()
-    assert torch.isfinite(x.grad).all()
+# ---- signed_sqrt: sign(f) (sqrt(|f| + delta) - sqrt(delta)), slope 1 / (2 sqrt(delta)) at 0 --
+
+
+def _literal_ssqrt(v: float, delta: float) -> float:
+    return math.copysign(1.0, v) * (math.sqrt(abs(v) + delta) - math.sqrt(delta)) if v else 0.0
+
+
+@pytest.mark.parametrize("delta", [POWER_DELTA, 1e-2, 0.3])
+def test_signed_sqrt_values(delta: float) -> None:
+    z = torch.tensor([-9.0, -0.37, -1e-4, -1e-9, 0.0, 1e-9, 1e-4, 0.37, 4.0, 1e6],
+                     dtype=torch.float64)
+    want = torch.tensor([_literal_ssqrt(v, delta) for v in z.tolist()], dtype=torch.float64)
+    got = signed_sqrt(z, delta)
+    torch.testing.assert_close(got, want, rtol=1e-9, atol=1e-15)
+    assert got[4].item() == 0.0
+    torch.testing.assert_close(signed_sqrt(-z, delta), -got, rtol=0, atol=0)  # odd, exactly
+    big = torch.linspace(-100, 100, 201, dtype=torch.float64)
+    gap = signed_sqrt(big, delta) - torch.sign(big) * big.abs().sqrt()
+    assert gap.abs().max() <= math.sqrt(delta)
+
+
+@pytest.mark.parametrize("delta", [POWER_DELTA, 1e-2])
+def test_signed_sqrt_gradient_at_zero_is_the_slope_there(delta: float) -> None:
+    """At exactly 0 (a ReLU output) autograd gives the function's derivative
+    1 / (2 sqrt(delta)), not 0 (the subgradient of ``sign``) nor inf (plain ``sqrt``)."""
+    z = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(signed_sqrt(z, delta).sum(), z)
+    assert grad.tolist() == pytest.approx([1 / (2 * math.sqrt(delta))] * 3, rel=1e-12)
+    # and it is the limit of the derivative from either side
+    for side in (1e-12, -1e-12):
+        near = torch.tensor([side], dtype=torch.float64, requires_grad=True)
+        (g,) = torch.autograd.grad(signed_sqrt(near, delta).sum(), near)
+        assert g.item() == pytest.approx(1 / (2 * math.sqrt(delta)), rel=1e-4)
+
+
+@pytest.mark.parametrize("delta", [POWER_DELTA, 1e-2])
+def test_signed_sqrt_gradient_elsewhere(delta: float) -> None:
+    z = torch.tensor([-7.0, -0.5, -1e-3, 2e-3, 0.25, 3.0], dtype=torch.float64,
+                     requires_grad=True)
+    (grad,) = torch.autograd.grad(signed_sqrt(z, delta).sum(), z)
+    want = 1 / (2 * torch.sqrt(z.detach().abs() + delta))
+    torch.testing.assert_close(grad, want, rtol=1e-12, atol=0)
+    assert torch.autograd.gradcheck(lambda t: signed_sqrt(t, delta), (z,))
+
+
+def test_signed_sqrt_keeps_tiny_values_in_float32() -> None:
+    """|f| << delta in float32: sqrt(|f| + delta) - sqrt(delta) would round to 0."""
+    f = torch.tensor([1e-12, -3e-10], dtype=torch.float32)
+    got = signed_sqrt(f)
+    want = signed_sqrt(f.double())
+    torch.testing.assert_close(got.double(), want, rtol=1e-6, atol=0)
+    assert (got != 0).all()
 
 
 def test_unknown_mode_is_refused() -> None:
@@ -199,6 +245,6 @@ def test_text_gcn_second_order_dropout_off() -> None:
     want = dense @ (dropped @ w.t() + lam * ((h @ w.t()) ** 2 + off.conv2.eps))
     torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="forward_split"):
-        from gfbgcn.nn.conv import FastGCNConv
+        from gfbgcn.nn.conv import CachedTransposeGCNConv
 
-        TwoLayerTextGCN(4, FastGCNConv(5, 3), hidden=5, second_order_dropout=False)
+        TwoLayerTextGCN(4, CachedTransposeGCNConv(5, 3), hidden=5, second_order_dropout=False)

@@ -1,4 +1,5 @@
-"""FastGCNConv: PyG's ``GCNConv`` with the fast sparse backward of :mod:`gfbgcn.nn.sparse`.
+"""CachedTransposeGCNConv: PyG's ``GCNConv`` with the cached-transpose sparse backward of
+:mod:`gfbgcn.nn.sparse`.
 
 It must be PyG's layer in every respect but speed: same parameters, same outputs and same
 gradients (float64) on ``edge_index`` and on a torch sparse CSR adjacency, normalised by the
@@ -13,8 +14,8 @@ from torch import Tensor
 from torch_geometric.nn import GCNConv
 from torch_geometric.utils import to_torch_csr_tensor
 
-import gfbgcn.nn.conv.fast_gcn_conv as fast_gcn_conv_module
-from gfbgcn.nn import FastGCNConv
+import gfbgcn.nn.conv.cached_transpose_gcn_conv as cached_transpose_gcn_conv_module
+from gfbgcn.nn import CachedTransposeGCNConv
 from gfbgcn.nn.sparse import csr_transpose, mark_symmetric
 
 from . import helpers
@@ -32,9 +33,9 @@ def symmetric_graph() -> tuple[Tensor, Tensor]:
     return torch.tensor([src, dst]), torch.cat([half, half])
 
 
-def pair(**kwargs) -> tuple[FastGCNConv, GCNConv]:
+def pair(**kwargs) -> tuple[CachedTransposeGCNConv, GCNConv]:
     """Our layer and PyG's with the same (random, float64) weights and a non-zero bias."""
-    ours = helpers.randomize_(FastGCNConv(D, OUT, **kwargs), seed=5)
+    ours = helpers.randomize_(CachedTransposeGCNConv(D, OUT, **kwargs), seed=5)
     pyg = GCNConv(D, OUT, **kwargs).double()
     pyg.load_state_dict(ours.state_dict())
     return ours, pyg
@@ -55,7 +56,7 @@ def assert_all_close(got: list[Tensor], expected: list[Tensor]) -> None:
 
 def test_repr_and_parameters_are_gcnconv() -> None:
     ours, pyg = pair()
-    assert repr(ours) == "FastGCNConv(4, 3)"
+    assert repr(ours) == "CachedTransposeGCNConv(4, 3)"
     assert isinstance(ours, GCNConv)
     assert [n for n, _ in ours.named_parameters()] == [n for n, _ in pyg.named_parameters()]
 
@@ -103,13 +104,13 @@ def test_equals_gcnconv_on_prenormalised_csr(symmetric: bool) -> None:
 
 def test_sparse_product_goes_through_gfbgcn_spmm(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    inner = fast_gcn_conv_module.spmm
+    inner = cached_transpose_gcn_conv_module.spmm
 
     def spy(adj, x, reduce="sum"):
         calls.append(str(adj.layout))
         return inner(adj, x, reduce=reduce)
 
-    monkeypatch.setattr(fast_gcn_conv_module, "spmm", spy)
+    monkeypatch.setattr(cached_transpose_gcn_conv_module, "spmm", spy)
     edge_index, weight = symmetric_graph()
     ours, _ = pair(normalize=False)
     ours(helpers.features(n=N, d=D), to_torch_csr_tensor(edge_index.flip(0), weight, size=(N, N)))
