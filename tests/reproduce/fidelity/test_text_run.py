@@ -94,3 +94,26 @@ def test_the_trace_test_accuracy_is_that_of_the_kept_weights(graph) -> None:
     assert trace[result.best_epoch - 1] == pytest.approx(result.test["accuracy"], abs=1e-6)
     plain = _train(graph, None, model="gcn", epochs=6, patience=100, seed=0)
     assert _hist(plain) == _hist(result)
+
+
+def test_a_text_row_records_its_options_and_traces(tmp_path, monkeypatch, graph) -> None:
+    """Through ``run_row``: one record per seed with the configuration, its options and the
+    per-epoch traces of a ``trace_test`` configuration; resumable."""
+    from gfbgcn.reproduce.fidelity import text_run
+    from gfbgcn.reproduce.fidelity.experiment import Config, Row
+    from gfbgcn.reproduce.fidelity.run import run_row
+    from gfbgcn.reproduce.store import RunStore
+
+    monkeypatch.setattr(text_run, "load_benchmark", lambda name, data_dir: name)
+    monkeypatch.setattr(text_run, "build_text_graph", lambda corpus: graph)
+    spec = {"model": "gfb-diag", "train": {"epochs": 3, "hidden": 8, "patience": 100},
+            "options": {"trace_test": True, "second_order_dropout": False, "clip_norm": 1.0}}
+    row = Row("t", "text", "toy", "gfb-diag", "toy", (Config("a", "a", spec, seeds=2),))
+    store = RunStore(tmp_path)
+    assert run_row(row, store) == 2
+    rec = store.load({"row": "t", "config": "a", "seed": 1})
+    assert rec["spec"] == spec and rec["config"]["seed"] == 1
+    assert rec["options"]["clip_norm"] == 1.0 and rec["options"]["second_order_dropout"] is False
+    assert len(rec["test_acc_history"]) == len(rec["val_acc_history"]) == 3
+    assert len(rec["lambda_history"]) == 3
+    assert run_row(row, store) == 0
