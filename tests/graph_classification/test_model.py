@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 from torch_geometric.data import Batch, Data
-from torch_geometric.nn import SAGEConv, global_mean_pool
+from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
 
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.model import (
@@ -116,3 +116,21 @@ def test_shared_sparse_adjacency_equals_per_layer_pyg_convs(
     (grad_got,) = torch.autograd.grad(got.square().sum(), x)
     torch.testing.assert_close(got, expected)
     torch.testing.assert_close(grad_got, grad_expected)
+
+
+def test_conv_options_reach_every_gfb_layer_and_sum_readout_sums() -> None:
+    net = build_classifier("gfb-gcn", 2, 4, 3, 2, conv_options={"summarize": "max",
+                                                              "lambda_init": 0.0},
+                           readout="sum")
+    assert all(c.summarize == "max" and float(c.lam) == 0.0 for c in net.convs)
+    x = torch.randn(5, 2)
+    ei = torch.tensor([[0, 1, 3, 4], [1, 0, 4, 3]])
+    batch = torch.tensor([0, 0, 0, 1, 1])
+    net.eval()
+    h = x
+    adj = net.adjacency(ei, 5, x.dtype)
+    for conv in net.convs:
+        h = torch.relu(conv(h, adj))
+    g = global_add_pool(h, batch)
+    want = net.lin2(torch.relu(net.lin1(g)))
+    torch.testing.assert_close(net(x, ei, batch), want)

@@ -11,7 +11,14 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.graph_classification.batching import GraphBatcher
-from gfbgcn.graph_classification.train import Split, TrainConfig, evaluate, make_splits, train_one
+from gfbgcn.graph_classification.train import (
+    GraphTrainHooks,
+    Split,
+    TrainConfig,
+    evaluate,
+    make_splits,
+    train_one,
+)
 
 
 def test_splits_stratified_disjoint_covering() -> None:
@@ -106,3 +113,44 @@ def test_split_is_a_frozen_record() -> None:
     assert len(split.test) == 4 and len(split.val) == 4 and len(split.train) == 12
     assert TrainConfig() == TrainConfig(epochs=100, patience=20, lr=0.01, weight_decay=0.0,
                                         batch_size=64, dropout=0.5)
+
+
+def test_hooks_are_called_at_their_stages_and_the_base_hooks_change_nothing() -> None:
+    graphs = _toy_graphs()
+    split = make_splits([g.y.item() for g in graphs], folds=4, seed=0)[1]
+    cfg = TrainConfig(epochs=3, patience=100, batch_size=8)
+    calls: list[str] = []
+
+    class Watch(GraphTrainHooks):
+        def build_model(self, *args):
+            calls.append("build")
+            return super().build_model(*args)
+
+        def optimizer(self, model, cfg):
+            calls.append("optimizer")
+            return super().optimizer(model, cfg)
+
+        def before_step(self, model):
+            assert all(p.grad is not None for p in model.parameters())
+            calls.append("step")
+
+        def end_epoch(self, optimizer, epoch):
+            calls.append(f"epoch {epoch}")
+
+    def run(hooks: GraphTrainHooks | None) -> dict:
+        rec = train_one("gfb-gcn", graphs, split, 2, 2, 8, 2, cfg, seed=3, hooks=hooks)
+        return {k: v for k, v in rec.items() if k != "seconds"}
+
+    plain = run(None)
+    assert run(GraphTrainHooks()) == plain == run(Watch())
+    batches = -(-len(split.train) // cfg.batch_size)
+    assert calls == ["build", "optimizer"] + (["step"] * batches + ["epoch 1"]) \
+        + (["step"] * batches + ["epoch 2"]) + (["step"] * batches + ["epoch 3"])
+
+    class NoStep(GraphTrainHooks):
+        def before_step(self, model):
+            for p in model.parameters():
+                p.grad.zero_()
+
+    frozen = run(NoStep())  # zero gradients, no weight decay: Adam leaves the weights
+    assert frozen["lambda"] == [1.0, 1.0] and frozen != plain

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -77,48 +77,25 @@ class TrainConfig:
     dropout: float = 0.5
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """Departures from the paper's protocol, for the fidelity experiments
-    (:mod:`gfbgcn.reproduce.fidelity`).  The defaults change nothing: a run without options is the run
-    of :func:`train_one` as the graph table makes it, bit for bit.
+class GraphTrainHooks:
+    """The stages of :func:`train_one` a caller may replace to vary the protocol (the
+    reproduction wing's experiments do); the base class is the protocol itself, bit for bit."""
 
-    Attributes:
-        conv: keyword options of the GFB convolutions (e.g. ``summarize``, ``second_norm``,
-            ``lambda_init``, ``eps``; see :func:`gfbgcn.graph_classification.model.make_conv`).
-        readout: global pooling, ``"mean"`` (the table's) or ``"sum"``.
-        lambda_lr: Adam learning rate of the GFB ``lambda`` parameters (``None``: ``lr``).
-        lambda_weight_decay: their weight decay (``None``: the config's).
-        clip_norm: clip the gradient's global ℓ2 norm to this value before every step.
-        lr_decay_factor, lr_decay_step: multiply every learning rate by the factor after each
-            ``lr_decay_step`` epochs (PyG's ``benchmark/kernel``: 0.5 every 50); ``0``: never.
-    """
+    def build_model(self, model_name: str, num_features: int, hidden: int, layers: int,
+                    num_classes: int, dropout: float) -> GraphClassifier:
+        """The network, drawn (on the CPU) right after the run's seed is set."""
+        return build_classifier(model_name, num_features, hidden, layers, num_classes, dropout)
 
-    conv: dict[str, Any] = field(default_factory=dict)
-    readout: str = "mean"
-    lambda_lr: float | None = None
-    lambda_weight_decay: float | None = None
-    clip_norm: float | None = None
-    lr_decay_factor: float = 1.0
-    lr_decay_step: int = 0
-
-
-def make_optimizer(model: torch.nn.Module, cfg: TrainConfig,
-                   options: RunOptions | None = None) -> torch.optim.Optimizer:
-    """Adam over every parameter; with ``lambda_lr`` / ``lambda_weight_decay`` the GFB
-    ``lambda`` parameters form a second group with those settings."""
-    if options is None or (options.lambda_lr is None and options.lambda_weight_decay is None):
+    def optimizer(self, model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+        """Adam over every parameter."""
         return torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    lams = [p for n, p in model.named_parameters() if n.endswith("lam")]
-    rest = [p for n, p in model.named_parameters() if not n.endswith("lam")]
-    lam_group: dict[str, Any] = {
-        "params": lams,
-        "lr": cfg.lr if options.lambda_lr is None else options.lambda_lr,
-        "weight_decay": (cfg.weight_decay if options.lambda_weight_decay is None
-                         else options.lambda_weight_decay),
-    }
-    return torch.optim.Adam([{"params": rest}, lam_group], lr=cfg.lr,
-                            weight_decay=cfg.weight_decay)
+
+    def before_step(self, model: torch.nn.Module) -> None:
+        """After each mini-batch's backward pass, before the optimiser step (the gradients
+        are in place)."""
+
+    def end_epoch(self, optimizer: torch.optim.Optimizer, epoch: int) -> None:
+        """After each epoch's training pass (``epoch`` = 1, 2, ...), before its validation."""
 
 
 @torch.no_grad()
@@ -148,27 +125,26 @@ def train_one(
     seed: int,
     batcher: GraphBatcher | None = None,
     device: str | torch.device | None = "cpu",
-    options: RunOptions | None = None,
+    hooks: GraphTrainHooks | None = None,
 ) -> dict[str, Any]:
     """Train one configuration on ``split.train``; early-stop on ``split.val``; test once.
 
     ``batcher`` (built from ``graphs`` when not given) lets a grid concatenate the graphs once
     (and move them to ``device`` once).  The weights are drawn on the CPU and the shuffling
     uses a CPU generator, so a seed gives the same start and batch order on every device.
-    ``options`` (:class:`RunOptions`) departs from the protocol for the fidelity experiments.
+    ``hooks`` (:class:`GraphTrainHooks`) may replace stages of the protocol.
     Returns a JSON-able record with validation/test loss and accuracy, epochs, wall time.
     """
     start = time.perf_counter()
     device = resolve_device(device)
     gen = seed_everything(seed)
     batcher = (GraphBatcher(graphs) if batcher is None else batcher).to(device)
-    opts = options or RunOptions()
-    model = build_classifier(model_name, num_features, hidden, layers, num_classes, cfg.dropout,
-                             conv_options=opts.conv, readout=opts.readout)
-    model = model.to(device)
+    hooks = hooks or GraphTrainHooks()
+    model = hooks.build_model(model_name, num_features, hidden, layers, num_classes,
+                              cfg.dropout).to(device)
     train_ids = torch.as_tensor(split.train, dtype=torch.long)
     val_batch = batcher.batch(split.val)
-    stopper, epoch = _fit(model, batcher, train_ids, val_batch, cfg, opts, gen)
+    stopper, epoch = _fit(model, batcher, train_ids, val_batch, cfg, hooks, gen)
     val_loss, val_acc = evaluate(model, val_batch, batcher.undirected)
     test_loss, test_acc = evaluate(model, batcher.batch(split.test), batcher.undirected)
     lam = [float(c.lam.detach()) for c in model.convs if isinstance(c, GFBMixin)]
@@ -187,7 +163,7 @@ def train_one(
 
 
 def _train_epoch(model: GraphClassifier, batcher: GraphBatcher, train_ids: torch.Tensor,
-                 opt: torch.optim.Optimizer, cfg: TrainConfig, opts: RunOptions,
+                 opt: torch.optim.Optimizer, cfg: TrainConfig, hooks: GraphTrainHooks,
                  gen: torch.Generator) -> None:
     """One pass over the training graphs in shuffled mini-batches."""
     model.train()
@@ -196,24 +172,21 @@ def _train_epoch(model: GraphClassifier, batcher: GraphBatcher, train_ids: torch
         logits = model(batch.x, batch.edge_index, batch.batch, batcher.undirected)
         loss = F.cross_entropy(logits, batch.y)
         loss.backward()
-        if opts.clip_norm is not None:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), opts.clip_norm)
+        hooks.before_step(model)
         opt.step()
 
 
 def _fit(model: GraphClassifier, batcher: GraphBatcher, train_ids: torch.Tensor,
-         val_batch: GraphMiniBatch, cfg: TrainConfig, opts: RunOptions,
+         val_batch: GraphMiniBatch, cfg: TrainConfig, hooks: GraphTrainHooks,
          gen: torch.Generator) -> tuple[EarlyStopping, int]:
     """Epochs until early stopping on the validation loss (or a non-finite one); the best
     weights are restored.  Returns the stopper and the number of epochs run."""
-    opt = make_optimizer(model, cfg, opts)
+    opt = hooks.optimizer(model, cfg)
     stopper = EarlyStopping(patience=cfg.patience, mode="min")
     epoch = 0
     for epoch in range(1, cfg.epochs + 1):
-        _train_epoch(model, batcher, train_ids, opt, cfg, opts, gen)
-        if opts.lr_decay_step and epoch % opts.lr_decay_step == 0:
-            for group in opt.param_groups:
-                group["lr"] *= opts.lr_decay_factor
+        _train_epoch(model, batcher, train_ids, opt, cfg, hooks, gen)
+        hooks.end_epoch(opt, epoch)
         val_loss, _ = evaluate(model, val_batch, batcher.undirected)
         if not math.isfinite(val_loss) or stopper.step(val_loss, model, epoch):
             break

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
-from gfbgcn.reproduce.harness import Layout
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.fidelity.experiment import Config, Row
 from gfbgcn.reproduce.fidelity.report import choose, graph_units, render, row_markdown, summaries
+from gfbgcn.reproduce.harness import Layout
+from gfbgcn.reproduce.store import RunStore
 
 GRID = {"hidden": [16, 32], "layers": [1, 2]}
 
@@ -147,7 +147,7 @@ def test_an_entity_row_shows_the_paper_fraction_and_lambda_per_layer(tmp_path) -
 def test_a_traced_configuration_gets_a_test_oracle_line_paired_with_its_versus(tmp_path) -> None:
     """The oracle line takes each seed's epoch of highest test accuracy (a bound, never chosen)
     and pairs with the oracle line of the configuration's ``versus``."""
-    traced = {"model": "gcn", "trace_test": True}
+    traced = {"model": "gcn", "options": {"trace_test": True}}
     configs = (Config("ref", "ref", {"model": "gcn"}, seeds=2, reference=True),
                Config("g", "g", traced, seeds=2, reference=True),
                Config("f", "f", {**traced, "model": "gfb-max"}, seeds=2, versus="g"))

@@ -112,30 +112,6 @@ def test_frozen_lambda_stays_at_its_initial_value(trained):
     assert history_csv([]) == ""
 
 
-def test_an_epoch_hook_sees_the_validated_weights_and_changes_nothing(trained):
-    """The hook's values join each epoch's history; the run equals one without a hook."""
-    graph, _ = trained
-    cfg = TrainConfig(model="gin", epochs=4, hidden=8, seed=5, patience=100,
-                      layer_options={"eps": -1.0, "train_eps": False})
-    seen = []
-
-    def hook(setup, epoch):
-        seen.append((epoch, setup.model.training))
-        return {"marker": float(epoch)}
-
-    plain = train_text(graph, cfg, progress=False)
-    hooked = train_text(graph, cfg, progress=False, epoch_hook=hook)
-    assert seen == [(e, True) for e in range(1, 5)]
-    assert [h["marker"] for h in hooked.history] == [1.0, 2.0, 3.0, 4.0]
-    assert [h["val_loss"] for h in hooked.history] == [h["val_loss"] for h in plain.history]
-    assert hooked.test == plain.test
-    assert plain.gin_eps == hooked.gin_eps == [-1.0, -1.0]  # held fixed, recorded per layer
-    assert plain.record()["gin_eps"] == [-1.0, -1.0] and plain.lam is None
-    with pytest.raises(ValueError, match="epoch_hook"):
-        train_text(graph, TrainConfig(model="gcn", batch_size=4), progress=False,
-                   epoch_hook=hook)
-
-
 def test_a_learned_gin_eps_is_recorded_as_kept(trained):
     graph, _ = trained
     result = train_text(graph, TrainConfig(model="gin", epochs=3, hidden=8, seed=1),

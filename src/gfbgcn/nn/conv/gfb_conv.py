@@ -9,7 +9,6 @@ from __future__ import annotations
 from torch import Tensor
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import zeros
-from torch_geometric.typing import Adj, OptTensor
 
 from gfbgcn.nn.conv.gcn_norm_conv import SecondOrderConv
 from gfbgcn.nn.gfb import GFBMixin
@@ -113,24 +112,6 @@ class GFBConv(GFBMixin, SecondOrderConv):
     def node_features(self, x: Tensor) -> Tensor:
         """Per-node ``z_u = h'_u + lambda GenVec(h'_u h'_u^T + eps I)``.  [N, d] -> [N, k]."""
         return self.gfb(self.lin(x))  # h'_u = W x_u, then Eq. cfm's per-node term
-
-    def forward_split(self, x_first: Tensor, x_second: Tensor, edge_index: Adj,
-                      edge_weight: OptTensor = None) -> Tensor:
-        r"""The layer with separate inputs for its two terms (e.g. dropout on the first only).
-
-        .. math::
-            \mathbf{x}'_v = \sum_{u} \hat a_{vu} \big[\mathbf{W} \mathbf{a}_u + \lambda\,
-            N\big(\mathrm{GenVec}(\mathbf{W} \mathbf{b}_u \mathbf{b}_u^\top
-            \mathbf{W}^\top + \epsilon \mathbf{I})\big)\big] + \mathbf{b}
-
-        with ``a = x_first`` and ``b = x_second``; ``forward_split(x, x, ...)`` equals
-        ``forward(x, ...)``.
-        """
-        edge_index, edge_weight = self.normalized_adjacency(
-            edge_index, edge_weight, x_first.shape[self.node_dim], x_first.dtype)
-        z = self.lin(x_first) + self.gfb_second(self.lin(x_second))
-        out = self.aggregate_gcn(z, edge_index, edge_weight)
-        return out + self.bias if self.bias is not None else out
 
     def __repr__(self) -> str:
         return (

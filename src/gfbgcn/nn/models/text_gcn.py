@@ -33,31 +33,16 @@ class TwoLayerTextGCN(nn.Module):
         conv2: the second layer, mapping ``[num_nodes, hidden]`` to ``[num_nodes, C]``.
         hidden: width of layer 1 (the paper's 200).
         dropout: dropout on ``H`` before layer 2 (the paper's 0.5).
-        second_order_dropout: ``True`` (default): layer 2 sees ``dropout(H)`` in both of its
-            terms.  ``False`` (GFB layers only, via ``conv2.forward_split``): the first-order
-            term sees ``dropout(H)`` and the second-order term ``H`` itself, so that in
-            training the squared term is not inflated by the dropout scaling
-            (``E[(W \tilde h)_i^2] = (W h)_i^2 + \frac{p}{1-p} \sum_j W_{ij}^2 h_j^2``):
-
-            .. math::
-                \mathbf{Z} = \hat{\mathbf{A}}\big[\mathrm{dropout}(\mathbf{H})
-                \mathbf{W}^\top + \lambda\, \mathrm{GenVec}(\mathbf{H}\mathbf{W}^\top)\big]
 
     Shapes:
         - **input:** ``adj`` ``[num_nodes, num_nodes]`` sparse (normalised)
         - **output:** logits ``[num_nodes, C]``
     """
 
-    second_order_dropout: bool = True  # (subclasses with their own __init__ keep the default)
-
     def __init__(self, num_nodes: int, conv2: MessagePassing, hidden: int = 200,
-                 dropout: float = 0.5, second_order_dropout: bool = True) -> None:
+                 dropout: float = 0.5) -> None:
         super().__init__()
-        if not second_order_dropout and not hasattr(conv2, "forward_split"):
-            raise ValueError("second_order_dropout=False needs a GFB second layer "
-                             "(one with forward_split)")
         self.dropout = dropout
-        self.second_order_dropout = bool(second_order_dropout)
         self.w1 = nn.Parameter(torch.empty(num_nodes, hidden))
         self.conv2 = conv2
         self.reset_parameters()
@@ -77,10 +62,7 @@ class TwoLayerTextGCN(nn.Module):
 
     def head(self, h: Tensor, adj: Tensor) -> Tensor:
         """Layer 2 on hidden features (dropout applied in training mode)."""
-        dropped = F.dropout(h, self.dropout, self.training)
-        if not self.second_order_dropout:
-            return self.conv2.forward_split(dropped, h, adj)
-        return self.conv2(dropped, adj)
+        return self.conv2(F.dropout(h, self.dropout, self.training), adj)
 
     def forward(self, adj: Tensor) -> Tensor:
         return self.head(self.hidden(adj), adj)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
-from gfbgcn.reproduce.harness import run_pending
-from gfbgcn.core.runinfo import provenance
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.fidelity.experiment import Config, Row
+from gfbgcn.reproduce.harness import run_pending
+from gfbgcn.reproduce.store import RunStore
 
 
 @dataclass(frozen=True)
@@ -56,32 +55,6 @@ def tasks(row: Row, configs: Sequence[Config], seeds: int | None = None) -> list
     return out
 
 
-def graph_runner(row: Row, data_dir: str | None, device: Any) -> Callable[[GraphTask], dict]:
-    """``run(task) -> record`` for a graph row; the data set is loaded once (before forking)."""
-    from gfbgcn.graph_classification.batching import GraphBatcher
-    from gfbgcn.graph_classification.data import load_graph_dataset
-    from gfbgcn.graph_classification.train import RunOptions, TrainConfig, make_splits, train_one
-
-    ds = load_graph_dataset(row.dataset, data_dir)
-    batcher = GraphBatcher(ds.graphs)
-    configs = {c.name: c for c in row.configs}
-    splits: dict[int, list[Any]] = {}
-
-    def run(t: GraphTask) -> dict[str, Any]:
-        c = configs[t.config].config
-        cfg = TrainConfig(**c.get("train", {}))
-        options = RunOptions(**c.get("options", {}))
-        if t.seed not in splits:
-            splits[t.seed] = make_splits(ds.y.numpy(), row.folds, t.seed)
-        rec = train_one(c["model"], ds.graphs, splits[t.seed][t.fold], ds.num_features,
-                        ds.num_classes, t.hidden, t.layers, cfg, t.seed + t.fold,
-                        batcher=batcher, device=device, options=options)
-        return {**rec, "config": c, "train_config": asdict(cfg), "options": asdict(options),
-                **provenance()}
-
-    return run
-
-
 def run_row(row: Row, store: RunStore, *, configs: Sequence[str] | None = None,
             seeds: int | None = None, data_dir: str | None = None, device: Any = "cpu",
             workers: int = 1, threads: int | None = 1,
@@ -92,6 +65,8 @@ def run_row(row: Row, store: RunStore, *, configs: Sequence[str] | None = None,
     if not todo:
         return 0
     if row.task == "graphs":
+        from gfbgcn.reproduce.fidelity.graph_run import graph_runner
+
         run = graph_runner(row, data_dir, device)
     elif row.task == "text":
         from gfbgcn.reproduce.fidelity.text_run import text_runner
@@ -107,4 +82,4 @@ def run_row(row: Row, store: RunStore, *, configs: Sequence[str] | None = None,
                        on_saved=on_saved)
 
 
-__all__ = ["GraphTask", "SeedTask", "graph_runner", "run_row", "tasks"]
+__all__ = ["GraphTask", "SeedTask", "run_row", "tasks"]

@@ -34,12 +34,6 @@ class TrainConfig:
     fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
     row_budget: int = 0  # mini-batch: > 0 caps the W1 rows of a step (text/train/row_budget.py)
     features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
-    # Departures from the paper's protocol for the fidelity experiments (gfbgcn.reproduce.fidelity),
-    # full-batch only; the defaults change nothing:
-    lambda_lr: float | None = None  # Adam lr of GFB's lambda (None: lr)
-    lambda_weight_decay: float | None = None  # its weight decay (None: weight_decay)
-    clip_norm: float | None = None  # clip the gradient's global l2 norm before each step
-    warmup_epochs: int = 0  # lr_e = lr * min(1, e / warmup_epochs) for epoch e = 1, 2, ...
     optimizer: str = "adam"  # or "sparse-adam": row-sparse W1 in mini-batch (text/train/optim.py)
 
     def __post_init__(self) -> None:
@@ -49,15 +43,9 @@ class TrainConfig:
         if self.batch_size and self.model in WHOLE_MODELS:
             raise OptionError("{0} supports the two-layer models, not {model}", "batch_size",
                               model=self.model)
-        if self.batch_size and (self.lambda_lr is not None or self.clip_norm is not None
-                                or self.lambda_weight_decay is not None or self.warmup_epochs):
-            raise ValueError("lambda_lr, lambda_weight_decay, clip_norm and warmup_epochs "
-                             "apply to full-batch training (batch_size 0) only")
         if self.row_budget and not self.batch_size:
             raise OptionError("{0} applies only with {1}: add {1}, or drop {0}", "row_budget",
                               "batch_size")
-        if self.warmup_epochs < 0:
-            raise ValueError(f"warmup_epochs must be >= 0, got {self.warmup_epochs}")
         check_train_settings(self)
         check_optimizer(self, WHOLE_MODELS)
         check_features_fit(self)

@@ -33,7 +33,7 @@ from gfbgcn.text.train.checks import (
     check_finite_loss,
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.optim import RowSparseAdam
+from gfbgcn.text.train.hooks import TrainHooks
 from gfbgcn.text.train.setup import (
     RunSetup,
     fitted_result,
@@ -95,21 +95,6 @@ def _epoch_values(loss: torch.Tensor, stats: list[torch.Tensor], model: torch.nn
     return (*values[:4], values[4] if len(values) > 4 else None)
 
 
-def _set_warmup_lr(optimizer: torch.optim.Optimizer | RowSparseAdam, epoch: int,
-                   warmup: int) -> None:
-    """Linear warm-up: every group's lr is its ``initial_lr`` times ``min(1, epoch / warmup)``."""
-    parts = optimizer.parts if isinstance(optimizer, RowSparseAdam) else [optimizer]
-    for group in (g for part in parts for g in part.param_groups):
-        group.setdefault("initial_lr", group["lr"])
-        group["lr"] = group["initial_lr"] * min(1.0, epoch / warmup)
-
-
-#: ``hook(setup, epoch) -> values`` called once per epoch on the weights just validated (before
-#: the optimiser step); its values join that epoch's history entry.  A diagnostic seam (e.g.
-#: the fidelity table's test-accuracy trace): it must leave the model and the RNG as it found
-#: them, so that a run with a hook trains exactly as one without.
-EpochHook = Callable[[RunSetup, int], dict[str, float]]
-
 #: ``rule(history) -> stop`` called after each epoch with the history so far (validation values
 #: only are meant to be read): True ends training there, as early stopping would, with the best
 #: validated weights restored.  ``--auto`` uses it to stop candidates that trail (successive
@@ -117,9 +102,10 @@ EpochHook = Callable[[RunSetup, int], dict[str, float]]
 StopRule = Callable[[list[dict[str, float]]], bool]
 
 
-def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook | None = None,
+def _fit(s: RunSetup, config: TrainConfig, progress: bool, hooks: TrainHooks,
          stop_rule: StopRule | None = None) -> tuple[list[dict[str, float]], EarlyStopping]:
     """The training loop with early stopping; the best validated weights are restored."""
+    hooks.setup(s)
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
     bar = tqdm(range(1, config.epochs + 1), desc=config.model, disable=not progress, leave=False)
@@ -134,12 +120,7 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, epoch_hook: EpochHook
         check_finite_loss(epoch, train_loss, val_loss, config)
         monitored = val_loss if config.monitor == "loss" else val_acc
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
-        extra = epoch_hook(s, epoch) if epoch_hook is not None else {}
-        if config.clip_norm is not None:
-            torch.nn.utils.clip_grad_norm_(
-                [p for p in s.model.parameters() if p.grad is not None], config.clip_norm)
-        if config.warmup_epochs:
-            _set_warmup_lr(s.optimizer, epoch, config.warmup_epochs)
+        extra = hooks.before_step(s, epoch)
         s.optimizer.step()
         history.append({
             "epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
@@ -180,13 +161,13 @@ def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float
 def train_full_batch(graph: TextGraph, config: TrainConfig, *, progress: bool = True,
                      adj: torch.Tensor | None = None,
                      multilabel_targets: np.ndarray | None = None,
-                     device: torch.device, epoch_hook: EpochHook | None = None,
+                     device: torch.device, hooks: TrainHooks | None = None,
                      stop_rule: StopRule | None = None) -> TrainResult:
     """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`;
-    ``epoch_hook``: :data:`EpochHook`; ``stop_rule``: :data:`StopRule`)."""
+    ``hooks``: :class:`~gfbgcn.text.train.hooks.TrainHooks`; ``stop_rule``: :data:`StopRule`)."""
     setup = prepare_run(graph, config, adj, multilabel_targets, device)
     start = time.perf_counter()
-    history, stopper = _fit(setup, config, progress, epoch_hook, stop_rule)
+    history, stopper = _fit(setup, config, progress, hooks or TrainHooks(), stop_rule)
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)

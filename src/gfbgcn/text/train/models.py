@@ -103,10 +103,7 @@ def build_text_model(
                     **layer_options)
         )
     check_model(name)
-    second_order_dropout = layer_options.pop("second_order_dropout", True)
     conv2 = make_second_layer(name, hidden, num_classes, **layer_options)
     if features is not None:
-        if not second_order_dropout:
-            raise ValueError("second_order_dropout=False is for the identity-feature model")
         return FeatureTextGCN(num_nodes, conv2, features, hidden, dropout)
-    return TwoLayerTextGCN(num_nodes, conv2, hidden, dropout, second_order_dropout)
+    return TwoLayerTextGCN(num_nodes, conv2, hidden, dropout)

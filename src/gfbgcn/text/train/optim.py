@@ -152,27 +152,12 @@ class RowSparseAdam:
 
 
 def make_optimizer(model: nn.Module, config: Any) -> torch.optim.Optimizer | RowSparseAdam:
-    """The run's optimiser over the model's trainable parameters (``config.optimizer``).
-
-    Adam: one group, as the paper trains; with ``config.lambda_lr`` /
-    ``config.lambda_weight_decay`` (the fidelity experiments) GFB's ``lambda`` forms a second
-    group with those settings."""
+    """The run's optimiser over the model's trainable parameters (``config.optimizer``):
+    Adam, one group, as the paper trains, or :class:`RowSparseAdam`."""
     if config.optimizer == "sparse-adam":
         return RowSparseAdam(model, config.lr, config.weight_decay)
-    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    if config.lambda_lr is None and config.lambda_weight_decay is None:
-        return torch.optim.Adam([p for _, p in params], lr=config.lr,
-                                weight_decay=config.weight_decay)
-    lams = [p for n, p in params if n.endswith("lam")]
-    rest = [p for n, p in params if not n.endswith("lam")]
-    groups: list[dict[str, Any]] = [{"params": rest}]
-    if lams:
-        groups.append({
-            "params": lams,
-            "lr": config.lr if config.lambda_lr is None else config.lambda_lr,
-            "weight_decay": (config.weight_decay if config.lambda_weight_decay is None
-                             else config.lambda_weight_decay)})
-    return torch.optim.Adam(groups, lr=config.lr, weight_decay=config.weight_decay)
+    return torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr,
+                            weight_decay=config.weight_decay)
 
 
 def release_state(optimizer: torch.optim.Optimizer | RowSparseAdam, model: nn.Module) -> None:

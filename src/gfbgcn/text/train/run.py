@@ -10,7 +10,8 @@ from gfbgcn.core.errors import phase
 from gfbgcn.core.runinfo import torch_seeded
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.full_batch import EpochHook, StopRule, train_full_batch
+from gfbgcn.text.train.full_batch import StopRule, train_full_batch
+from gfbgcn.text.train.hooks import TrainHooks
 from gfbgcn.text.train.minibatch import train_minibatch
 
 
@@ -22,7 +23,7 @@ def train_text(
     adj: torch.Tensor | None = None,
     multilabel_targets: np.ndarray | None = None,
     device: str | torch.device | None = None,
-    epoch_hook: EpochHook | None = None,
+    hooks: TrainHooks | None = None,
     stop_rule: StopRule | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
@@ -38,8 +39,8 @@ def train_text(
     ``multilabel_targets`` (``[num_docs, L]`` 0/1, see :mod:`gfbgcn.text.corpus.labels`) switches
     to multi-label training: BCE-with-logits, sigmoid outputs, micro/macro F1 and subset
     accuracy at a threshold chosen on the validation documents.
-    ``epoch_hook`` (full batch only): called after each epoch's validation, its values join
-    the epoch's history entry (:data:`gfbgcn.text.train.full_batch.EpochHook`).
+    ``hooks`` (full batch only): called once before the first epoch and in each epoch
+    between validation and the optimiser step (:class:`gfbgcn.text.train.hooks.TrainHooks`).
 
     ``config.seed`` seeds the weights, dropout and validation split through generators of the
     run's own: the caller's ``random``, ``numpy.random`` and torch generator states are the same
@@ -53,9 +54,9 @@ def train_text(
         if config.batch_size:
             if multilabel_targets is not None:
                 raise ValueError("mini-batch training (batch_size > 0) is single-label only")
-            if epoch_hook is not None:
-                raise ValueError("epoch_hook is for full-batch training (batch_size 0)")
+            if hooks is not None:
+                raise ValueError("hooks are for full-batch training (batch_size 0)")
             return train_minibatch(graph, config, progress=progress, adj=adj, device=device)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device,
-                                epoch_hook=epoch_hook, stop_rule=stop_rule)
+                                hooks=hooks, stop_rule=stop_rule)
