@@ -12,7 +12,7 @@ from gfbgcn.nn.second_norm import SECOND_NORMS
 from gfbgcn.reproduce.fidelity.split_dropout import UndroppedSecondOrder, split_forward
 from tests.nn.conv import helpers
 from tests.nn.conv.helpers import OUT, D
-from tests.nn.conv.test_second_norm import literal_norm
+from tests.nn.test_second_norm import literal_norm
 
 
 @pytest.mark.parametrize("mode", SECOND_NORMS)
