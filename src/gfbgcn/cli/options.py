@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gfbgcn.cli.argtypes import encoding_name, int_in, nonempty_path
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.outputs import nonempty_path
-from gfbgcn.core.validate import WINDOW_MAX, encoding_name, int_in, range_text
+from gfbgcn.core.validate import WINDOW_MAX, range_text
 from gfbgcn.text.search.own_corpus import is_own_file
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus

@@ -15,6 +15,8 @@ from typing import Any
 
 import torch
 
+from gfbgcn.cli.argtypes import float_in, int_in
+from gfbgcn.cli.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -27,12 +29,11 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.invocation import invocation
 from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.record_schema import text
-from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.entity.data import (
     DATASETS,
     EntityData,
@@ -154,13 +155,13 @@ def reproduce_entity(args: argparse.Namespace) -> int:
     device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "entity")
     store, data = layout.store(), _Data(args.data_dir, args.offline)
-    command, threads = harness.command_line(args), threads_of(args)
+    command, threads = invocation(args, device), threads_of(args)
     outcomes: list[DatasetOutcome] = []
 
     def render_report() -> None:
         outcomes[:] = [_outcome(name, data, args, store) for name in args.datasets]
         atomic_write_text(layout.report, render(
-            outcomes, list(args.models), command, _devices(layout),
+            outcomes, list(args.models), command.command, _devices(layout),
             harness.portable(str(layout.raw.resolve())), layout.read_notes(),
             harness.invocations_markdown(layout)))
 
@@ -178,6 +179,7 @@ def reproduce_entity(args: argparse.Namespace) -> int:
             test_runs(loaded, chosen, args.seeds, store, **options)
         return True
 
-    harness.reproduce(layout, args.datasets, run, render_report, args, threads=threads)
+    harness.reproduce(layout, args.datasets, run, render_report, command,
+                      report_only=args.report_only, threads=threads)
     print(f"wrote {layout.report}")
     return 0 if any(o.unavailable is None for o in outcomes) else 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from gfbgcn.cli.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -16,8 +17,8 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.invocation import invocation
 from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
 from gfbgcn.text.train.models import SECOND_LAYERS
 
@@ -52,6 +53,7 @@ def reproduce_inductive(args: argparse.Namespace) -> int:
                            workers=args.workers, threads=threads,
                            on_saved=harness.Throttle(render), device=device)
 
-    harness.reproduce(layout, args.datasets, run, render, args, threads=threads)
+    harness.reproduce(layout, args.datasets, run, render, invocation(args, device),
+                      report_only=args.report_only, threads=threads)
     print(f"wrote {layout.report}")
     return 0
