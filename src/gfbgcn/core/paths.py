@@ -119,5 +119,5 @@ def write_to_cache(write: Callable[[], object], path: Path) -> bool:
         if path.parent not in _WARNED:
             _WARNED.add(path.parent)
             warnings.warn(f"{reason}; going on without it (set {CACHE_ENV} to a writable "
-                          "directory, or pass --no-cache)", CacheWarning, stacklevel=2)
+                          "directory, or turn the cache off)", CacheWarning, stacklevel=2)
         return False

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.text import grid as experiment
 from gfbgcn.reproduce.text.grid import (
@@ -33,7 +34,7 @@ def test_grid_variants_apply_where_they_make_sense():
                                                    ("gin", "eps-1")}
     assert [s.seed for s in specs][:1] == [0] and specs[-1].seed == 1  # seeds outermost
     assert {s.dataset for s in specs} == {"ohsumed"}
-    with pytest.raises(ValueError, match="unknown variant"):
+    with pytest.raises(OptionError, match="^variants: unknown variant"):
         grid(["r8"], ["gcn"], [0], variants=["fastest"])
 
 
