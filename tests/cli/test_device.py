@@ -4,7 +4,6 @@ the device in every record it writes."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -18,10 +17,6 @@ import torch
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.cli import reproduce_entity as entity_cli
-from gfbgcn.cli.device import add_device_argument, device_from_args
-from gfbgcn.cli.invocation import invocation
-from gfbgcn.core.device import DEVICE_CHOICES
-from gfbgcn.core.errors import DeviceError
 from gfbgcn.reproduce.harness import Invocations, Layout
 from tests.entity.conftest import toy_entities
 from tests.graph_classification.toydata import write_tu
@@ -137,57 +132,3 @@ def test_reproduce_entity_on_cpu(tmp_path, monkeypatch) -> None:
     (record,) = [json.loads(p.read_text()) for p in (out / "raw" / "entity").glob("*=*.json")]
     assert record["device"] == "cpu" and record["epochs_run"] == 2
     assert Invocations.load(Layout(out, "entity"))[0]["device"] == "cpu"
-
-
-# ---- the flag and its resolution ---------------------------------------------------------------
-
-
-@pytest.fixture()
-def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-
-
-@pytest.fixture()
-def two_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")
-
-
-def test_device_argument() -> None:
-    parser = argparse.ArgumentParser()
-    add_device_argument(parser)
-    assert parser.parse_args([]).device == "auto"
-    assert parser.parse_args(["--device", "cuda:1"]).device == "cuda:1"
-    assert "--device DEVICE" in parser.format_help() and DEVICE_CHOICES in parser.format_help()
-
-
-def _args(device: str, workers: int = 1) -> argparse.Namespace:
-    return argparse.Namespace(device=device, workers=workers)
-
-
-def test_device_from_args_raises_a_user_error(no_gpu) -> None:
-    """A user error (reported by ``gfbgcn.cli.main`` in one line, exit 2), nothing printed here."""
-    assert device_from_args(_args("auto")) == torch.device("cpu")
-    with pytest.raises(DeviceError, match="^device 'cuda:0' asked for") as info:
-        device_from_args(_args("cuda:0"))
-    assert str(info.value).endswith("use device cpu or auto")  # the Python parameter
-
-
-def test_workers_keep_auto_on_the_cpu_and_refuse_cuda(two_gpus) -> None:
-    assert device_from_args(_args("auto")) == torch.device("cuda", 0)
-    assert device_from_args(_args("auto", workers=2)) == torch.device("cpu")
-    assert device_from_args(_args("cpu", workers=2)) == torch.device("cpu")
-    assert device_from_args(_args("auto", workers=2), gpu_workers=True) == torch.device("cuda", 0)
-    with pytest.raises(DeviceError, match="--workers 2"):
-        device_from_args(_args("cuda:1", workers=2))
-
-
-def test_the_invocation_the_harness_logs_is_plain_values(two_gpus, tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    args = argparse.Namespace(command_argv=["reproduce", "graphs", "--data-dir", "/data",
-                                            "--workers", "2"], workers=2, device="auto")
-    made = invocation(args, torch.device("cuda", 0))
-    assert (made.command, made.workers, made.device) == (
-        "gfbgcn reproduce graphs --workers 2", 2, "cuda:0 (Fake GPU)")
-    assert invocation(argparse.Namespace(), torch.device("cpu")).command == "gfbgcn"

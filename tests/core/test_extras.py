@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gfbgcn.cli import failures, main
+from gfbgcn.cli import main
+from gfbgcn.cli.runtime import failures
 from gfbgcn.core import errors
 from gfbgcn.core.extras import MissingExtraError, install_hint, require
 

@@ -287,7 +287,7 @@ def test_a_worker_that_dies_ends_the_grid_instead_of_hanging(tmp_path: Path) -> 
 
 def test_an_out_of_memory_error_in_a_worker_keeps_its_type_and_names_the_run(
         tmp_path: Path) -> None:
-    from gfbgcn.cli.failures import describe
+    from gfbgcn.cli.runtime.failures import describe
     with pytest.raises(MemoryError) as info:
         harness.run_pending([Square(n) for n in range(3)], RunStore(tmp_path), out_of_memory,
                             workers=2)

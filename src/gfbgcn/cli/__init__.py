@@ -135,7 +135,7 @@ def _add_debug(parser: argparse.ArgumentParser) -> None:
 def _check_torchrun(path: tuple[str, ...] | None) -> None:
     """Under torchrun only ``train`` runs (its mini-batch training is shared by the processes;
     any other verb would just run once per process, all writing the same files)."""
-    from gfbgcn.cli.torchrun import torchrun_rank
+    from gfbgcn.cli.runtime.torchrun import torchrun_rank
     from gfbgcn.core.errors import OptionError
 
     if torchrun_rank()[1] > 1 and path not in (None, ("train",)):
@@ -146,12 +146,12 @@ def _check_torchrun(path: tuple[str, ...] | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, a
     :class:`~gfbgcn.core.errors.UserError` such as a bad option; 1 for a bug,
-    :mod:`gfbgcn.cli.failures`) unless
+    :mod:`gfbgcn.cli.runtime.failures`) unless
     ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback (under torchrun, one line from
-    rank 0 for all: :mod:`gfbgcn.cli.torchrun`)."""
-    from gfbgcn.cli import failures
-    from gfbgcn.cli.streams import closable_stdout, ensure_standard_streams, say
-    from gfbgcn.cli.torchrun import report_failure, torchrun_rank
+    rank 0 for all: :mod:`gfbgcn.cli.runtime.torchrun`)."""
+    from gfbgcn.cli.runtime import failures
+    from gfbgcn.cli.runtime.streams import closable_stdout, ensure_standard_streams, say
+    from gfbgcn.cli.runtime.torchrun import report_failure, torchrun_rank
     from gfbgcn.core.paths import keep_missing_home_absent
 
     ensure_standard_streams()  # `gfbgcn ... >&- 2>&-`: printing goes nowhere, work goes on

@@ -15,7 +15,12 @@ from typing import Any
 
 import torch
 
-from gfbgcn.cli.argtypes import nonempty_directory, nonempty_path, positive_int, thread_count
+from gfbgcn.cli.runtime.argtypes import (
+    nonempty_directory,
+    nonempty_path,
+    positive_int,
+    thread_count,
+)
 from gfbgcn.reproduce.harness import DEFAULT_OUT
 
 #: What ``--threads`` means in every verb (``gfbgcn --help`` and each verb's help say it).

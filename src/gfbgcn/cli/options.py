@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gfbgcn.cli.argtypes import encoding_name, int_in, nonempty_path
+from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.validate import WINDOW_MAX, range_text

@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
-from gfbgcn.cli.argtypes import float_in, int_in
-from gfbgcn.cli.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.argtypes import float_in, int_in
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -29,7 +29,7 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.cli.invocation import invocation
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
 from gfbgcn.core.io import atomic_write_text
 from gfbgcn.reproduce.store import RunStore

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from gfbgcn.cli.argtypes import positive_int
-from gfbgcn.cli.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.argtypes import positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_results_arguments,
@@ -15,7 +15,7 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.cli.invocation import invocation
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
 
 TASK = "fidelity"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from gfbgcn.cli.argtypes import float_in, int_in, positive_int
-from gfbgcn.cli.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.argtypes import float_in, int_in, positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -25,7 +25,7 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.cli.invocation import invocation
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
 from gfbgcn.core.validate import SEED_MAX, range_text
 from gfbgcn.graph_classification.data import DATASETS, load_graph_dataset

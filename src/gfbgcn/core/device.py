@@ -1,5 +1,5 @@
 """Where tensors live: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``, resolved once per command
-(the command line's ``--device``: :mod:`gfbgcn.cli.device`).
+(the command line's ``--device``: :mod:`gfbgcn.cli.runtime.device`).
 
 ``auto`` is the first CUDA device when torch sees one, else the CPU.  Asking for CUDA where
 there is none is a user error (:class:`DeviceError`), raised before any work.

@@ -5,8 +5,8 @@ an option out of range, an output that cannot be written, a model directory that
 Each is a :class:`UserError` (or an ``OSError``, which bad paths give), with a one-line message
 that names the Python parameter or the file at fault.  A programming error (a caller breaking a
 function's contract) is a bare ``ValueError`` or ``TypeError``; the command line reports those
-as internal errors (:mod:`gfbgcn.cli.failures`).  The task packages raise these classes; this
-module imports none of them.
+as internal errors (:mod:`gfbgcn.cli.runtime.failures`).  The task packages raise these
+classes; this module imports none of them.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ option in its place).
 ``check_option("epochs", 0, 1, whole=True)`` accepts whole numbers >= 1, ``check_option("lr",
 x, 0, 1, low_open=True, high_open=True)`` numbers strictly between 0 and 1; NaN and infinities
 are refused.  :func:`range_text` gives a range in words.  The command line's argparse types
-(:mod:`gfbgcn.cli.argtypes`) parse a word and apply these same checks, so an option's range is
-checked when the command line is read, before any work.
+(:mod:`gfbgcn.cli.runtime.argtypes`) parse a word and apply these same checks, so an option's
+range is checked when the command line is read, before any work.
 """
 
 from __future__ import annotations

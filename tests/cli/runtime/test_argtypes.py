@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gfbgcn.cli import argtypes
+from gfbgcn.cli.runtime import argtypes
 
 
 def test_ranges():

@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from gfbgcn.cli.streams import say
+from gfbgcn.cli.runtime.streams import say
 from gfbgcn.core.errors import UserError, is_out_of_memory, one_line, phase_of
 
 #: Exit status of a command that was given bad input.

@@ -15,7 +15,7 @@ torchrun's key-value store (hosted by the torchrun agent, it outlives every rank
 * a rank whose peer vanished without a word (killed) reports as usual.
 
 Only ``WORLD_SIZE``, ``RANK`` and torchrun's store variables are read from the environment;
-outside torchrun :func:`report_failure` is :func:`gfbgcn.cli.failures.report`.
+outside torchrun :func:`report_failure` is :func:`gfbgcn.cli.runtime.failures.report`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""What a failure prints under torchrun, rank by rank (:mod:`gfbgcn.cli.torchrun`); the whole
-behaviour with two processes: ``tests/robustness/test_torchrun.py``."""
+"""What a failure prints under torchrun, rank by rank (:mod:`gfbgcn.cli.runtime.torchrun`); the
+whole behaviour with two processes: ``tests/robustness/test_torchrun.py``."""
 
 from __future__ import annotations
 
 import pytest
 
-from gfbgcn.cli import failures, torchrun
+from gfbgcn.cli.runtime import failures, torchrun
 from gfbgcn.core.errors import UserError
 
 

@@ -6,7 +6,8 @@ import errno
 
 import pytest
 
-from gfbgcn.cli import failures, main
+from gfbgcn.cli import main
+from gfbgcn.cli.runtime import failures
 from gfbgcn.core.errors import OptionError, UserError, phase
 
 
