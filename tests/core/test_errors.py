@@ -31,3 +31,11 @@ def test_a_phase_names_where_a_failure_happened():
         raise MemoryError()
     assert errors.phase_of(info.value) == "training" and errors.is_out_of_memory(info.value)
     assert not errors.is_out_of_memory(ValueError("x"))
+
+
+def test_a_parameter_warning_names_parameters_and_renders_them_otherwise():
+    warning = errors.ParameterWarning("{reason}; turn the cache off: {0}", "cache",
+                                      reason="cannot write {x}")
+    assert str(warning) == "cannot write {x}; turn the cache off: cache"
+    assert warning.render(lambda name: f"--no-{name}") == \
+        "cannot write {x}; turn the cache off: --no-cache"

@@ -10,6 +10,7 @@ import torch
 
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import (
+    check_threads,
     current_peak_rss_mib,
     machine_info,
     package_versions,
@@ -17,7 +18,6 @@ from gfbgcn.core.runinfo import (
     provenance,
     reset_peak_rss,
     seed_everything,
-    check_threads,
     set_threads,
     torch_seeded,
     torch_threads,

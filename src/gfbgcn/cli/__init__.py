@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     :mod:`gfbgcn.cli.runtime.failures`) unless
     ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback (under torchrun, one line from
     rank 0 for all: :mod:`gfbgcn.cli.runtime.torchrun`)."""
+    from gfbgcn.cli.parameters import flag_of, with_flags
     from gfbgcn.cli.runtime import failures
     from gfbgcn.cli.runtime.streams import closable_stdout, ensure_standard_streams, say
     from gfbgcn.cli.runtime.torchrun import report_failure, torchrun_rank
@@ -162,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser(argv).parse_args(argv)
         _check_torchrun(_selected(argv))
         args.command_argv = argv  # provenance: reports record the command that made them
-        with failures.one_line_warnings(), closable_stdout():
+        with failures.one_line_warnings(flag_of), closable_stdout():
             return int(args._run(args) or 0)
     except KeyboardInterrupt:
         if torchrun_rank()[0] == 0:  # under torchrun, every rank was interrupted: one says it
@@ -171,8 +172,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         if failures.debug_requested(getattr(args, "debug", "--debug" in argv)):
             raise
-        from gfbgcn.cli.parameters import with_flags
-
         # the library names Python parameters; the command line shows its options
         return report_failure(with_flags(err), failures.report)  # under torchrun: rank 0 speaks
 

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from gfbgcn.cli.flags import add_deprecated_alias
 from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
 from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
-from gfbgcn.cli.flags import add_deprecated_alias
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import OutputFile, output_file
 from gfbgcn.text.predict.io import predictions_csv, read_documents

@@ -15,8 +15,6 @@ from typing import Any
 
 import torch
 
-from gfbgcn.cli.runtime.argtypes import float_in, int_in
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -29,17 +27,19 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.argtypes import float_in, int_in
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.runtime.invocation import invocation
-from gfbgcn.reproduce import harness
 from gfbgcn.core.io import atomic_write_text
-from gfbgcn.reproduce.store import RunStore
-from gfbgcn.reproduce.record_schema import text
 from gfbgcn.entity.data import (
     DATASETS,
     EntityData,
     EntityDataUnavailable,
     load_entities,
 )
+from gfbgcn.entity.model import MODELS
+from gfbgcn.nn.genvec import SUMMARIZERS
+from gfbgcn.reproduce import harness
 from gfbgcn.reproduce.entity.experiment import (
     LAMBDA_INIT_GRID,
     EntityConfig,
@@ -49,9 +49,9 @@ from gfbgcn.reproduce.entity.experiment import (
     summarize_test,
     test_runs,
 )
-from gfbgcn.entity.model import MODELS
 from gfbgcn.reproduce.entity.report import DatasetOutcome, render
-from gfbgcn.nn.genvec import SUMMARIZERS
+from gfbgcn.reproduce.record_schema import text
+from gfbgcn.reproduce.store import RunStore
 
 
 def reproduce_entity_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import argparse
 
-from gfbgcn.cli.runtime.argtypes import positive_int
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_results_arguments,
@@ -15,6 +13,8 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.argtypes import positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-from gfbgcn.cli.runtime.argtypes import float_in, int_in, positive_int
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -25,14 +23,16 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.argtypes import float_in, int_in, positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.runtime.invocation import invocation
-from gfbgcn.reproduce import harness
 from gfbgcn.core.validate import SEED_MAX, range_text
 from gfbgcn.graph_classification.data import DATASETS, load_graph_dataset
-from gfbgcn.reproduce.graphs.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
 from gfbgcn.graph_classification.model import MODELS
-from gfbgcn.reproduce.graphs.report import write_report
 from gfbgcn.graph_classification.train import TrainConfig
+from gfbgcn.reproduce import harness
+from gfbgcn.reproduce.graphs.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
+from gfbgcn.reproduce.graphs.report import write_report
 from gfbgcn.text.train.checks import LR_MAX
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -17,6 +16,7 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
@@ -37,8 +37,8 @@ def reproduce_inductive_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_inductive(args: argparse.Namespace) -> int:
     """Inductive (new documents) against transductive accuracy -> ``<out>/inductive.md``."""
-    from gfbgcn.reproduce.text.inductive_report import render_inductive_report
     from gfbgcn.reproduce.text.grid import inductive_grid, run_inductive_grid
+    from gfbgcn.reproduce.text.inductive_report import render_inductive_report
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "inductive")

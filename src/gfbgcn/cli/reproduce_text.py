@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import (
     add_data_dir_argument,
     add_datasets_argument,
@@ -17,9 +16,10 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.runtime.invocation import invocation
-from gfbgcn.reproduce import harness
 from gfbgcn.core.extras import require
+from gfbgcn.reproduce import harness
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
 from gfbgcn.text.train.models import MODELS
 

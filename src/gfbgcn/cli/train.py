@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gfbgcn.cli.runtime.argtypes import float_in, int_in, nonempty_path, positive_int
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.flags import add_threads_argument
 from gfbgcn.cli.options import (
     FANOUT,
@@ -17,6 +15,8 @@ from gfbgcn.cli.options import (
     run_provenance,
     train_config_from_args,
 )
+from gfbgcn.cli.runtime.argtypes import float_in, int_in, nonempty_path, positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.cli.runtime.torchrun import torchrun_rank
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
 from gfbgcn.core.errors import OptionError

@@ -40,9 +40,7 @@ class OptionError(UserError):
 
     def render(self, spell: Callable[[str], str]) -> str:
         """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
-        if not (self.parameters or self.values):
-            return self.template
-        return self.template.format(*(spell(p) for p in self.parameters), **self.values)
+        return _render(self.template, self.parameters, self.values, spell)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled (process pools) with its parameters, not as the rendered text alone
@@ -53,6 +51,27 @@ class OptionError(UserError):
 def _option_error(cls: type[OptionError], template: str, parameters: tuple[str, ...],
                   values: dict[str, Any]) -> OptionError:
     return cls(template, *parameters, **values)
+
+
+def _render(template: str, parameters: tuple[str, ...], values: dict[str, Any],
+            spell: Callable[[str], str]) -> str:
+    if not (parameters or values):
+        return template
+    return template.format(*(spell(p) for p in parameters), **values)
+
+
+class ParameterWarning(UserWarning):
+    """A warning that names settings, as an :class:`OptionError` does: a template whose
+    positional fields are Python parameters (``str(warning)`` names them; the command line
+    shows its options, :meth:`render`)."""
+
+    def __init__(self, template: str, *parameters: str, **values: Any) -> None:
+        self.template, self.parameters, self.values = template, parameters, values
+        super().__init__(self.render(str))
+
+    def render(self, spell: Callable[[str], str]) -> str:
+        """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
+        return _render(self.template, self.parameters, self.values, spell)
 
 
 class CorpusFormatError(UserError):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import errno
+import warnings
 
 import pytest
 
 from gfbgcn.cli import main
 from gfbgcn.cli.runtime import failures
-from gfbgcn.core.errors import OptionError, UserError, phase
+from gfbgcn.core.errors import OptionError, ParameterWarning, UserError, phase
 
 
 def test_exit_status_separates_bad_input_from_bugs():
@@ -68,3 +69,13 @@ def test_an_option_error_names_the_flag(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(figures, "figures_pooling", bad)
     assert main(["figures", "pooling"]) == 2
     assert capsys.readouterr().err == "error: --min-freq must be >= 1, got 0\n"
+
+
+def test_warnings_are_one_line_with_parameters_spelled_as_flags(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with failures.one_line_warnings(lambda name: f"--no-{name}"):
+        warnings.warn(ParameterWarning("cannot write\nthe cache; turn it off: {0}", "cache"),
+                      stacklevel=1)
+        warnings.warn("plain {0}", UserWarning, stacklevel=1)
+    assert capsys.readouterr().err == ("warning: cannot write the cache; turn it off: --no-cache\n"
+                                       "warning: plain {0}\n")

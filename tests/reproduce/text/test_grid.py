@@ -146,7 +146,6 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
     from gfbgcn.reproduce import harness
     from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
     from gfbgcn.text.tokenize.clean import whitespace_tokenize
-
     from tests.text.toydata import toy_corpus
 
     graph = build_text_graph(toy_corpus(n=60, vocab=40, seed=2),

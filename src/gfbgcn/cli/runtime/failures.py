@@ -15,11 +15,17 @@ import errno
 import os
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gfbgcn.cli.runtime.streams import say
-from gfbgcn.core.errors import UserError, is_out_of_memory, one_line, phase_of
+from gfbgcn.core.errors import (
+    ParameterWarning,
+    UserError,
+    is_out_of_memory,
+    one_line,
+    phase_of,
+)
 
 #: Exit status of a command that was given bad input.
 USER_ERROR = 2
@@ -102,11 +108,14 @@ def report(err: BaseException, where: str = "") -> int:
 
 
 @contextlib.contextmanager
-def one_line_warnings() -> Iterator[None]:
-    """Show warnings as ``warning: message`` lines on standard error (no source lines)."""
+def one_line_warnings(spell: Callable[[str], str] = str) -> Iterator[None]:
+    """Show warnings as ``warning: message`` lines on standard error (no source lines); a
+    :class:`~gfbgcn.core.errors.ParameterWarning` with its parameters spelled by ``spell``
+    (the command line's: their options)."""
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
-        print(f"warning: {one_line(str(message))}", file=sys.stderr)
+        text = message.render(spell) if isinstance(message, ParameterWarning) else str(message)
+        print(f"warning: {one_line(text)}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.showwarning = show

@@ -21,10 +21,10 @@ import torch
 
 from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.errors import OptionError
-from gfbgcn.reproduce.harness import pending, run_pending
 from gfbgcn.core.runinfo import provenance
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.nn.sparse import to_device
+from gfbgcn.reproduce.harness import pending, run_pending
+from gfbgcn.reproduce.store import RunStore
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph, build_text_graph, load_graph_file
