@@ -143,15 +143,16 @@ def is_out_of_memory(err: BaseException) -> bool:
     ``_ArrayMemoryError`` too), ``torch.OutOfMemoryError`` on a device, torch's CPU allocator
     failing (a ``RuntimeError``), or ``ENOMEM`` (a fork or a map refused)."""
     seen: set[int] = set()
-    while err is not None and id(err) not in seen:
-        seen.add(id(err))
-        if isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError":
+    link: BaseException | None = err
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, MemoryError) or type(link).__name__ == "OutOfMemoryError":
             return True
-        if isinstance(err, OSError) and err.errno == errno.ENOMEM:
+        if isinstance(link, OSError) and link.errno == errno.ENOMEM:
             return True
-        if isinstance(err, RuntimeError) and any(s in str(err) for s in _ALLOCATOR_FAILURES):
+        if isinstance(link, RuntimeError) and any(s in str(link) for s in _ALLOCATOR_FAILURES):
             return True
-        err = err.__cause__ or err.__context__
+        link = link.__cause__ or link.__context__
     return False
 
 

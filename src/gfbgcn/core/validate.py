@@ -65,7 +65,7 @@ def check_option(option: str, value: Any, low: float | None = None, high: float 
                           within=within, value=value)
     if not math.isfinite(value):
         raise OptionError("{0} must be {noun}, got {value}", option, noun=noun, value=value)
-    if not _inside(value, low, high, low_open, high_open):
+    if not _inside(float(value), low, high, low_open, high_open):
         raise OptionError("{0} must be {bounds}, got {value}", option, bounds=bounds,
                           value=value)
 

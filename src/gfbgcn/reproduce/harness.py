@@ -267,8 +267,7 @@ class Invocations:
 
     def __init__(self, layout: Layout, invocation: Invocation) -> None:
         self.path = layout.raw / self.FILE
-        self.entries = self.load(layout)
-        if self.path.is_file() and not self.entries:  # corrupt: keep it aside, start anew
+        if self.path.is_file() and not self.load(layout):  # corrupt: keep it aside, start anew
             os.replace(self.path, self.path.with_name(self.FILE + ".corrupt"))
         self.entry: dict[str, Any] = {
             "id": uuid.uuid4().hex,  # two commands may start within the same second

@@ -37,19 +37,20 @@ _RESOURCE_ERRNOS = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk
                     errno.EROFS: "read-only file system", errno.EACCES: "permission denied"}
 
 
-def _resource_errno(err: BaseException | None) -> int | None:
+def _resource_errno(err: BaseException) -> int | None:
     """The errno of a full or read-only disk anywhere in the exception's chain (libraries such
     as safetensors wrap the ``OSError``), or None."""
     seen: set[int] = set()
-    while err is not None and id(err) not in seen:
-        seen.add(id(err))
-        if isinstance(err, OSError) and err.errno in _RESOURCE_ERRNOS:
-            return err.errno
-        text = str(err)
+    link: BaseException | None = err
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, OSError) and link.errno in _RESOURCE_ERRNOS:
+            return link.errno
+        text = str(link)
         for code in (errno.ENOSPC, errno.EDQUOT):  # what wrapping libraries' messages keep
             if os.strerror(code) in text:
                 return code
-        err = err.__cause__ or err.__context__
+        link = link.__cause__ or link.__context__
     return None
 
 
