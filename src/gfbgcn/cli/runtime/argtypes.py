@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import nonempty_path as check_nonempty_path
@@ -19,6 +20,7 @@ from gfbgcn.core.validate import check_encoding, check_option
 
 #: What the checks call the value (a placeholder: argparse names the option itself).
 _VALUE = "value"
+Number = TypeVar("Number", int, float)
 
 
 def _argument_error(err: OptionError, text: str) -> argparse.ArgumentTypeError:
@@ -29,7 +31,8 @@ def _argument_error(err: OptionError, text: str) -> argparse.ArgumentTypeError:
     return argparse.ArgumentTypeError(message.lstrip(" :"))
 
 
-def _number(text: str, convert: Callable[[str], float], noun: str) -> float:
+def _number(text: str, convert: Callable[[str], Number], noun: str) -> Number:
+    """``convert(text)``, or argparse's error: ``not a whole number: 'ten'``."""
     try:
         return convert(text)
     except ValueError:
@@ -39,7 +42,7 @@ def _number(text: str, convert: Callable[[str], float], noun: str) -> float:
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """A whole number in ``[low, high]`` (either bound may be ``None``)."""
     def parse(text: str) -> int:
-        value = int(_number(text, int, "a whole number"))
+        value = _number(text, int, "a whole number")
         try:
             check_option(_VALUE, value, low, high, whole=True)
         except OptionError as err:
@@ -71,7 +74,7 @@ positive_int = int_in(1)
 
 def thread_count(text: str) -> int:
     """``--threads``: a count >= 0, where 0 keeps torch's choice."""
-    threads = int(_number(text, int, "a whole number"))
+    threads = _number(text, int, "a whole number")
     try:
         return check_threads(threads)
     except OptionError as err:
