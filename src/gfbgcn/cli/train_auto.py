@@ -7,9 +7,9 @@ import argparse
 from typing import Any
 
 from gfbgcn.core.errors import OptionError
+from gfbgcn.text.search.own_corpus import _combined_metrics, baseline_metrics
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 from gfbgcn.text.predict.combined import mix
-from gfbgcn.text.search.own_corpus import _combined_metrics, baseline_metrics
 
 
 def add_own_corpus_arguments(parser: argparse.ArgumentParser) -> None:
