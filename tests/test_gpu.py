@@ -313,8 +313,8 @@ def _allocate_past_the_share(task) -> dict:
 
 
 def test_a_gpu_worker_past_its_memory_share_is_reported_not_hung(tmp_path) -> None:
+    from gfbgcn.cli.runtime.failures import describe
     from gfbgcn.reproduce import harness
-    from gfbgcn.core.errors import describe
     from gfbgcn.reproduce.store import RunStore
 
     from .core.test_harness import Square

@@ -17,6 +17,21 @@ FOUNDATIONS = ("gfbgcn._version", "gfbgcn.core", "gfbgcn.nn")
 TOP = "gfbgcn.cli"
 #: The reproduction wing stands on the library; only the command line imports it.
 REPRODUCTION = "gfbgcn.reproduce"
+#: Every package on its floor, lowest first: a module imports only its own package and the
+#: floors below it (packages that share a floor stand side by side and import none of each
+#: other).  ``gfbgcn`` itself is the public API over the task packages.
+FLOORS = (
+    ("gfbgcn._version",),
+    ("gfbgcn.core",),
+    ("gfbgcn.nn",),
+    ("gfbgcn.text", "gfbgcn.entity", "gfbgcn.graph_classification"),
+    ("gfbgcn",),
+    ("gfbgcn.reproduce",),
+    ("gfbgcn.cli",),
+    ("gfbgcn.__main__",),
+)
+#: Modules of the Python standard library only the command line may import.
+COMMAND_LINE_ONLY = ("argparse",)
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
@@ -51,6 +66,54 @@ def _imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     known = _modules()
     return {m: _imports(m, p, known) for m, p in known.items()}
+
+
+def _outside_imports(path: Path) -> set[str]:
+    """The top-level names of the modules outside gfbgcn that ``path`` imports, at any depth
+    (``argparse``, ``torch``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+    return found - {"gfbgcn"}
+
+
+def floor_of(module: str, floors: tuple[tuple[str, ...], ...]) -> tuple[int, str] | None:
+    """``(floor, package)`` of ``module``: its longest package in ``floors`` (``gfbgcn``
+    itself holds only the module ``gfbgcn``), or ``None`` where no floor has it."""
+    best = None
+    for level, packages in enumerate(floors):
+        for package in packages:
+            inside = module == package or (package != "gfbgcn" and _in(module, package))
+            if inside and (best is None or len(package) > len(best[1])):
+                best = (level, package)
+    return best
+
+
+def floor_violations(graph: dict[str, set[str]], floors: tuple[tuple[str, ...], ...]
+                     ) -> list[tuple[str, str]]:
+    """Imports that run up a floor or across to a neighbour on the same floor, and modules
+    that no floor holds (paired with ``"no floor"``)."""
+    bad = [(m, "no floor") for m in graph if floor_of(m, floors) is None]
+    for module, targets in graph.items():
+        here = floor_of(module, floors)
+        for target in targets:
+            there = floor_of(target, floors)
+            if here is None or there is None:
+                continue
+            if there[0] > here[0] or (there[0] == here[0] and there[1] != here[1]):
+                bad.append((module, target))
+    return sorted(bad)
+
+
+def forbidden_imports(imports: dict[str, set[str]], names: tuple[str, ...], allowed: str
+                      ) -> list[tuple[str, str]]:
+    """``(module, name)`` for every module outside package ``allowed`` that imports one of
+    ``names`` (modules outside gfbgcn)."""
+    return sorted((m, n) for m, found in imports.items() for n in found
+                  if n in names and not _in(m, allowed))
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -108,6 +171,37 @@ def test_no_import_cycle() -> None:
     assert cycles(import_graph()) == []
 
 
+def test_floor_checker_finds_upward_sideways_and_homeless_imports() -> None:
+    floors = (("p.low",), ("p.a", "p.b"), ("p.top",))
+    graph = {"p.low": set(), "p.a.x": {"p.low", "p.a.y"}, "p.a.y": set(),
+             "p.top": {"p.a.x", "p.b"}, "p.b": set()}
+    assert floor_violations(graph, floors) == []
+    graph["p.low"] = {"p.a.y"}  # up a floor
+    graph["p.b"] = {"p.a.x"}  # across to a neighbour
+    graph["p.new"] = set()  # on no floor
+    assert floor_violations(graph, floors) == [("p.b", "p.a.x"), ("p.low", "p.a.y"),
+                                               ("p.new", "no floor")]
+
+
+def test_every_module_imports_only_its_package_and_the_floors_below() -> None:
+    """core stands on ``_version`` alone, nn on core, the task packages on both and not on each
+    other, the reproduction wing on the library, the command line on everything."""
+    assert floor_violations(import_graph(), FLOORS) == []
+
+
+def test_forbidden_import_finder() -> None:
+    imports = {"p.cli.verb": {"argparse", "torch"}, "p.core.x": {"argparse"}, "p.nn": {"torch"}}
+    assert forbidden_imports(imports, ("argparse",), "p.cli") == [("p.core.x", "argparse")]
+
+
+def test_only_the_command_line_imports_argparse() -> None:
+    """Flags, their types and ``Namespace`` objects stay in ``cli``: the library and the
+    reproduction wing take plain values."""
+    imports = {m: _outside_imports(p) for m, p in _modules().items()}
+    assert imports["gfbgcn.cli"] >= {"argparse"}  # the finder sees what is there
+    assert forbidden_imports(imports, COMMAND_LINE_ONLY, TOP) == []
+
+
 def test_foundations_import_no_task_package() -> None:
     upward = [(m, t) for m, targets in import_graph().items() for t in targets
               if any(_in(m, f) for f in FOUNDATIONS)
@@ -163,10 +257,10 @@ def test_functions_are_short() -> None:
     assert _sizes()[1] == []
 
 
-@pytest.mark.parametrize("package", sorted({".".join(m.split(".")[:3]) for m in _modules()
-                                             if m.count(".") >= 2}))
+@pytest.mark.parametrize("package", sorted(m for m, p in _modules().items()
+                                            if p.name == "__init__.py"))
 def test_packages_stay_browsable(package: str) -> None:
-    """Past ~15 modules a package gets sub-packages."""
+    """Past ~15 modules a package gets sub-packages (every package, top-level ones too)."""
     children = defaultdict(int)
     for module in _modules():
         if module.startswith(package + ".") and module.count(".") == package.count(".") + 1:

@@ -14,7 +14,7 @@ from gfbgcn.core.atomic import (
     directory_kind,
     write_marker,
 )
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import OptionError, UserError
 
 
 def _run(path):
@@ -70,8 +70,11 @@ def test_other_kinds_and_overlaps_refused(tmp_path):
     run = _run(tmp_path / "run")
     with pytest.raises(UserError, match="is a training run"), atomic_directory(run, "model"):
         pass
-    with pytest.raises(UserError, match="separate directories"):
+    with pytest.raises(OptionError, match="^out .* and save .* must be separate directories"):
         check_outputs(str(tmp_path / "x"), str(tmp_path / "x"))
+    with pytest.raises(OptionError, match=r"^save .*: is a training run \(out\); ") as info:
+        check_outputs(str(tmp_path / "y"), str(run))
+    assert info.value.parameters == ("save", "out")
     check_outputs(str(tmp_path / "a"), str(tmp_path / "b"))
 
 

@@ -1,20 +1,11 @@
-"""``--device``: auto, cpu, cuda and cuda:N resolved once, errors before any work."""
+"""Devices: auto, cpu, cuda and cuda:N resolved once, errors before any work."""
 
 from __future__ import annotations
-
-import argparse
 
 import pytest
 import torch
 
-from gfbgcn.core import device as device_module
-from gfbgcn.core.device import (
-    add_device_argument,
-    device_from_args,
-    device_label,
-    device_name,
-    resolve_device,
-)
+from gfbgcn.core.device import device_label, device_name, resolve_device
 from gfbgcn.core.errors import DeviceError
 
 
@@ -58,42 +49,6 @@ def test_unknown_specs(spec: str) -> None:
         return
     with pytest.raises(DeviceError, match="unknown device"):
         resolve_device(spec)
-
-
-def test_device_argument() -> None:
-    parser = argparse.ArgumentParser()
-    add_device_argument(parser)
-    assert parser.parse_args([]).device == "auto"
-    assert parser.parse_args(["--device", "cuda:1"]).device == "cuda:1"
-    assert "--device DEVICE" in parser.format_help()
-    assert device_module.DEVICE_CHOICES == "auto, cpu, cuda or cuda:N"
-
-
-def _args(device: str, workers: int = 1) -> argparse.Namespace:
-    return argparse.Namespace(device=device, workers=workers)
-
-
-def test_device_from_args_records_the_resolved_name(no_gpu) -> None:
-    args = _args("auto")
-    assert device_from_args(args) == torch.device("cpu") and args.device_name == "cpu"
-
-
-def test_device_from_args_raises_a_user_error(no_gpu) -> None:
-    """A user error (reported by ``gfbgcn.cli.main`` in one line, exit 2), nothing printed here."""
-    with pytest.raises(DeviceError, match="^device 'cuda:0' asked for") as info:
-        device_from_args(_args("cuda:0"))
-    assert str(info.value).endswith("use device cpu or auto")  # the Python parameter
-
-
-def test_workers_keep_auto_on_the_cpu_and_refuse_cuda(two_gpus, monkeypatch) -> None:
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")
-    one = _args("auto")
-    assert device_from_args(one) == torch.device("cuda", 0)
-    assert one.device_name == "cuda:0 (Fake GPU)"
-    assert device_from_args(_args("auto", workers=2)) == torch.device("cpu")
-    assert device_from_args(_args("cpu", workers=2)) == torch.device("cpu")
-    with pytest.raises(DeviceError, match="--workers 2"):
-        device_from_args(_args("cuda:1", workers=2))
 
 
 def test_device_label() -> None:

@@ -1,23 +1,13 @@
-"""One-line error messages, exit statuses and option ranges of the command line."""
+"""The error hierarchy: one-line messages and options named by their Python parameter (how the
+command line reports errors: ``tests/cli/test_failures.py``)."""
 
 from __future__ import annotations
 
-import argparse
 import pickle
 
 import pytest
 
 from gfbgcn.core import errors
-from gfbgcn.core.validate import float_in, int_in, range_text
-
-
-def test_exit_status_separates_bad_input_from_bugs():
-    assert errors.exit_status(errors.UserError("x")) == 2
-    assert errors.exit_status(FileNotFoundError(2, "No such file", "a.csv")) == 2
-    assert errors.exit_status(LookupError("Resource stopwords not found")) == 2
-    assert errors.exit_status(IndexError("list index out of range")) == 1
-    assert errors.exit_status(KeyError("x")) == 1
-    assert errors.describe(FileNotFoundError(2, "No such file", "a.csv")) == "a.csv: No such file"
 
 
 def test_dataset_unavailable_is_bad_input_with_a_portable_message():
@@ -38,30 +28,26 @@ def test_one_line_collapses_boxed_messages():
     assert errors.one_line("--fast-genvec applies to gfb-*") == "--fast-genvec applies to gfb-*"
 
 
-def test_debug_from_flag_or_environment(monkeypatch):
-    monkeypatch.delenv("GFBGCN_DEBUG", raising=False)
-    assert not errors.debug_requested() and errors.debug_requested(True)
-    monkeypatch.setenv("GFBGCN_DEBUG", "1")
-    assert errors.debug_requested()
-    monkeypatch.setenv("GFBGCN_DEBUG", "0")
-    assert not errors.debug_requested()
-
-
-def test_ranges():
-    assert range_text(1, None) == ">= 1" and range_text(0, 1, True, True) == "in (0, 1)"
-    assert int_in(1)("3") == 3 and float_in(0, 1, low_open=True)("0.5") == 0.5
-    for parse, text in ((int_in(1), "0"), (float_in(0, low_open=True), "0"),
-                        (float_in(), "inf"), (int_in(0), "1.5")):
-        with pytest.raises(argparse.ArgumentTypeError):
-            parse(text)
-
-
-def test_check_option_names_the_python_parameter():
-    from gfbgcn.core.validate import check_option
-
-    with pytest.raises(errors.OptionError, match="^epochs must be >= 1, got 0$") as info:
-        check_option("epochs", 0, 1, whole=True)
-    assert info.value.parameters == ("epochs",)
-    assert info.value.render(lambda name: f"--{name}") == "--epochs must be >= 1, got 0"
+def test_an_option_error_names_parameters_and_renders_them_otherwise():
+    err = errors.OptionError("{0} and {1} must differ, got {value}", "out", "save", value=3)
+    assert str(err) == "out and save must differ, got 3" and err.parameters == ("out", "save")
+    assert err.render(lambda name: f"--{name}") == "--out and --save must differ, got 3"
+    copy = pickle.loads(pickle.dumps(err))  # through a process pool: parameters kept
+    assert type(copy) is errors.OptionError and copy.parameters == ("out", "save")
     plain = errors.OptionError("a message with {braces} kept as it is")
     assert str(plain) == "a message with {braces} kept as it is" and plain.parameters == ()
+
+
+def test_a_phase_names_where_a_failure_happened():
+    with pytest.raises(MemoryError) as info, errors.phase("training"):
+        raise MemoryError()
+    assert errors.phase_of(info.value) == "training" and errors.is_out_of_memory(info.value)
+    assert not errors.is_out_of_memory(ValueError("x"))
+
+
+def test_a_parameter_warning_names_parameters_and_renders_them_otherwise():
+    warning = errors.ParameterWarning("{reason}; turn the cache off: {0}", "cache",
+                                      reason="cannot write {x}")
+    assert str(warning) == "cannot write {x}; turn the cache off: cache"
+    assert warning.render(lambda name: f"--no-{name}") == \
+        "cannot write {x}; turn the cache off: --no-cache"

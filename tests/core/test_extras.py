@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gfbgcn.cli import main
+from gfbgcn.cli.runtime import failures
 from gfbgcn.core import errors
 from gfbgcn.core.extras import MissingExtraError, install_hint, require
 
@@ -34,8 +35,8 @@ def test_missing_module_is_a_one_line_user_error(monkeypatch: pytest.MonkeyPatch
     assert message == "gfbgcn reproduce entity needs rdflib: pip install 'gfbgcn[entity]'"
     assert "\n" not in message
     assert isinstance(caught.value, errors.UserError)
-    assert errors.exit_status(caught.value) == errors.USER_ERROR
-    assert errors.describe(caught.value) == message
+    assert failures.exit_status(caught.value) == failures.USER_ERROR
+    assert failures.describe(caught.value) == message
 
 
 def test_missing_parent_package_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,7 +66,7 @@ def test_figures_verb_without_matplotlib(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _block(monkeypatch, "matplotlib")
-    assert main(["figures", "pooling", "--out", str(tmp_path)]) == errors.USER_ERROR
+    assert main(["figures", "pooling", "--out", str(tmp_path)]) == failures.USER_ERROR
     err = capsys.readouterr().err
     assert err == ("error: gfbgcn figures pooling needs matplotlib: "
                    "pip install 'gfbgcn[figures]'\n")
@@ -78,7 +79,7 @@ def test_entity_verb_without_rdflib(
     _block(monkeypatch, "rdflib")
     argv = ["reproduce", "entity", "--data-dir", str(tmp_path), "--datasets", "aifb",
             "--offline", "--out", str(tmp_path / "results")]
-    assert main(argv) == errors.USER_ERROR
+    assert main(argv) == failures.USER_ERROR
     err = capsys.readouterr().err
     assert err == "error: gfbgcn reproduce entity needs rdflib: pip install 'gfbgcn[entity]'\n"
 
@@ -97,7 +98,7 @@ def test_reproduce_text_without_matplotlib_fails_before_any_run(
     _block(monkeypatch, "matplotlib")
     argv = ["reproduce", "text", "--datasets", "r8", "--models", "gcn", "--seeds", "1",
             "--out", str(tmp_path / "results"), "--device", "cpu"]
-    assert main(argv) == errors.USER_ERROR
+    assert main(argv) == failures.USER_ERROR
     assert capsys.readouterr().err == ("error: gfbgcn reproduce text needs matplotlib: "
                                        "pip install 'gfbgcn[figures]'\n")
     assert not (tmp_path / "results").exists()

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import random
 
 import numpy as np
 import pytest
 import torch
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import (
+    check_threads,
     current_peak_rss_mib,
     machine_info,
     package_versions,
@@ -18,7 +19,6 @@ from gfbgcn.core.runinfo import (
     reset_peak_rss,
     seed_everything,
     set_threads,
-    thread_count,
     torch_seeded,
     torch_threads,
 )
@@ -45,8 +45,9 @@ def test_set_threads_none_keeps_torch_choice(restore_threads, threads):
 
 
 def test_set_threads_rejects_negative(restore_threads):
-    with pytest.raises(ValueError, match="threads must be >= 0"):
+    with pytest.raises(OptionError, match="^threads must be >= 0") as info:
         set_threads(-1)
+    assert info.value.parameters == ("threads",)
 
 
 @pytest.mark.parametrize("verb", [["train", "--dataset", "r8"], ["reproduce", "text"]])
@@ -73,11 +74,11 @@ def test_torch_threads_restores_the_previous_count(restore_threads, threads):
         assert torch.get_num_threads() == 2
 
 
-def test_thread_count_argument_type():
-    assert thread_count("0") == 0 and thread_count("4") == 4
-    for bad in ("-1", "two", "1.5"):
-        with pytest.raises(argparse.ArgumentTypeError):
-            thread_count(bad)
+def test_check_threads():
+    assert check_threads(0) == 0 and check_threads(4) == 4
+    for bad in (-1, 1.5, "2", True):
+        with pytest.raises(OptionError, match="^threads must be >= 0"):
+            check_threads(bad)
 
 
 def test_seed_everything_seeds_every_generator():

@@ -13,7 +13,7 @@ import torch
 from torch_geometric.datasets import Entities
 
 import gfbgcn.entity.data as edata
-from gfbgcn.core.errors import DatasetUnavailableError
+from gfbgcn.core.errors import DatasetUnavailableError, UserError
 from gfbgcn.core.paths import cache_dir
 from gfbgcn.entity.data import (
     DATASETS,
@@ -123,7 +123,7 @@ def test_aifb_loads_read_only(aifb, data_dir: Path) -> None:
 def test_names_files_and_urls() -> None:
     assert DATASETS == ("aifb", "mutag", "bgs", "am")
     assert canonical_name("AIFB") == "aifb"
-    with pytest.raises(ValueError, match="unknown entity data set"):
+    with pytest.raises(UserError, match="unknown entity data set"):
         canonical_name("cora")
     assert raw_file_names("am")[0] == "am_stripped.nt.gz"
     assert download_url("bgs") == "https://data.dgl.ai/dataset/bgs.tgz"

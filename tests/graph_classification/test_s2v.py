@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch_geometric.datasets import TUDataset
 
-from gfbgcn.graph_classification.s2v import parse_s2v_bytes, read_s2v_zip
+from gfbgcn.graph_classification.s2v import S2VFormatError, parse_s2v_bytes, read_s2v_zip
 
 # 3 graphs; labels 5/7/5 -> y 0/1/0.  Graph 1 has a self loop (0-0) and a duplicate (1 2 2).
 SMALL = b"""3
@@ -66,7 +66,7 @@ def test_small_file_parsed_exactly(tmp_path: Path) -> None:
     ],
 )
 def test_malformed_files_rejected(text: bytes) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(S2VFormatError):  # bad input data: a user error, not a bug
         parse_s2v_bytes(text)
 
 
@@ -108,3 +108,12 @@ def test_reddit_binary_s2v_equals_tudataset(data_dir: Path, tmp_path: Path) -> N
         assert a.num_nodes == b.num_nodes, i
         assert torch.equal(a.edge_index, b.edge_index), i
         assert torch.equal(a.y, b.y), i
+
+
+def test_a_malformed_archive_is_named_in_the_error(tmp_path) -> None:
+    bad = _zip(tmp_path / "T.zip", "T", b"1\n1 0\n0 0\n0 0\n")
+    with pytest.raises(S2VFormatError, match=r"T\.zip: 1 trailing lines"):
+        read_s2v_zip(bad, "T")
+    (tmp_path / "N.zip").write_bytes(b"not a zip")
+    with pytest.raises(S2VFormatError, match=r"N\.zip: "):
+        read_s2v_zip(tmp_path / "N.zip", "N")

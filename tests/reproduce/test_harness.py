@@ -4,7 +4,6 @@ invocation log and the report throttle."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import dataclass
@@ -15,8 +14,8 @@ import pytest
 import torch
 
 from gfbgcn.core import workers
+from gfbgcn.core.errors import OptionError
 from gfbgcn.reproduce import harness
-from gfbgcn.core.errors import UserError
 from gfbgcn.reproduce.store import RunStore
 
 
@@ -46,36 +45,36 @@ def square(task: Square) -> dict[str, Any]:
 # ---- command lines ---------------------------------------------------------------------------
 
 
-def _args(*argv: str) -> argparse.Namespace:
-    return argparse.Namespace(command_argv=list(argv), workers=1)
+def _invocation(*argv: str) -> harness.Invocation:
+    return harness.Invocation(harness.command_line(argv))
 
 
 def test_command_line_drops_data_dir_in_both_spellings() -> None:
-    args = _args("reproduce", "text", "--data-dir", "/secret/data", "--models", "gcn",
-                 "--data-dir=/other/data", "--seeds", "2")
-    assert harness.command_line(args) == "gfbgcn reproduce text --models gcn --seeds 2"
+    words = ["reproduce", "text", "--data-dir", "/secret/data", "--models", "gcn",
+             "--data-dir=/other/data", "--seeds", "2"]
+    assert harness.command_line(words) == "gfbgcn reproduce text --models gcn --seeds 2"
 
 
 def test_command_line_makes_paths_under_the_cwd_relative(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     inside = tmp_path / "results" / "run 1"
-    args = _args("reproduce", "graphs", "--out", str(inside), "--datasets", "MUTAG")
-    assert harness.command_line(args) == "gfbgcn reproduce graphs --out 'results/run 1' " \
+    words = ["reproduce", "graphs", "--out", str(inside), "--datasets", "MUTAG"]
+    assert harness.command_line(words) == "gfbgcn reproduce graphs --out 'results/run 1' " \
         "--datasets MUTAG"
     # outside the working directory only the last component is kept: no machine path
-    outside = harness.command_line(_args("reproduce", "text", "--out", "/elsewhere/deep/res"))
+    outside = harness.command_line(["reproduce", "text", "--out", "/elsewhere/deep/res"])
     assert outside == "gfbgcn reproduce text --out res"
     assert harness.portable("relative/path") == "relative/path"
     assert harness.portable(str(tmp_path)) == "."
-    assert harness.command_line(argparse.Namespace()) == "gfbgcn"
+    assert harness.command_line([]) == "gfbgcn"
 
 
 def test_command_line_makes_paths_portable_in_flag_equals_value_form(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    args = _args("reproduce", "text", f"--out={tmp_path / 'results'}")
-    assert str(tmp_path) not in harness.command_line(args)
+    words = ["reproduce", "text", f"--out={tmp_path / 'results'}"]
+    assert str(tmp_path) not in harness.command_line(words)
 
 
 # ---- layout and options ------------------------------------------------------------------------
@@ -91,13 +90,6 @@ def test_layout(tmp_path: Path) -> None:
     assert layout.read_notes() == ""
     layout.notes.write_text("\n  Hand-written.\n\n", encoding="utf-8")
     assert layout.read_notes() == "Hand-written."
-
-
-def test_positive_int() -> None:
-    assert harness.positive_int("3") == 3
-    for bad in ("0", "-2", "two"):
-        with pytest.raises(argparse.ArgumentTypeError):
-            harness.positive_int(bad)
 
 
 # ---- the run loop ----------------------------------------------------------------------------
@@ -163,23 +155,26 @@ def test_invocations_log_appends_one_entry_per_invocation(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     layout = harness.Layout(tmp_path / "results", "graphs")
-    first = harness.Invocations(layout, argparse.Namespace(
-        command_argv=["reproduce", "graphs", "--data-dir", "/data", "--workers", "2"], workers=2))
+    first = harness.Invocations(layout, harness.Invocation(harness.command_line(
+        ["reproduce", "graphs", "--data-dir", "/data", "--workers", "2"]), workers=2))
     log = layout.raw / "invocations.json"
     entries = json.loads(log.read_text())
     assert len(entries) == 1
     assert entries[0]["command"] == "gfbgcn reproduce graphs --workers 2"
     assert entries[0]["finished"] is None and entries[0]["workers"] == 2
+    assert "device" not in entries[0]  # the command did not say
     assert {"versions", "machine", "started", "wall_s"} <= set(entries[0])
     first.add_seconds("MUTAG", 1.5)
     first.add_seconds("MUTAG", 2.0)
     first.finish()
     entries = json.loads(log.read_text())
     assert entries[0]["finished"] is not None and entries[0]["wall_s"] == {"MUTAG": 3.5}
-    second = harness.Invocations(layout, _args("reproduce", "graphs", "--report-only"))
+    second = harness.Invocations(layout, harness.Invocation(
+        "gfbgcn reproduce graphs --report-only", device="cuda:0 (Fake GPU)"))
     entries = harness.Invocations.load(layout)
     assert len(entries) == 2 and entries[0]["finished"] and entries[1]["finished"] is None
     assert entries[1]["command"] == "gfbgcn reproduce graphs --report-only"
+    assert (entries[1]["workers"], entries[1]["device"]) == (1, "cuda:0 (Fake GPU)")
     assert list(layout.store().records()) == []  # the log is not a run record
     markdown = "\n".join(harness.invocations_markdown(layout))
     assert "`gfbgcn reproduce graphs --workers 2` (finished" in markdown and "2 workers" in markdown
@@ -205,8 +200,8 @@ def test_throttle_calls_at_most_once_per_interval() -> None:
 def test_two_identical_commands_in_the_same_second_keep_two_entries(tmp_path: Path) -> None:
     layout = harness.Layout(tmp_path, "graphs")
     layout.raw.mkdir(parents=True, exist_ok=True)
-    first = harness.Invocations(layout, _args("reproduce", "graphs"))
-    second = harness.Invocations(layout, _args("reproduce", "graphs"))
+    first = harness.Invocations(layout, _invocation("reproduce", "graphs"))
+    second = harness.Invocations(layout, _invocation("reproduce", "graphs"))
     second.entry["started"] = first.entry["started"]  # same command, same second
     second.finish()
     first.finish()
@@ -215,11 +210,6 @@ def test_two_identical_commands_in_the_same_second_keep_two_entries(tmp_path: Pa
 
 
 # ---- the loop of every reproduce verb ----------------------------------------------------------
-
-
-def _loop_args(tmp_path: Path, report_only: bool) -> argparse.Namespace:
-    return argparse.Namespace(command_argv=["reproduce", "x"], workers=1, out=tmp_path,
-                              report_only=report_only)
 
 
 def test_reproduce_runs_each_data_set_logs_it_and_renders(tmp_path: Path) -> None:
@@ -231,23 +221,25 @@ def test_reproduce_runs_each_data_set_logs_it_and_renders(tmp_path: Path) -> Non
         return dataset != "missing"  # False: could not be run, not logged
 
     harness.reproduce(layout, ["a", "missing", "b"], run, lambda: calls.append("render"),
-                      _loop_args(tmp_path, False), threads=1, log_extra={"extra": 7})
+                      _invocation("reproduce", "x"), threads=1, log_extra={"extra": 7})
     assert calls == ["run a", "render", "run missing", "render", "run b", "render"]
     (entry,) = harness.Invocations.load(layout)
     assert set(entry["wall_s"]) == {"a", "b"} and entry["finished"]
     assert (entry["threads"], entry["extra"]) == (1, 7)
+    assert entry["command"] == "gfbgcn reproduce x"
 
 
 def test_reproduce_report_only_renders_and_runs_nothing(tmp_path: Path) -> None:
     layout = harness.Layout(tmp_path, "task")
     calls: list[str] = []
-    with pytest.raises(UserError, match="no run records"):  # nothing to render from
+    with pytest.raises(OptionError, match="^report_only: no run records") as info:
         harness.reproduce(layout, ["a"], lambda d: pytest.fail(f"ran {d}"),
-                          lambda: calls.append("render"), _loop_args(tmp_path, True))
+                          lambda: calls.append("render"), _invocation(), report_only=True)
+    assert info.value.parameters == ("report_only", "out")  # the CLI names its flags
     assert calls == []
     layout.store().save({"dataset": "a"}, {"accuracy": 1.0})
     harness.reproduce(layout, ["a", "b"], lambda d: pytest.fail(f"ran {d}"),
-                      lambda: calls.append("render"), _loop_args(tmp_path, True))
+                      lambda: calls.append("render"), _invocation(), report_only=True)
     assert calls == ["render"]
     assert not (layout.raw / harness.Invocations.FILE).exists()  # no invocation logged
 
@@ -295,7 +287,7 @@ def test_a_worker_that_dies_ends_the_grid_instead_of_hanging(tmp_path: Path) -> 
 
 def test_an_out_of_memory_error_in_a_worker_keeps_its_type_and_names_the_run(
         tmp_path: Path) -> None:
-    from gfbgcn.core.errors import describe
+    from gfbgcn.cli.runtime.failures import describe
     with pytest.raises(MemoryError) as info:
         harness.run_pending([Square(n) for n in range(3)], RunStore(tmp_path), out_of_memory,
                             workers=2)

@@ -135,8 +135,8 @@ def _add_debug(parser: argparse.ArgumentParser) -> None:
 def _check_torchrun(path: tuple[str, ...] | None) -> None:
     """Under torchrun only ``train`` runs (its mini-batch training is shared by the processes;
     any other verb would just run once per process, all writing the same files)."""
+    from gfbgcn.cli.runtime.torchrun import torchrun_rank
     from gfbgcn.core.errors import OptionError
-    from gfbgcn.core.torchrun import torchrun_rank
 
     if torchrun_rank()[1] > 1 and path not in (None, ("train",)):
         raise OptionError(f"gfbgcn {' '.join(path)} does not run under torchrun (only train "
@@ -145,13 +145,14 @@ def _check_torchrun(path: tuple[str, ...] | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a failure prints one ``error: ...`` line (exit 2 for bad input, a
-    :class:`~gfbgcn.core.errors.UserError` such as a bad option; 1 for a bug) unless
+    :class:`~gfbgcn.core.errors.UserError` such as a bad option; 1 for a bug,
+    :mod:`gfbgcn.cli.runtime.failures`) unless
     ``--debug`` or ``GFBGCN_DEBUG=1`` asks for the traceback (under torchrun, one line from
-    rank 0 for all: :mod:`gfbgcn.core.torchrun`)."""
-    from gfbgcn.core import errors
-    from gfbgcn.core.streams import closable_stdout, ensure_standard_streams, say
-    from gfbgcn.core.torchrun import report_failure, torchrun_rank
-
+    rank 0 for all: :mod:`gfbgcn.cli.runtime.torchrun`)."""
+    from gfbgcn.cli.parameters import flag_of, with_flags
+    from gfbgcn.cli.runtime import failures
+    from gfbgcn.cli.runtime.streams import closable_stdout, ensure_standard_streams, say
+    from gfbgcn.cli.runtime.torchrun import report_failure, torchrun_rank
     from gfbgcn.core.paths import keep_missing_home_absent
 
     ensure_standard_streams()  # `gfbgcn ... >&- 2>&-`: printing goes nowhere, work goes on
@@ -162,19 +163,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser(argv).parse_args(argv)
         _check_torchrun(_selected(argv))
         args.command_argv = argv  # provenance: reports record the command that made them
-        with errors.one_line_warnings(), closable_stdout():
+        with failures.one_line_warnings(flag_of), closable_stdout():
             return int(args._run(args) or 0)
     except KeyboardInterrupt:
         if torchrun_rank()[0] == 0:  # under torchrun, every rank was interrupted: one says it
             say("interrupted")
         return 130
     except Exception as err:
-        if errors.debug_requested(getattr(args, "debug", "--debug" in argv)):
+        if failures.debug_requested(getattr(args, "debug", "--debug" in argv)):
             raise
-        from gfbgcn.cli.parameters import with_flags
-
         # the library names Python parameters; the command line shows its options
-        return report_failure(with_flags(err), errors.report)  # under torchrun: rank 0 speaks
+        return report_failure(with_flags(err), failures.report)  # under torchrun: rank 0 speaks
 
 
 if __name__ == "__main__":

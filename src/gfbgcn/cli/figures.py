@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gfbgcn.core.outputs import check_results_directory, nonempty_directory
+from gfbgcn.cli.runtime.argtypes import nonempty_directory
+from gfbgcn.core.outputs import check_results_directory
 from gfbgcn.reproduce.figures import DEFAULT_OUT, FILE_NAME, render_pooling_figure
 
 

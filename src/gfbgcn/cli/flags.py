@@ -15,9 +15,13 @@ from typing import Any
 
 import torch
 
-from gfbgcn.reproduce.harness import DEFAULT_OUT, positive_int
-from gfbgcn.core.outputs import nonempty_directory, nonempty_path
-from gfbgcn.core.runinfo import thread_count
+from gfbgcn.cli.runtime.argtypes import (
+    nonempty_directory,
+    nonempty_path,
+    positive_int,
+    thread_count,
+)
+from gfbgcn.reproduce.harness import DEFAULT_OUT
 
 #: What ``--threads`` means in every verb (``gfbgcn --help`` and each verb's help say it).
 THREADS_HELP = ("torch CPU threads per process (default 0: torch's choice, shared among the "

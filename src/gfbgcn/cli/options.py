@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
+from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.outputs import nonempty_path
-from gfbgcn.core.validate import WINDOW_MAX, encoding_name, int_in, range_text
-from gfbgcn.text.search.own_corpus import is_own_file
+from gfbgcn.core.validate import WINDOW_MAX, range_text
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.settings import tokenization, train_config
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.search.own_corpus import is_own_file
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import CJK_SPLITS, default_tokenizer_name
 from gfbgcn.text.train.batching import AUTO

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from gfbgcn.cli.flags import add_deprecated_alias
-from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.outputs import OutputFile, nonempty_path, output_file
-from gfbgcn.core.validate import encoding_name, int_in
+from gfbgcn.core.outputs import OutputFile, output_file
 from gfbgcn.text.predict.io import predictions_csv, read_documents
 
 
@@ -63,9 +63,9 @@ def _output(args: argparse.Namespace) -> OutputFile:
     """Where the predictions go (standard output without ``--output``); never over the
     ``--input`` file or into the model directory (:func:`gfbgcn.core.outputs.output_file`)."""
     if args.output is None:
-        return output_file("-", "--output")
+        return output_file("-", "output")
     model_dir = Path(args.model_dir)
     inputs = [args.input] if args.input not in (None, "-") else []
     if model_dir.is_dir():
         inputs += [str(path) for path in model_dir.iterdir()]
-    return output_file(args.output, "--output", inputs=inputs)
+    return output_file(args.output, "output", inputs=inputs)

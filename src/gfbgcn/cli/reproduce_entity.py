@@ -27,18 +27,19 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.errors import DatasetUnavailableError
+from gfbgcn.cli.runtime.argtypes import float_in, int_in
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.core.io import atomic_write_text
-from gfbgcn.reproduce.store import RunStore
-from gfbgcn.reproduce.record_schema import text
-from gfbgcn.core.validate import float_in, int_in
 from gfbgcn.entity.data import (
     DATASETS,
     EntityData,
     load_entities,
 )
+from gfbgcn.entity.model import MODELS
+from gfbgcn.nn.genvec import SUMMARIZERS
+from gfbgcn.reproduce import harness
 from gfbgcn.reproduce.entity.experiment import (
     LAMBDA_INIT_GRID,
     EntityConfig,
@@ -48,9 +49,9 @@ from gfbgcn.reproduce.entity.experiment import (
     summarize_test,
     test_runs,
 )
-from gfbgcn.entity.model import MODELS
 from gfbgcn.reproduce.entity.report import DatasetOutcome, render
-from gfbgcn.nn.genvec import SUMMARIZERS
+from gfbgcn.reproduce.record_schema import text
+from gfbgcn.reproduce.store import RunStore
 
 
 def reproduce_entity_arguments(parser: argparse.ArgumentParser) -> None:
@@ -154,13 +155,13 @@ def reproduce_entity(args: argparse.Namespace) -> int:
     device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "entity")
     store, data = layout.store(), _Data(args.data_dir, args.offline)
-    command, threads = harness.command_line(args), threads_of(args)
+    command, threads = invocation(args, device), threads_of(args)
     outcomes: list[DatasetOutcome] = []
 
     def render_report() -> None:
         outcomes[:] = [_outcome(name, data, args, store) for name in args.datasets]
         atomic_write_text(layout.report, render(
-            outcomes, list(args.models), command, _devices(layout),
+            outcomes, list(args.models), command.command, _devices(layout),
             harness.portable(str(layout.raw.resolve())), layout.read_notes(),
             harness.invocations_markdown(layout)))
 
@@ -178,6 +179,7 @@ def reproduce_entity(args: argparse.Namespace) -> int:
             test_runs(loaded, chosen, args.seeds, store, **options)
         return True
 
-    harness.reproduce(layout, args.datasets, run, render_report, args, threads=threads)
+    harness.reproduce(layout, args.datasets, run, render_report, command,
+                      report_only=args.report_only, threads=threads)
     print(f"wrote {layout.report}")
     return 0 if any(o.unavailable is None for o in outcomes) else 1

@@ -13,8 +13,10 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.argtypes import positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 
 TASK = "fidelity"
 
@@ -27,7 +29,7 @@ def reproduce_fidelity_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"rows of the fidelity table ({' '.join(ids)})")
     parser.add_argument("--configs", nargs="+", default=None, metavar="NAME",
                         help="only these configurations of the rows (default: all)")
-    parser.add_argument("--seeds", type=harness.positive_int, default=None, metavar="N",
+    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
                         help="at most N seeds per configuration (default: each one's own)")
     add_data_dir_argument(parser)
     add_results_arguments(parser)
@@ -54,6 +56,7 @@ def reproduce_fidelity(args: argparse.Namespace) -> int:
                 data_dir=args.data_dir, device=device, workers=args.workers,
                 threads=threads, on_saved=harness.Throttle(render))
 
-    harness.reproduce(layout, args.rows, run, render, args, threads=threads)
+    harness.reproduce(layout, args.rows, run, render, invocation(args, device),
+                      report_only=args.report_only, threads=threads)
     print(f"wrote {layout.report}")
     return 0

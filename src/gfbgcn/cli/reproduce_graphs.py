@@ -23,14 +23,16 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
-from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
+from gfbgcn.cli.runtime.argtypes import float_in, int_in, positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.invocation import invocation
+from gfbgcn.core.validate import SEED_MAX, range_text
 from gfbgcn.graph_classification.data import DATASETS, load_graph_dataset
-from gfbgcn.reproduce.graphs.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
 from gfbgcn.graph_classification.model import MODELS
-from gfbgcn.reproduce.graphs.report import write_report
 from gfbgcn.graph_classification.train import TrainConfig
+from gfbgcn.reproduce import harness
+from gfbgcn.reproduce.graphs.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
+from gfbgcn.reproduce.graphs.report import write_report
 from gfbgcn.text.train.checks import LR_MAX
 
 
@@ -45,22 +47,22 @@ def reproduce_graphs_arguments(parser: argparse.ArgumentParser) -> None:
     add_models_argument(parser, MODELS)
     add_epochs_argument(parser, 100)
     hiddens = parser.add_argument(
-        "--hiddens", nargs="+", type=harness.positive_int, default=list(HIDDEN_GRID),
+        "--hiddens", nargs="+", type=positive_int, default=list(HIDDEN_GRID),
         metavar="H", help=f"hidden sizes of the grid ({_words(HIDDEN_GRID)})")
     add_deprecated_alias(parser, "--hidden", hiddens)
-    parser.add_argument("--layers", nargs="+", type=harness.positive_int,
+    parser.add_argument("--layers", nargs="+", type=positive_int,
                         default=list(LAYERS_GRID), metavar="L",
                         help=f"layer counts of the grid ({_words(LAYERS_GRID)})")
-    parser.add_argument("--folds", type=harness.positive_int, default=10, metavar="K",
+    parser.add_argument("--folds", type=positive_int, default=10, metavar="K",
                         help="K of stratified K-fold cross-validation (10)")
-    parser.add_argument("--fold-limit", type=harness.positive_int, default=None, metavar="N",
+    parser.add_argument("--fold-limit", type=positive_int, default=None, metavar="N",
                         help="run only the first N of the K folds")
     parser.add_argument("--seed", type=int_in(0, SEED_MAX), default=0, metavar="S",
                         help="seed of the folds; fold k trains from seed S + k (0; "
                         f"{range_text(0, SEED_MAX)})")
-    parser.add_argument("--patience", type=harness.positive_int, default=20, metavar="N",
+    parser.add_argument("--patience", type=positive_int, default=20, metavar="N",
                         help="early-stopping patience (20)")
-    batch = parser.add_argument("--graph-batch", type=harness.positive_int, default=64,
+    batch = parser.add_argument("--graph-batch", type=positive_int, default=64,
                                 metavar="N", help="graphs per training mini-batch (64)")
     add_deprecated_alias(parser, "--batch-size", batch)
     parser.add_argument("--lr", type=float_in(0, LR_MAX, low_open=True), default=0.01,
@@ -90,7 +92,8 @@ def reproduce_graphs(args: argparse.Namespace) -> int:
                        workers=args.workers, threads=threads,
                        on_saved=harness.Throttle(render), device=device)
 
-    harness.reproduce(layout, args.datasets, run, render, args, threads=threads,
+    harness.reproduce(layout, args.datasets, run, render, invocation(args, device),
+                      report_only=args.report_only, threads=threads,
                       log_extra={"train_config": cfg.__dict__.copy()})
     print(f"wrote {layout.report}")
     return 0

@@ -16,8 +16,9 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
 from gfbgcn.text.train.models import SECOND_LAYERS
 
@@ -36,8 +37,8 @@ def reproduce_inductive_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reproduce_inductive(args: argparse.Namespace) -> int:
     """Inductive (new documents) against transductive accuracy -> ``<out>/inductive.md``."""
-    from gfbgcn.reproduce.text.inductive_report import render_inductive_report
     from gfbgcn.reproduce.text.grid import inductive_grid, run_inductive_grid
+    from gfbgcn.reproduce.text.inductive_report import render_inductive_report
 
     device = device_from_args(args)  # an absent GPU fails here, before any work
     layout = harness.Layout(args.out, "inductive")
@@ -52,6 +53,7 @@ def reproduce_inductive(args: argparse.Namespace) -> int:
                            workers=args.workers, threads=threads,
                            on_saved=harness.Throttle(render), device=device)
 
-    harness.reproduce(layout, args.datasets, run, render, args, threads=threads)
+    harness.reproduce(layout, args.datasets, run, render, invocation(args, device),
+                      report_only=args.report_only, threads=threads)
     print(f"wrote {layout.report}")
     return 0

@@ -16,8 +16,9 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 
 
 def reproduce_own_corpora_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +53,7 @@ def reproduce_own_corpora(args: argparse.Namespace) -> int:
         run_own_grid([dataset], range(args.seeds), searches.store(), args.data_dir,
                      args.epochs, **options)
 
-    harness.reproduce(searches, args.datasets, run, render, args, threads=options["threads"])
+    harness.reproduce(searches, args.datasets, run, render, invocation(args, device),
+                      report_only=args.report_only, threads=options["threads"])
     print(f"wrote {searches.report}")
     return 0

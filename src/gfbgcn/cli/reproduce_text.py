@@ -16,9 +16,10 @@ from gfbgcn.cli.flags import (
     add_workers_argument,
     threads_of,
 )
-from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.invocation import invocation
 from gfbgcn.core.extras import require
+from gfbgcn.reproduce import harness
 from gfbgcn.text.corpus.benchmarks import BENCHMARKS
 from gfbgcn.text.train.models import MODELS
 
@@ -55,17 +56,18 @@ def reproduce_text(args: argparse.Namespace) -> int:
     # the report draws a figure after runs: without matplotlib, fail before the first run
     require("matplotlib", "figures", "gfbgcn reproduce text")
     layout = harness.Layout(args.out, "text")
-    command = harness.command_line(args)
+    command = invocation(args, device)
     threads = threads_of(args)
 
     def render() -> None:
-        render_text_report(layout, command)
+        render_text_report(layout, command.command)
 
     def run(dataset: str) -> None:
         specs = grid([dataset], args.models, range(args.seeds), args.variants)
         run_text_grid(specs, layout.store(), args.data_dir, args.epochs, workers=args.workers,
                       threads=threads, on_saved=harness.Throttle(render), device=device)
 
-    harness.reproduce(layout, args.datasets, run, render, args, threads=threads)
+    harness.reproduce(layout, args.datasets, run, render, command, report_only=args.report_only,
+                      threads=threads)
     print(f"wrote {layout.report}")
     return 0

@@ -15,14 +15,13 @@ from gfbgcn.cli.options import (
     run_provenance,
     train_config_from_args,
 )
+from gfbgcn.cli.runtime.argtypes import float_in, int_in, nonempty_path, positive_int
+from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.torchrun import torchrun_rank
 from gfbgcn.cli.train_auto import add_own_corpus_arguments, baseline_beside
-from gfbgcn.reproduce import harness
-from gfbgcn.core.device import add_device_argument, device_from_args
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.outputs import nonempty_path
 from gfbgcn.core.runinfo import set_threads
-from gfbgcn.core.torchrun import torchrun_rank
-from gfbgcn.core.validate import SEED_MAX, float_in, int_in, range_text
+from gfbgcn.core.validate import SEED_MAX, range_text
 from gfbgcn.text.search.own_corpus import is_own_file
 from gfbgcn.text.train.batching import (
     AUTO,
@@ -90,10 +89,10 @@ def _add_batching_arguments(parser: argparse.ArgumentParser) -> None:
                         "available, else 1024 documents a step, fanout 8, row budget 16384 and "
                         "sparse Adam (said in one line); runs under torchrun with an explicit N, "
                         "one shard of each batch per process")
-    parser.add_argument("--fanout", type=harness.positive_int, default=None, metavar="K",
+    parser.add_argument("--fanout", type=positive_int, default=None, metavar="K",
                         help=f"--batch-size: sampled layer-1 neighbours per node ({FANOUT}; "
                         ">= 1)")
-    parser.add_argument("--row-budget", type=harness.positive_int, default=None, metavar="K",
+    parser.add_argument("--row-budget", type=positive_int, default=None, metavar="K",
                         help="--batch-size: at most K rows of the first layer's input (rows of "
                         "W1) per step, drawn by layer-wise importance sampling, so a step's "
                         "cost stays bounded as the graph grows (default: every sampled row)")

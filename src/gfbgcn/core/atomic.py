@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gfbgcn.core.errors import UserError, phase
+from gfbgcn.core.errors import OptionError, phase
 from gfbgcn.core.io import atomic_write_json, current_umask, json_digest
 
 #: The file that marks a directory gfbgcn wrote, and of which kind (``{"kind": "run"}``).
@@ -47,7 +47,8 @@ KIND_FILES = {
     "model": frozenset({"config.json", "model.safetensors", "vocab.json",
                         "linear.safetensors", "linear.json", "transductive.safetensors"}),
 }
-_DESCRIPTION = {"run": "a training run (--out)", "model": "a saved model (--save)"}
+#: What each kind of directory is, and the parameter that writes one (messages name it).
+_DESCRIPTION = {"run": ("a training run", "out"), "model": ("a saved model", "save")}
 
 
 def write_marker(directory: str | os.PathLike[str], kind: str) -> None:
@@ -107,44 +108,56 @@ def directory_kind(path: str | os.PathLike[str]) -> str:
     return "other"
 
 
+def _not_gfbgcns(path: Path, kind: str) -> str:
+    """Why ``path``, a directory or file gfbgcn did not write as ``kind``, is not replaced."""
+    if not path.is_dir():
+        return "exists and is not a directory"
+    extra = sorted(e.name for e in path.iterdir() if e.name not in KIND_FILES[kind] | {MARKER})
+    if extra:
+        return (f"holds files gfbgcn did not write ({', '.join(extra[:3])}"
+                f"{', ...' if len(extra) > 3 else ''})")
+    return f"was not written by gfbgcn (it has no {MARKER} marker file)"
+
+
+_REFUSED = "refusing to replace it (choose a new or empty directory)"
+
+
 def check_output_dir(path: str | os.PathLike[str], kind: str, option: str) -> Path:
     """Refuse ``path`` unless it is missing, empty or a directory of ``kind``, and unless a
-    directory can be created beside it.  Called before any long work."""
+    directory can be created beside it.  Called before any long work.  ``option``: the
+    parameter that named ``path`` (``out``), which the :class:`OptionError` names."""
     path = Path(path)
     found = directory_kind(path)
-    if found not in ("missing", "empty", kind):
-        if found == "other" and path.is_dir():
-            extra = sorted(e.name for e in path.iterdir()
-                           if e.name not in KIND_FILES[kind] | {MARKER})
-            what = (f"holds files gfbgcn did not write ({', '.join(extra[:3])}"
-                    f"{', ...' if len(extra) > 3 else ''})" if extra else
-                    f"was not written by gfbgcn (it has no {MARKER} marker file)")
-        elif found == "other":
-            what = "exists and is not a directory"
-        else:
-            what = f"is {_DESCRIPTION[found]}"
-        raise UserError(f"{option} {path}: {what}; refusing to replace it (choose a new or "
-                        "empty directory)")
+    if found in _DESCRIPTION and found != kind:
+        what, writer = _DESCRIPTION[found]
+        raise OptionError("{0} {path}: is {what} ({1}); " + _REFUSED, option, writer,
+                          path=str(path), what=what)
+    if found == "other":
+        raise OptionError("{0} {path}: {what}; " + _REFUSED, option, path=str(path),
+                          what=_not_gfbgcns(path, kind))
     parent = path.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         os.rmdir(tempfile.mkdtemp(prefix=f".{path.name}.probe-", dir=parent))
     except OSError as err:
-        raise UserError(f"{option} {path}: cannot write there ({err.strerror or err})") from None
+        raise OptionError("{0} {path}: cannot write there ({reason})", option, path=str(path),
+                          reason=err.strerror or err) from None
     return path
 
 
 def check_outputs(out: str | None, save: str | None) -> None:
-    """``train``'s ``--out`` and ``--save``: each writable and of its kind, and distinct."""
+    """A training run's directory ``out`` and a model's ``save``: each writable and of its
+    kind, and distinct."""
     if out:
-        check_output_dir(out, "run", "--out")
+        check_output_dir(out, "run", "out")
     if save:
-        check_output_dir(save, "model", "--save")
+        check_output_dir(save, "model", "save")
     if out and save:
         a, b = Path(out).resolve(), Path(save).resolve()
         if a == b or a in b.parents or b in a.parents:
-            raise UserError(f"--out {out} and --save {save} must be separate directories "
-                            "(a run and a model each own their directory)")
+            raise OptionError("{0} {out} and {1} {save} must be separate directories (a run and "
+                              "a model each own their directory)", "out", "save", out=out,
+                              save=save)
 
 
 def _exchange(a: Path, b: Path) -> bool:

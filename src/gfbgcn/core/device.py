@@ -1,7 +1,8 @@
-"""Where tensors live: ``--device auto|cpu|cuda|cuda:N``, resolved once per command.
+"""Where tensors live: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``, resolved once per command
+(the command line's ``--device``: :mod:`gfbgcn.cli.runtime.device`).
 
 ``auto`` is the first CUDA device when torch sees one, else the CPU.  Asking for CUDA where
-there is none is a user error (:class:`DeviceError`, one line, exit 2), raised before any work.
+there is none is a user error (:class:`DeviceError`), raised before any work.
 
 Reproducibility: on the CPU a run with a given seed repeats bit for bit.  On every device the
 seed gives the same initial weights (drawn on the CPU, then moved) and validation split; on
@@ -14,7 +15,6 @@ epoch.  Every run record names the device that made it.
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Iterable
 
@@ -54,35 +54,6 @@ def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return f"{device} ({torch.cuda.get_device_name(device)})"
     return str(device)
-
-
-def add_device_argument(parser: argparse.ArgumentParser) -> None:
-    """``--device`` with the same meaning in every verb."""
-    parser.add_argument("--device", default="auto", metavar="DEVICE",
-                        help=f"where to compute: {DEVICE_CHOICES} (auto: the first CUDA GPU if "
-                        "torch sees one, else the CPU)")
-
-
-def device_from_args(args: argparse.Namespace, *, gpu_workers: bool = False) -> torch.device:
-    """Resolve ``args.device`` at the start of a verb, before any work.
-
-    A device that does not exist here is a :class:`DeviceError` (the command line reports it
-    in one line, exit status 2).  ``gpu_workers``: the verb's ``--workers`` processes can share
-    one CUDA device (they are spawned, see :func:`gfbgcn.reproduce.harness.run_pending`).  A verb
-    without that forks its workers, which cannot use CUDA: with ``--workers`` > 1 its ``auto``
-    means the CPU and an explicit CUDA device is refused.  The resolved name is kept in
-    ``args.device_name`` for the invocation log.
-    """
-    spec = getattr(args, "device", "auto")
-    workers = int(getattr(args, "workers", 1) or 1)
-    device = resolve_device(spec)
-    if workers > 1 and device.type == "cuda" and not gpu_workers:
-        if (spec or "auto").strip().lower() != "auto":
-            raise DeviceError(f"--workers {workers} forks CPU processes, which cannot share "
-                              f"device {spec!r}; use --workers 1 with a CUDA device")
-        device = torch.device("cpu")
-    args.device_name = device_name(device)
-    return device
 
 
 def device_label(names: Iterable[str]) -> str:

@@ -1,27 +1,20 @@
-"""Every error a user can cause, and how the command line reports one: one line, never a traceback.
+"""Every error a user can cause, and the phase of the work a failure happened in.
 
 A *user error* is bad input the user can fix: a file that is not there, a malformed corpus row,
 an option out of range, an output that cannot be written, a model directory that does not load.
-Each is a :class:`UserError` (or an ``OSError``, which bad paths give): the command prints
-``error: <message>`` and exits with status 2. Anything else is a bug: status 1, still in one
-line, asking for ``--debug`` (or ``GFBGCN_DEBUG=1``), which lets the exception propagate with its
-traceback. The task packages raise these classes; this module imports none of them.
+Each is a :class:`UserError` (or an ``OSError``, which bad paths give), with a one-line message
+that names the Python parameter or the file at fault.  A programming error (a caller breaking a
+function's contract) is a bare ``ValueError`` or ``TypeError``; the command line reports those
+as internal errors (:mod:`gfbgcn.cli.runtime.failures`).  The task packages raise these
+classes; this module imports none of them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import os
-import sys
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
-
-#: Exit status of a command that was given bad input.
-USER_ERROR = 2
-#: Exit status of an unexpected failure (a bug).
-INTERNAL_ERROR = 1
 
 
 class UserError(ValueError):
@@ -47,9 +40,7 @@ class OptionError(UserError):
 
     def render(self, spell: Callable[[str], str]) -> str:
         """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
-        if not (self.parameters or self.values):
-            return self.template
-        return self.template.format(*(spell(p) for p in self.parameters), **self.values)
+        return _render(self.template, self.parameters, self.values, spell)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled (process pools) with its parameters, not as the rendered text alone
@@ -60,6 +51,27 @@ class OptionError(UserError):
 def _option_error(cls: type[OptionError], template: str, parameters: tuple[str, ...],
                   values: dict[str, Any]) -> OptionError:
     return cls(template, *parameters, **values)
+
+
+def _render(template: str, parameters: tuple[str, ...], values: dict[str, Any],
+            spell: Callable[[str], str]) -> str:
+    if not (parameters or values):
+        return template
+    return template.format(*(spell(p) for p in parameters), **values)
+
+
+class ParameterWarning(UserWarning):
+    """A warning that names settings, as an :class:`OptionError` does: a template whose
+    positional fields are Python parameters (``str(warning)`` names them; the command line
+    shows its options, :meth:`render`)."""
+
+    def __init__(self, template: str, *parameters: str, **values: Any) -> None:
+        self.template, self.parameters, self.values = template, parameters, values
+        super().__init__(self.render(str))
+
+    def render(self, spell: Callable[[str], str]) -> str:
+        """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
+        return _render(self.template, self.parameters, self.values, spell)
 
 
 class CorpusFormatError(UserError):
@@ -101,7 +113,7 @@ class StopWordsError(UserError, LookupError):
 
 
 class DeviceError(OptionError):
-    """A device that torch cannot use here (``--device cuda`` without CUDA, say)."""
+    """A device that torch cannot use here (``cuda`` without CUDA, say)."""
 
 
 class MissingExtraError(UserError):
@@ -111,14 +123,10 @@ class MissingExtraError(UserError):
 #: What the command is doing, innermost last (see :func:`phase`); failures name it.
 _PHASES: list[str] = []
 
-#: Failures of the machine rather than of the program: a full or read-only disk, no permission.
-_RESOURCE_ERRNOS = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
-                    errno.EROFS: "read-only file system", errno.EACCES: "permission denied"}
-
 
 @contextlib.contextmanager
 def phase(name: str) -> Iterator[None]:
-    """Name what the enclosed code does (``"training"``, ``"writing --save m"``), so that an
+    """Name what the enclosed code does (``"training"``, ``"writing save m"``), so that an
     out-of-memory or full-disk failure inside it says where it happened."""
     _PHASES.append(name)
     try:
@@ -158,91 +166,7 @@ def is_out_of_memory(err: BaseException) -> bool:
     return False
 
 
-def _resource_errno(err: BaseException) -> int | None:
-    """The errno of a full or read-only disk anywhere in the exception's chain (libraries such
-    as safetensors wrap the ``OSError``), or None."""
-    seen: set[int] = set()
-    link: BaseException | None = err
-    while link is not None and id(link) not in seen:
-        seen.add(id(link))
-        if isinstance(link, OSError) and link.errno in _RESOURCE_ERRNOS:
-            return link.errno
-        text = str(link)
-        for code in (errno.ENOSPC, errno.EDQUOT):  # what wrapping libraries' messages keep
-            if os.strerror(code) in text:
-                return code
-        link = link.__cause__ or link.__context__
-    return None
-
-
-def _resource_message(err: BaseException) -> str | None:
-    if isinstance(err, UserError):  # already says what and where
-        return None
-    where = phase_of(err)
-    if is_out_of_memory(err):
-        return (f"out of memory while {where or 'running'}; need less at once: e.g. "
-                "--batch-size N (mini-batch training), a larger --min-freq or a smaller "
-                "--hidden")
-    code = _resource_errno(err)
-    if code is None:
-        return None
-    filename = getattr(err, "filename", None)
-    return f"{where or filename or 'writing'}: {_RESOURCE_ERRNOS[code]}"
-
-
-def debug_requested(flag: bool = False) -> bool:
-    """``--debug`` was given or ``GFBGCN_DEBUG`` is set to a true value."""
-    env = os.environ.get("GFBGCN_DEBUG", "").strip().lower()
-    return flag or env not in ("", "0", "false", "no", "off")
-
-
 def one_line(message: str) -> str:
     """Collapse a (possibly multi-line, boxed) message into one line."""
     parts = [p.strip() for p in str(message).splitlines()]
     return " ".join(p for p in parts if p.strip("*=-")) or "(no message)"  # drop box rules
-
-
-def describe(err: BaseException) -> str:
-    """The text after ``error: `` for ``err``."""
-    resource = _resource_message(err)
-    if resource is not None:
-        return resource
-    if isinstance(err, OSError) and err.filename is not None and err.strerror:
-        return f"{err.filename}: {err.strerror}"
-    if isinstance(err, KeyError):  # str(KeyError('x')) is "'x'": say what it is
-        return f"missing key {err}"
-    return one_line(str(err)) if str(err) else type(err).__name__
-
-
-def exit_status(err: BaseException) -> int:
-    """2 for bad input (a :class:`UserError`, a bad path, a missing data resource), else 1."""
-    # ValueError: what NumPy/pandas readers raise on malformed input; a bare LookupError is
-    # a missing data resource (NLTK's); KeyError and IndexError stay bugs.
-    user = isinstance(err, (UserError, OSError, ValueError)) or type(err) is LookupError
-    resource = is_out_of_memory(err) or _resource_errno(err) is not None
-    return USER_ERROR if user or resource else INTERNAL_ERROR
-
-
-def report(err: BaseException, where: str = "") -> int:
-    """Print ``err`` in one line on standard error (``where``: a prefix of the message, e.g.
-    ``"rank 1: "``); return the exit status."""
-    from gfbgcn.core.streams import say  # a closed standard error must not raise here
-
-    status = exit_status(err)
-    if status == USER_ERROR:
-        say(f"error: {where}{describe(err)}")
-    else:
-        say(f"error: {where}internal error ({type(err).__name__}: {describe(err)}); rerun "
-            "with --debug (or GFBGCN_DEBUG=1) for the traceback and please report it")
-    return status
-
-
-@contextlib.contextmanager
-def one_line_warnings() -> Iterator[None]:
-    """Show warnings as ``warning: message`` lines on standard error (no source lines)."""
-    def show(message, category, filename, lineno, file=None, line=None) -> None:
-        print(f"warning: {one_line(str(message))}", file=sys.stderr)
-
-    with warnings.catch_warnings():
-        warnings.showwarning = show
-        yield

@@ -20,7 +20,6 @@ module adds the empty-path and not-a-model rules for a results directory.
 
 from __future__ import annotations
 
-import argparse
 import os
 import stat
 import sys
@@ -33,25 +32,17 @@ from gfbgcn.core.errors import OptionError
 from gfbgcn.core.io import atomic_write_text
 
 STDOUT = "-"
-_GFBGCN_DIRECTORIES = {"model": "a saved model (--save)", "run": "a training run (--out)"}
+#: What each kind of gfbgcn directory is, and the parameter that writes one.
+_GFBGCN_DIRECTORIES = {"model": ("a saved model", "save"), "run": ("a training run", "out")}
 
 
-class EmptyPathError(OptionError, argparse.ArgumentTypeError):
-    """An empty path: an :class:`OptionError` from Python, argparse's own message (``argument
-    --out: empty path ...``) when the command line is parsed."""
-
-
-def nonempty_path(value: str) -> str:
-    """``argparse`` type of every path option: the empty string is refused at parse time."""
-    if not value.strip():
-        raise EmptyPathError("empty path (an unset variable?); give a file or directory name")
-    return value
-
-
-def nonempty_directory(value: str) -> Path:
-    """``argparse`` type of a directory option (``--out DIR``): :func:`nonempty_path`, as a
-    :class:`~pathlib.Path`."""
-    return Path(nonempty_path(value))
+def nonempty_path(path: str, option: str) -> str:
+    """``path``, unless it is empty (usually an unset shell variable): an :class:`OptionError`
+    naming setting ``option`` (a Python parameter; the command line shows its option)."""
+    if not path.strip():
+        raise OptionError("{0}: empty path (an unset variable?); give a file or directory name",
+                          option)
+    return path
 
 
 #: Where paths name devices and open descriptors (``/dev/stdout``, ``/dev/fd/63``,
@@ -93,7 +84,7 @@ class OutputFile:
     """Where one output file goes: standard output, a special file written through, or a
     regular file replaced atomically (``target``: the link's destination for a link)."""
 
-    option: str
+    option: str  # the parameter that named it
     given: str
     target: Path | None  # None: standard output
     write_through: bool
@@ -120,14 +111,15 @@ def output_file(path: str, option: str, *, inputs: Iterable[str | os.PathLike[st
 
     Args:
         path: the path as given (``-``: standard output).
-        option: the option that named it (``--output``), for messages.
+        option: the parameter that named it (``output``), for messages (the command line
+            shows its option, ``--output``).
         inputs: the command's input files; the output may be none of them.
 
     Raises:
         OptionError: an empty path, a directory, an input, or a path inside a saved model or
             run directory.
     """
-    nonempty_path(path)
+    nonempty_path(path, option)
     if path == STDOUT:
         return OutputFile(option, path, None, write_through=False)
     given = Path(path)
@@ -135,29 +127,31 @@ def output_file(path: str, option: str, *, inputs: Iterable[str | os.PathLike[st
     # "pipe:[123]", which resolves to no path
     target = given.resolve() if given.is_symlink() and not special else given
     if target.is_dir():
-        raise OptionError(f"{option} {path}: is a directory; give a file name")
+        raise OptionError("{0} {path}: is a directory; give a file name", option, path=path)
     for source in inputs:
         if _same_file(target, Path(source)):
-            raise OptionError(f"{option} {path}: is an input of this command ({source}); "
-                              "refusing to replace it")
+            raise OptionError("{0} {path}: is an input of this command ({source}); refusing to "
+                              "replace it", option, path=path, source=str(source))
     if special:
         return OutputFile(option, path, target, write_through=True)
     kind = _inside_gfbgcn_directory(target.absolute())
     if kind is not None:
-        raise OptionError(f"{option} {path}: lies inside {_GFBGCN_DIRECTORIES[kind]}; "
-                          "refusing to write into it (choose a path outside)")
+        what, writer = _GFBGCN_DIRECTORIES[kind]
+        raise OptionError("{0} {path}: lies inside {what} ({1}); refusing to write into it "
+                          "(choose a path outside)", option, writer, path=path, what=what)
     return OutputFile(option, path, target, write_through=False)
 
 
-def check_results_directory(path: str, option: str = "--out") -> Path:
+def check_results_directory(path: str, option: str = "out") -> Path:
     """A ``reproduce`` results directory: not empty as a path, not a file, not a saved model
-    or training run directory."""
-    nonempty_path(path)
+    or training run directory (``option``: the parameter that named it, for messages)."""
+    nonempty_path(path, option)
     out = Path(path)
     if out.exists() and not out.is_dir():
-        raise OptionError(f"{option} {path}: exists and is not a directory")
+        raise OptionError("{0} {path}: exists and is not a directory", option, path=path)
     kind = directory_kind(out)
     if kind in _GFBGCN_DIRECTORIES:
-        raise OptionError(f"{option} {path}: is {_GFBGCN_DIRECTORIES[kind]}; refusing to write "
-                          "a report into it (choose a results directory)")
+        what, writer = _GFBGCN_DIRECTORIES[kind]
+        raise OptionError("{0} {path}: is {what} ({1}); refusing to write a report into it "
+                          "(choose a results directory)", option, writer, path=path, what=what)
     return out

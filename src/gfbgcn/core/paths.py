@@ -27,7 +27,7 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import ParameterWarning, UserError
 
 DATA_ENV = "GFBGCN_DATA"
 CACHE_ENV = "GFBGCN_CACHE"
@@ -83,7 +83,7 @@ def cache_dir(sub: str = "", *, create: bool = True) -> Path:
     return path
 
 
-class CacheWarning(UserWarning):
+class CacheWarning(ParameterWarning):
     """The cache cannot be written; the command goes on without it."""
 
 
@@ -118,6 +118,7 @@ def write_to_cache(write: Callable[[], object], path: Path) -> bool:
             raise UserError(f"{reason}; set {CACHE_ENV} to a writable directory") from None
         if path.parent not in _WARNED:
             _WARNED.add(path.parent)
-            warnings.warn(f"{reason}; going on without it (set {CACHE_ENV} to a writable "
-                          "directory, or pass --no-cache)", CacheWarning, stacklevel=2)
+            warnings.warn(CacheWarning("{reason}; going on without it (set {env} to a writable "
+                                       "directory, or turn the cache off: {0})", "cache",
+                                       reason=reason, env=CACHE_ENV), stacklevel=2)
         return False

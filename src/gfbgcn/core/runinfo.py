@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 import functools
+import numbers
 import os
 import platform
 import random
@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from gfbgcn._version import __version__
+from gfbgcn.core.errors import OptionError
 
 _PACKAGES = ("gfbgcn", "torch", "torch_geometric", "numpy", "scipy", "scikit-learn", "nltk")
 
@@ -56,21 +57,19 @@ def torch_seeded(seed: int, device: torch.device | str | None = None) -> Iterato
         yield
 
 
-def thread_count(text: str) -> int:
-    """argparse type of ``--threads``: a count >= 0, where 0 keeps torch's choice."""
-    try:
-        threads = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if threads < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (0: torch's choice), got {threads}")
-    return threads
+def check_threads(threads: int) -> int:
+    """``threads`` if it is a thread count: a whole number >= 0, where 0 keeps torch's choice
+    (else an :class:`OptionError` naming the parameter ``threads``)."""
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
+        raise OptionError("{0} must be >= 0 (0: torch's choice), got {value}", "threads",
+                          value=threads)
+    return int(threads)
 
 
 def set_threads(threads: int | None) -> None:
     """Set torch's CPU thread count; ``None`` or 0 keeps torch's choice (all cores)."""
-    if threads is not None and threads < 0:
-        raise ValueError(f"threads must be >= 0 (0: torch's choice), got {threads}")
+    if threads is not None:
+        check_threads(threads)
     if threads:
         torch.set_num_threads(threads)
 

@@ -1,22 +1,20 @@
-"""argparse types that check a value's range when the command line is parsed, before any work.
+"""The checks of a setting's value: a range, a choice, an encoding, each refusing a bad value with
+an :class:`~gfbgcn.core.errors.OptionError` naming the Python parameter (the settings of
+:class:`gfbgcn.TextGCNClassifier`, ``TrainConfig``, ``GraphConfig``; the command line shows its
+option in its place).
 
-``int_in(1)`` accepts whole numbers >= 1, ``float_in(0, 1, low_open=True, high_open=True)``
-numbers strictly between 0 and 1; NaN and infinities are refused.  :func:`range_text` gives the
-range in words for the option's help, so ``--help`` shows what is accepted.
-
-:func:`check_option` applies the same ranges to a value given from Python (the settings of
-:class:`gfbgcn.TextGCNClassifier`, ``TrainConfig``, ``GraphConfig``) and refuses it with an
-:class:`~gfbgcn.core.errors.OptionError` naming the Python parameter (the command line shows
-its option in its place).
+``check_option("epochs", 0, 1, whole=True)`` accepts whole numbers >= 1, ``check_option("lr",
+x, 0, 1, low_open=True, high_open=True)`` numbers strictly between 0 and 1; NaN and infinities
+are refused.  :func:`range_text` gives a range in words.  The command line's argparse types
+(:mod:`gfbgcn.cli.runtime.argtypes`) parse a word and apply these same checks, so an option's
+range is checked when the command line is read, before any work.
 """
 
 from __future__ import annotations
 
-import argparse
 import codecs
 import math
 import numbers
-from collections.abc import Callable
 from typing import Any
 
 from gfbgcn.core.errors import OptionError
@@ -67,7 +65,7 @@ def check_option(option: str, value: Any, low: float | None = None, high: float 
                           within=within, value=value)
     if not math.isfinite(value):
         raise OptionError("{0} must be {noun}, got {value}", option, noun=noun, value=value)
-    if not _inside(value, low, high, low_open, high_open):
+    if not _inside(float(value), low, high, low_open, high_open):
         raise OptionError("{0} must be {bounds}, got {value}", option, bounds=bounds,
                           value=value)
 
@@ -80,44 +78,11 @@ def check_choice(option: str, value: Any, choices: tuple[str, ...]) -> None:
                           choices=", ".join(choices), value=value)
 
 
-def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
-    """argparse type: a whole number in ``[low, high]`` (either bound may be ``None``)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not _inside(value, low, high, False, False):
-            raise argparse.ArgumentTypeError(f"must be {range_text(low, high)}, got {value}")
-        return value
-
-    parse.__name__ = "whole number"  # argparse names the type in its messages
-    return parse
-
-
-def float_in(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-             high_open: bool = False) -> Callable[[str], float]:
-    """argparse type: a finite number in the given range (open ends excluded)."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-        if not _inside(value, low, high, low_open, high_open):
-            raise argparse.ArgumentTypeError(
-                f"must be {range_text(low, high, low_open, high_open)}, got {text}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
-def encoding_name(text: str) -> str:
-    """argparse type of ``--encoding``: a codec Python knows (utf-8, latin-1, utf-16, ...)."""
+def check_encoding(option: str, name: str) -> str:
+    """The canonical name of the codec ``name`` (``utf-8``, ``latin-1``, ``utf-16``, ...), or an
+    :class:`OptionError` naming setting ``option`` (its Python name, as :func:`check_option`)."""
     try:
-        return codecs.lookup(text).name
+        return codecs.lookup(name).name
     except LookupError:
-        raise argparse.ArgumentTypeError(
-            f"unknown encoding {text!r} (e.g. utf-8, utf-16, latin-1, cp1252)") from None
+        raise OptionError("{0}: unknown encoding {value!r} (e.g. utf-8, utf-16, latin-1, cp1252)",
+                          option, value=name) from None

@@ -93,7 +93,7 @@ def run_in_workers(todo: Sequence[Task], run: Callable[[Any], dict[str, Any]],
                 raise WorkerDiedError(
                     f"{desc}: a worker process died while running "
                     f"{_describe_key(task.key())} (killed by the system, most often for lack of "
-                    "memory: try fewer --workers); finished runs are saved, run the command "
+                    "memory: try fewer worker processes); finished runs are saved, run the command "
                     "again to resume") from err
             except Exception as err:
                 where = f"running {_describe_key(task.key())} in a worker"

@@ -27,7 +27,7 @@ from torch import Tensor
 from torch_geometric.datasets import Entities
 from torch_geometric.utils import k_hop_subgraph
 
-from gfbgcn.core.errors import DatasetUnavailableError
+from gfbgcn.core.errors import DatasetUnavailableError, UserError
 from gfbgcn.core.extras import require
 from gfbgcn.core.paths import cache_dir, data_root
 
@@ -41,8 +41,8 @@ def canonical_name(name: str) -> str:
     """``name`` lower-cased, checked against the data sets PyG's ``Entities`` supports."""
     key = name.lower()
     if key not in DATASETS:
-        raise ValueError(f"unknown entity data set {name!r}; PyG's Entities knows "
-                         f"{', '.join(DATASETS)}")
+        raise UserError(f"unknown entity data set {name!r}; PyG's Entities knows "
+                        f"{', '.join(DATASETS)}")
     return key
 
 

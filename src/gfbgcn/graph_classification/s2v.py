@@ -37,7 +37,14 @@ from torch import Tensor
 from torch_geometric.data import Data
 from torch_geometric.utils import coalesce, remove_self_loops
 
+from gfbgcn.core.errors import UserError
 from gfbgcn.core.io import atomic_write, sha256_file
+
+
+class S2VFormatError(UserError):
+    """An S2V file that is not one (bad structure, non-integer tokens): bad input data, named
+    with its archive by :func:`read_s2v_zip`."""
+
 
 CACHE_VERSION = 1
 
@@ -99,7 +106,7 @@ def _member_name(zf: zipfile.ZipFile, name: str | None) -> str:
     if name is not None:
         candidates = [m for m in candidates if Path(m).name == f"{name}.txt"]
     if len(candidates) != 1:
-        raise ValueError(f"expected one S2V graph file in the archive, found {candidates}")
+        raise S2VFormatError(f"expected one S2V graph file in the archive, found {candidates}")
     return candidates[0]
 
 
@@ -116,7 +123,7 @@ def _tokens_by_line(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tok_line = np.searchsorted(newline, tok_start)  # line index of every token
     tokens = np.fromstring(buf, dtype=np.int64, sep=" ")  # any whitespace separates
     if tokens.size != tok_start.size:
-        raise ValueError("token count mismatch: non-integer tokens in S2V file?")
+        raise S2VFormatError("token count mismatch: non-integer tokens in S2V file?")
     # keep only non-empty lines, renumbered 0..L-1
     _, line_first, line_len = np.unique(tok_line, return_index=True, return_counts=True)
     return tokens, line_first, line_len
@@ -127,20 +134,20 @@ def _graph_headers(tokens: np.ndarray, line_first: np.ndarray, line_len: np.ndar
     """``(header line, node count, label)`` of every graph (one Python step per graph)."""
     num_graphs = int(tokens[0])
     if line_len[0] != 1:
-        raise ValueError("first line must hold only the number of graphs")
+        raise S2VFormatError("first line must hold only the number of graphs")
     header_lines = np.empty(num_graphs, dtype=np.int64)
     num_nodes = np.empty(num_graphs, dtype=np.int64)
     labels = np.empty(num_graphs, dtype=np.int64)
     line = 1
     for g in range(num_graphs):
         if line >= line_len.size or line_len[line] != 2:
-            raise ValueError(f"graph {g}: expected a header line 'n l' at line {line}")
+            raise S2VFormatError(f"graph {g}: expected a header line 'n l' at line {line}")
         header_lines[g] = line
         num_nodes[g] = tokens[line_first[line]]
         labels[g] = tokens[line_first[line] + 1]
         line += 1 + int(num_nodes[g])
     if line != line_len.size:
-        raise ValueError(f"{line_len.size - line} trailing lines after {num_graphs} graphs")
+        raise S2VFormatError(f"{line_len.size - line} trailing lines after {num_graphs} graphs")
     return header_lines, num_nodes, labels
 
 
@@ -153,7 +160,7 @@ def _local_edges(src_node: np.ndarray, nbr: np.ndarray, num_nodes: np.ndarray
     node_offset = np.concatenate([[0], np.cumsum(num_nodes)[:-1]])
     src_graph = graph_of_node[src_node]
     if nbr.size and (nbr.min() < 0 or (nbr >= num_nodes[src_graph]).any()):
-        raise ValueError("neighbour index out of range of its graph")
+        raise S2VFormatError("neighbour index out of range of its graph")
     ei = torch.stack([torch.from_numpy(src_node), torch.from_numpy(nbr + node_offset[src_graph])])
     ei, _ = remove_self_loops(ei)
     ei = coalesce(ei, num_nodes=total_nodes)  # sorted by (row, col), duplicates dropped
@@ -165,7 +172,7 @@ def _local_edges(src_node: np.ndarray, nbr: np.ndarray, num_nodes: np.ndarray
 
 
 def parse_s2v_bytes(buf: bytes) -> S2VGraphs:
-    """Parse S2V text (bytes) into :class:`S2VGraphs`.  Raises ``ValueError`` on bad structure.
+    """Parse S2V text (bytes) into :class:`S2VGraphs`; :class:`S2VFormatError` on bad structure.
 
     Node lines with extra tokens (continuous node attributes, as in some S2V files) are
     rejected: the datasets read here have none.
@@ -178,7 +185,7 @@ def parse_s2v_bytes(buf: bytes) -> S2VGraphs:
     first = line_first[np.flatnonzero(is_node_line)]  # one node line per node, in file order
     tags, degree = tokens[first], tokens[first + 1]
     if not np.array_equal(degree + 2, line_len[is_node_line]):
-        raise ValueError("node lines must be 't m v_1 .. v_m' (extra attributes unsupported)")
+        raise S2VFormatError("node lines must be 't m v_1 .. v_m' (extra attributes unsupported)")
     # neighbour tokens: positions first + 2 .. first + 1 + m of every node line
     src_node = np.repeat(np.arange(int(num_nodes.sum())), degree)
     starts = np.repeat(first + 2 - np.concatenate([[0], np.cumsum(degree)[:-1]]), degree)
@@ -210,9 +217,12 @@ def read_s2v_zip(
         if cache_file.is_file():
             obj = torch.load(cache_file, weights_only=True)
             return S2VGraphs(**obj)
-    with zipfile.ZipFile(zip_path) as zf:
-        buf = zf.read(_member_name(zf, name))
-    graphs = parse_s2v_bytes(buf)
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            buf = zf.read(_member_name(zf, name))
+        graphs = parse_s2v_bytes(buf)
+    except (S2VFormatError, zipfile.BadZipFile) as err:
+        raise S2VFormatError(f"{zip_path}: {err}") from None
     if cache_file is not None:
         atomic_write(cache_file, lambda p: torch.save(graphs.to_dict(), p))
     return graphs

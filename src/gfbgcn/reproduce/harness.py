@@ -9,7 +9,8 @@ records exist.  This module holds that loop and what goes with it:
 * :func:`reproduce`: the per-data-set loop of every verb, and the one meaning of
   ``--report-only`` (re-render from the records, run nothing);
 * :class:`Layout`: where a task's report, records, figures and notes live under ``--out``;
-* :func:`command_line`: the command that produced a report, with no machine paths in it;
+* :func:`command_line`: the command that produced a report, with no machine paths in it, and
+  :class:`Invocation`: what the log keeps of that command (plain values, from the caller);
 * :func:`run_pending`: the resumable, optionally multi-process, run loop of one grid;
 * :class:`Invocations`: the log of the grid commands run on a task's records;
 * :class:`Throttle`: re-render a report at most once per interval while a grid runs.
@@ -19,7 +20,6 @@ The command-line flags of the verbs live in :mod:`gfbgcn.cli.flags`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -35,19 +35,14 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.outputs import check_results_directory
 from gfbgcn.core.runinfo import provenance, torch_threads
-from gfbgcn.reproduce.store import RunStore
-from gfbgcn.core.validate import int_in
 from gfbgcn.core.workers import RUNNER, Task, call, run_in_workers
+from gfbgcn.reproduce.store import RunStore
 
 DEFAULT_OUT = Path("docs/results")
-
-
-#: argparse type of counts that must be at least 1 (one range checker for every verb).
-positive_int = int_in(1)
 
 
 @dataclass(frozen=True)
@@ -95,12 +90,9 @@ def portable(word: str, cwd: Path | None = None) -> str:
         return Path(word).name
 
 
-def command_line(args: argparse.Namespace) -> str:
-    """The command as typed (``gfbgcn <verb> ...``), without ``--data-dir`` and machine paths.
-
-    ``args.command_argv`` is set by :func:`gfbgcn.cli.main` to the words after ``gfbgcn``.
-    """
-    words = list(getattr(args, "command_argv", []))
+def command_line(words: Sequence[str]) -> str:
+    """The command as typed (``gfbgcn <verb> ...``; ``words``: those after ``gfbgcn``), without
+    ``--data-dir`` and machine paths."""
     kept: list[str] = []
     skip = False
     for word in words:
@@ -116,6 +108,20 @@ def command_line(args: argparse.Namespace) -> str:
         else:
             kept.append(portable(word))
     return shlex.join(["gfbgcn", *kept])
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """The command that runs a grid, as its invocation log records it.
+
+    ``command``: :func:`command_line` of its words; ``workers``: processes running the grid's
+    runs at once; ``device``: the device the runs compute on, as run records name it
+    (:func:`gfbgcn.core.device.device_name`), ``None`` where the command does not say.
+    """
+
+    command: str
+    workers: int = 1
+    device: str | None = None
 
 
 def pending(tasks: Iterable[Task], store: RunStore) -> list[Task]:
@@ -192,8 +198,9 @@ def reproduce(
     datasets: Sequence[str],
     run: Callable[[str], bool | None],
     render: Callable[[], None],
-    args: argparse.Namespace,
+    invocation: Invocation,
     *,
+    report_only: bool = False,
     threads: int | None = None,
     log_extra: Mapping[str, Any] | None = None,
 ) -> None:
@@ -204,37 +211,39 @@ def reproduce(
     when the data set could not be run at all (e.g. its data is unavailable); each data set run
     has its wall time added to the invocation log (``log_extra``: more entries for it).
     ``render()`` writes the report from the records alone; it follows every data set (the last
-    one's after the log marks this command finished).
+    one's after the log marks this command finished).  ``invocation``: the command, for the
+    log.
 
-    ``args.report_only`` (``--report-only``) means the same in every verb: ``render()`` and
-    nothing else: no run, no data set loaded for training, no invocation logged.  ``threads``:
-    torch's thread count while the loop runs (``None``: torch's choice).
+    ``report_only`` means the same in every verb: ``render()`` and nothing else: no run, no
+    data set loaded for training, no invocation logged.  ``threads``: torch's thread count while
+    the loop runs (``None``: torch's choice).
 
-    Before anything is written, ``--out`` is checked (:func:`~gfbgcn.core.outputs.
-    check_results_directory`: never a saved model or a training run), and ``--report-only``
-    is refused where ``--out`` holds no record of the task (a report of nothing would replace
-    the one there).
+    Before anything is written, ``layout.out`` is checked (:func:`~gfbgcn.core.outputs.
+    check_results_directory`: never a saved model or a training run), and ``report_only`` is
+    refused where it holds no record of the task (a report of nothing would replace the one
+    there).
     """
     check_results_directory(str(layout.out))
-    if args.report_only:
+    if report_only:
         check_has_records(layout)
     with torch_threads(threads):
-        if not args.report_only:
-            _run_datasets(layout, datasets, run, render, args, log_extra or {})
+        if not report_only:
+            _run_datasets(layout, datasets, run, render, invocation, log_extra or {})
         render()
 
 
 def check_has_records(layout: Layout) -> None:
-    """Refuse to render a report from no records (``--report-only`` on the wrong ``--out``)."""
+    """Refuse to render a report from no records (``report_only`` on the wrong ``out``)."""
     if next(layout.store().records(), None) is None:
-        raise UserError(f"--report-only: no run records in {layout.raw}: nothing to render "
-                        "a report from (check --out, or run without --report-only first)")
+        raise OptionError("{0}: no run records in {raw}: nothing to render a report from "
+                          "(check {1}, or run without {0} first)", "report_only", "out",
+                          raw=str(layout.raw))
 
 
 def _run_datasets(layout: Layout, datasets: Sequence[str], run: Callable[[str], bool | None],
-                  render: Callable[[], None], args: argparse.Namespace,
+                  render: Callable[[], None], invocation: Invocation,
                   log_extra: Mapping[str, Any]) -> None:
-    log = Invocations(layout, args)
+    log = Invocations(layout, invocation)
     # inside torch_threads(): the count this process and each forked worker use
     log.entry.update(threads=torch.get_num_threads(), **log_extra)
     for index, dataset in enumerate(datasets):
@@ -256,19 +265,18 @@ class Invocations:
 
     FILE = "invocations.json"
 
-    def __init__(self, layout: Layout, args: argparse.Namespace) -> None:
+    def __init__(self, layout: Layout, invocation: Invocation) -> None:
         self.path = layout.raw / self.FILE
-        self.entries = self.load(layout)
-        if self.path.is_file() and not self.entries:  # corrupt: keep it aside, start anew
+        if self.path.is_file() and not self.load(layout):  # corrupt: keep it aside, start anew
             os.replace(self.path, self.path.with_name(self.FILE + ".corrupt"))
         self.entry: dict[str, Any] = {
             "id": uuid.uuid4().hex,  # two commands may start within the same second
-            "command": command_line(args),
+            "command": invocation.command,
             "started": _now(),
             "finished": None,
             "wall_s": {},
-            "workers": getattr(args, "workers", 1),
-            **({"device": args.device_name} if hasattr(args, "device_name") else {}),
+            "workers": invocation.workers,
+            **({"device": invocation.device} if invocation.device is not None else {}),
             **provenance(),
         }
         self.entries: list[dict[str, Any]] = []

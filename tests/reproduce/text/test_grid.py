@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from gfbgcn.core.errors import OptionError
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.text import grid as experiment
 from gfbgcn.reproduce.text.grid import (
@@ -33,7 +34,7 @@ def test_grid_variants_apply_where_they_make_sense():
                                                    ("gin", "eps-1")}
     assert [s.seed for s in specs][:1] == [0] and specs[-1].seed == 1  # seeds outermost
     assert {s.dataset for s in specs} == {"ohsumed"}
-    with pytest.raises(ValueError, match="unknown variant"):
+    with pytest.raises(OptionError, match="^variants: unknown variant"):
         grid(["r8"], ["gcn"], [0], variants=["fastest"])
 
 
@@ -145,7 +146,6 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
     from gfbgcn.reproduce import harness
     from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
     from gfbgcn.text.tokenize.clean import whitespace_tokenize
-
     from tests.text.toydata import toy_corpus
 
     graph = build_text_graph(toy_corpus(n=60, vocab=40, seed=2),

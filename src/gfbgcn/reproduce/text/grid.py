@@ -20,10 +20,11 @@ import numpy as np
 import torch
 
 from gfbgcn.core.device import device_name, resolve_device
-from gfbgcn.reproduce.harness import pending, run_pending
+from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import provenance
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.nn.sparse import to_device
+from gfbgcn.reproduce.harness import pending, run_pending
+from gfbgcn.reproduce.store import RunStore
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph, build_text_graph, load_graph_file
@@ -113,8 +114,8 @@ def grid(datasets: Iterable[str], models: Iterable[str], seeds: Iterable[int],
     extra = [v for v in dict.fromkeys(variants) if v != "default"]
     unknown = [v for v in extra if v not in VARIANTS]
     if unknown:
-        raise ValueError(f"unknown variant(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(VARIANTS)}")
+        raise OptionError("{0}: unknown variant(s) {unknown}; choose from {known}", "variants",
+                          unknown=", ".join(unknown), known=", ".join(VARIANTS))
     return [
         RunSpec(ds, model, variant, seed)
         for ds in datasets

@@ -97,8 +97,8 @@ def closable_stdout() -> Iterator[_ClosableStream]:
     the results either)."""
     original, original_err = sys.stdout, sys.stderr
     guarded = _ClosableStream(original)
-    sys.stdout = guarded  # type: ignore[assignment]
-    sys.stderr = _ClosableStream(original_err)  # type: ignore[assignment]
+    sys.stdout = guarded
+    sys.stderr = _ClosableStream(original_err)
     try:
         yield guarded
     finally:

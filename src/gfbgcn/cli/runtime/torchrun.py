@@ -15,7 +15,7 @@ torchrun's key-value store (hosted by the torchrun agent, it outlives every rank
 * a rank whose peer vanished without a word (killed) reports as usual.
 
 Only ``WORLD_SIZE``, ``RANK`` and torchrun's store variables are read from the environment;
-outside torchrun :func:`report_failure` is :func:`gfbgcn.core.errors.report`.
+outside torchrun :func:`report_failure` is :func:`gfbgcn.cli.runtime.failures.report`.
 """
 
 from __future__ import annotations
@@ -117,9 +117,9 @@ def report_failure(err: BaseException, report: Callable[..., int],
         status = report(err)
         _stop_together(status, world - 1, wait)
         return status
-    status = _rank_zero_status(wait)
-    if status is not None:  # rank 0 has said it, and waits for this process to end: now
-        _end(status)
+    posted = _rank_zero_status(wait)
+    if posted is not None:  # rank 0 has said it, and waits for this process to end: now
+        _end(posted)
     return report(err, where=f"rank {rank}: ")
 
 
