@@ -1,5 +1,5 @@
 """The error hierarchy: one-line messages and options named by their Python parameter (how the
-command line reports errors: ``tests/cli/test_failures.py``)."""
+command line reports errors: ``tests/cli/runtime/test_failures.py``)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import pickle
 
 import pytest
 
+from gfbgcn.cli.runtime.failures import exit_status
 from gfbgcn.core import errors
 
 
 def test_dataset_unavailable_is_bad_input_with_a_portable_message():
     err = errors.DatasetUnavailableError("AM data unavailable: in /home/u/data")
     assert isinstance(err, errors.UserError) and isinstance(err, FileNotFoundError)
-    assert errors.exit_status(err) == 2
+    assert exit_status(err) == 2
     assert str(err) == err.portable == "AM data unavailable: in /home/u/data"
     err = errors.DatasetUnavailableError("in /home/u/data", "in <data root>")
     assert (str(err), err.portable) == ("in /home/u/data", "in <data root>")
