@@ -28,7 +28,9 @@ from gfbgcn.core.field_checks import (
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 FORMAT = "gfbgcn-text-model"
-FORMAT_VERSION = 1
+#: 2: built-in tokenizers recorded by their names (``textgcn``, ``whitespace``), not their
+#: module paths.  Another version is refused, not converted.
+FORMAT_VERSION = 2
 WEIGHTS = "model.safetensors"
 VOCAB = "vocab.json"
 CONFIG = "config.json"
