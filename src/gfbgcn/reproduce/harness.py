@@ -237,6 +237,7 @@ def _run_datasets(layout: Layout, datasets: Sequence[str], run: Callable[[str], 
     log = Invocations(layout, args)
     # inside torch_threads(): the count this process and each forked worker use
     log.entry.update(threads=torch.get_num_threads(), **log_extra)
+    log.save()  # a report rendered during the first data set reads the threads from the log
     for index, dataset in enumerate(datasets):
         start = time.perf_counter()
         if run(dataset) is not False:
