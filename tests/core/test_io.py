@@ -13,6 +13,7 @@ from gfbgcn.core.io import (
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,
+    read_json,
     sha256_file,
 )
 
@@ -50,3 +51,20 @@ def test_sha256_file_reads_in_chunks(tmp_path: Path) -> None:
     path.write_bytes(data)
     assert sha256_file(path) == hashlib.sha256(data).hexdigest()
     assert sha256_file(path, chunk=7) == hashlib.sha256(data).hexdigest()
+
+
+def test_read_json_fails_as_a_value_error_naming_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text('[1, {"b": null}]', encoding="utf-8")
+    assert read_json(path) == [1, {"b": None}]
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")  # json recurses per level
+    with pytest.raises(ValueError, match="^nested too deeply$"):
+        read_json(path)
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(ValueError, match="utf-8"):
+        read_json(path)
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(ValueError, match="Expecting"):
+        read_json(path)
+    with pytest.raises(OSError):
+        read_json(tmp_path / "missing.json")

@@ -244,15 +244,23 @@ def test_reproduce_report_only_renders_and_runs_nothing(tmp_path: Path) -> None:
     assert not (layout.raw / harness.Invocations.FILE).exists()  # no invocation logged
 
 
-def test_thread_counts_from_the_log_and_from_older_commands(tmp_path: Path) -> None:
+def test_thread_counts_from_the_log(tmp_path: Path) -> None:
     layout = harness.Layout(tmp_path, "graphs")
     layout.raw.mkdir(parents=True)
-    entries = [{"command": "gfbgcn reproduce graphs --threads 1"},
-               {"command": "python -m gfbgcn.graph_classification.cli --datasets MUTAG"},  # default: 1
-               {"command": "gfbgcn reproduce graphs --threads=4"},
+    log = layout.raw / harness.Invocations.FILE
+    entries = [{"command": "gfbgcn reproduce graphs --threads 4", "threads": 4},
+               {"command": "gfbgcn reproduce graphs", "threads": 2},
                {"command": "gfbgcn reproduce graphs", "threads": 2}]
-    (layout.raw / harness.Invocations.FILE).write_text(json.dumps(entries), encoding="utf-8")
-    assert harness.thread_counts(layout) == [1, 2, 4]
+    log.write_text(json.dumps(entries), encoding="utf-8")
+    assert harness.thread_counts(layout) == [2, 4]
+    # an entry without its threads (a log of the unreleased format): refused, not guessed
+    # from the command line
+    log.write_text(json.dumps([*entries, {"command": "gfbgcn reproduce graphs --threads 1"}]),
+                   encoding="utf-8")
+    with pytest.raises(UserError) as err:
+        harness.thread_counts(layout)
+    assert str(err.value) == (f"{log}: entry 3 records no threads (an integer); the log was "
+                              "not written by this gfbgcn")
 
 
 # ---- worker processes: failures are reported, never hang; spawned workers get the run ---------

@@ -250,21 +250,21 @@ def test_a_user_directory_with_a_gfbgcn_file_name_is_not_replaced(cli, corpus, t
     assert _snapshot(mine) == {name: content.encode()}
 
 
-def test_a_marked_run_and_a_model_saved_before_markers_are_replaced(cli, corpus, tmp_path,
-                                                                    saved_model):
+def test_a_marked_run_is_replaced_and_an_unmarked_model_is_not(cli, corpus, tmp_path,
+                                                               saved_model):
     from gfbgcn.core.atomic import MARKER
 
     run = tmp_path / "run"
     assert cli("train", "--dataset", corpus, *FAST, "--out", run).status == 0
     assert json.loads((run / MARKER).read_text()) == {"written_by": "gfbgcn", "kind": "run"}
-    old_model = tmp_path / "old-model"
-    shutil.copytree(saved_model, old_model)
-    (old_model / MARKER).unlink()  # as the previous release saved it: its signed config.json
-    cli("train", "--dataset", corpus, *FAST, "--out", old_model).assert_user_error(
-        "is a saved model")
-    assert cli("train", "--dataset", corpus, *FAST, "--save", old_model).status == 0
-    assert (old_model / MARKER).is_file()
-    assert gfbgcn.load(old_model).predict(["goal team"]).labels
+    assert cli("train", "--dataset", corpus, *FAST, "--out", run).status == 0
+    # a signed config.json alone does not make a directory gfbgcn's: only the marker does
+    unmarked = tmp_path / "unmarked"
+    shutil.copytree(saved_model, unmarked)
+    (unmarked / MARKER).unlink()
+    cli("train", "--dataset", corpus, *FAST, "--save", unmarked).assert_user_error(
+        "--save", str(unmarked), "no .gfbgcn marker file", "refusing to replace it")
+    assert not (unmarked / MARKER).exists()
 
 
 def test_the_committed_results_keep_working(cli):

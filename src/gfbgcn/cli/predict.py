@@ -40,14 +40,15 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
 
 def predict(args: argparse.Namespace) -> int:
     """Classify new documents with a model saved by ``train --save``."""
-    from gfbgcn.text.predict.saved import load_model, read_config
+    from gfbgcn.text.predict.saved import load_model_and_config
 
     device = device_from_args(args)
     if not args.text and args.input is None:
         raise OptionError("give --text and/or --input")
     output = _output(args)  # before any work: the input is read once (it may be a pipe)
-    model = load_model(args.model_dir, self_embedding=args.self_embedding, device=device)
-    sep = read_config(args.model_dir)["labels"].get("separator") or "|"
+    model, config = load_model_and_config(args.model_dir, self_embedding=args.self_embedding,
+                                          device=device)
+    sep = config["labels"].get("separator") or "|"
     docs = list(args.text)
     if args.input is not None:
         docs += read_documents(args.input, args.text_col, args.encoding)

@@ -13,9 +13,7 @@ Writability is checked by :func:`check_output_dir` before any training starts.
 What makes a directory gfbgcn's is one marker file, :data:`MARKER` (``.gfbgcn``, naming the
 kind), written into every directory this module puts in place, never the names of the other
 files: a user's own directory holding only a ``vocab.json``, a ``metrics.json`` or a
-``config.json`` with a ``train`` key is not ours.  Models saved before the marker existed are
-recognised by their ``config.json`` alone, which carries the digest of its own fields
-(``config_sha256``): a file nobody but gfbgcn writes.
+``config.json`` with a ``train`` key is not ours.
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
-import json
 import os
 import shutil
 import tempfile
@@ -32,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import OptionError, phase
-from gfbgcn.core.io import atomic_write_json, current_umask, json_digest
+from gfbgcn.core.io import atomic_write_json, current_umask, read_json
 
 #: The file that marks a directory gfbgcn wrote, and of which kind (``{"kind": "run"}``).
 MARKER = ".gfbgcn"
@@ -60,8 +57,8 @@ def _json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object in ``path``, or ``None`` where it is unreadable or not an object (a
     user's file of the same name is just not gfbgcn's)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = read_json(path)
+    except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -75,21 +72,11 @@ def _marker_kind(marker: Path) -> str | None:
     return kind if isinstance(kind, str) and kind in KIND_FILES else None
 
 
-def _is_signed_model(config: Path) -> bool:
-    """A model ``config.json`` carrying the digest of its own fields: one saved before
-    :data:`MARKER` existed (a file of that form is gfbgcn's, whatever else it holds)."""
-    data = _json_object(config)
-    if data is None or data.get("format") != "gfbgcn-text-model":
-        return False
-    rest = {k: v for k, v in data.items() if k != "config_sha256"}
-    return data.get("config_sha256") == json_digest(rest)
-
-
 def directory_kind(path: str | os.PathLike[str]) -> str:
     """``"missing"``, ``"empty"``, ``"run"``, ``"model"`` or ``"other"`` (anything else).
 
     A run or a model is a directory with the :data:`MARKER` of that kind and no file that kind
-    does not write (or a model saved before markers, see the module docstring)."""
+    does not write."""
     path = Path(path)
     if not path.exists():
         return "missing"
@@ -102,9 +89,6 @@ def directory_kind(path: str | os.PathLike[str]) -> str:
     if MARKER in names:
         kind = _marker_kind(path / MARKER)
         return kind if kind is not None and files <= KIND_FILES[kind] else "other"
-    if "config.json" in files and files <= KIND_FILES["model"] \
-            and _is_signed_model(path / "config.json"):
-        return "model"
     return "other"
 
 

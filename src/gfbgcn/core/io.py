@@ -1,4 +1,5 @@
-"""Atomic file writes and hashing: results already written are never left half-overwritten."""
+"""Atomic file writes, hashing and the one JSON file reader: results already written are never
+left half-overwritten, and a hostile file fails as a plain ``ValueError``."""
 
 from __future__ import annotations
 
@@ -60,3 +61,16 @@ def json_digest(obj: Any) -> str:
     reading back, so a file can carry the digest of its own other fields."""
     text = json.dumps(obj, sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON value in file ``path``.
+
+    Raises ``OSError`` where the file cannot be read and ``ValueError`` (the reason in its
+    message) where it is not UTF-8, not JSON or nested too deeply: ``json`` recurses once per
+    level, so a hostile file could otherwise end in a ``RecursionError``.
+    """
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None

@@ -246,6 +246,7 @@ def _run_datasets(layout: Layout, datasets: Sequence[str], run: Callable[[str], 
     log = Invocations(layout, invocation)
     # inside torch_threads(): the count this process and each forked worker use
     log.entry.update(threads=torch.get_num_threads(), **log_extra)
+    log.save()  # a report rendered during the first data set reads the threads from the log
     for index, dataset in enumerate(datasets):
         start = time.perf_counter()
         if run(dataset) is not False:
@@ -348,20 +349,12 @@ def invocations_markdown(layout: Layout) -> list[str]:
 
 def thread_counts(layout: Layout) -> list[int]:
     """The torch threads per process of the commands in the invocation log, sorted."""
-    return sorted({int(e["threads"]) if "threads" in e else _threads_given(e.get("command", ""))
-                   for e in Invocations.load(layout)})
-
-
-def _threads_given(command: str) -> int:
-    """``--threads N`` of a command logged before the log recorded threads; without it, 1 (the
-    ``reproduce`` default of that time)."""
-    words = shlex.split(command)
-    value = "1"
-    for i, word in enumerate(words):
-        name, _, inline = word.partition("=")
-        if name == "--threads":
-            value = inline or (words[i + 1] if i + 1 < len(words) else "1")
-    return int(value) if value.isdigit() else 1
+    entries = Invocations.load(layout)
+    unknown = [i for i, e in enumerate(entries) if not isinstance(e.get("threads"), int)]
+    if unknown:
+        raise UserError(f"{layout.raw / Invocations.FILE}: entry {unknown[0]} records no "
+                        "threads (an integer); the log was not written by this gfbgcn")
+    return sorted({e["threads"] for e in entries})
 
 
 def _now() -> str:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from gfbgcn.core.io import atomic_write_json
+from gfbgcn.core.io import atomic_write_json, read_json
 from gfbgcn.reproduce.record_schema import RecordSchema, record_problem
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
@@ -86,8 +85,8 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     """The record in ``path``, or ``None`` with a warning naming the file when it is corrupt
     (truncated by a crash or a full disk, edited by hand, ...)."""
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        record = read_json(path)
+    except (OSError, ValueError) as err:
         reason = getattr(err, "msg", None) or str(err)
         warnings.warn(f"ignoring corrupt run record {path} ({reason}); the run counts as not "
                       "done", stacklevel=3)

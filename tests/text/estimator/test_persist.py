@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from gfbgcn import TextGCNClassifier
 from gfbgcn.cli import main
-from gfbgcn.core.errors import UserError
-from gfbgcn.text.estimator.persist import (
-    json_params,
-    params_from_config,
-    tokenizer_params,
-)
+from gfbgcn.core.errors import ModelLoadError, UserError
+from gfbgcn.core.io import json_digest
+from gfbgcn.text.estimator.persist import json_params
 from gfbgcn.text.predict.saved import read_config
 from tests.text.toydata import write_topic_csv
-
-
-def test_tokenizer_params_rebuild_the_recorded_tokenizer():
-    assert tokenizer_params("unicode-numbers+bigrams") == {
-        "tokenizer": "unicode", "no_numbers": True, "cjk_split": "bigrams"}
-    assert tokenizer_params("gfbgcn.text.preprocess.textgcn_tokenize") == {"tokenizer": "textgcn"}
-    assert tokenizer_params("whitespace") == {"tokenizer": "whitespace"}
-    assert tokenizer_params("mymodule.my_tokenizer") == {}
 
 
 def test_json_params_keep_what_json_holds():
@@ -42,7 +33,6 @@ def test_a_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):
             "--no-cache", "--no-baseline", "--save", str(model)]
     assert main(argv) == 0
     capsys.readouterr()
-    config = read_config(model)
     clf = TextGCNClassifier.load(model)
     params = clf.get_params()
     assert {k: params[k] for k in ("model", "hidden", "epochs", "window", "min_freq",
@@ -54,12 +44,17 @@ def test_a_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):
     from gfbgcn import load
 
     np.testing.assert_allclose(clf.predict_proba(docs), load(model).predict_proba(docs))
-    # without the classifier's entry (a model saved before it existed): the same settings,
-    # read from the training and graph settings
-    older = {k: v for k, v in config.items() if k != "estimator"}
-    derived = params_from_config(older)
-    assert len(derived) >= 20
-    assert derived == {k: params[k] for k in derived}
+    # without the classifier's entry (saved by save_model): refused in one line, not guessed
+    # from the training settings
+    config = read_config(model)
+    del config["estimator"], config["config_sha256"]
+    config["config_sha256"] = json_digest(config)
+    (model / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert load(model).predict(docs) is not None
+    with pytest.raises(ModelLoadError, match=r"^\S+model: saved without the classifier's "
+                       r"parameters \(by save_model or save_trained\); load it with "
+                       r"gfbgcn\.load\(path\)$"):
+        TextGCNClassifier.load(model)
 
 
 def test_a_multi_label_model_is_refused(tmp_path, capsys):

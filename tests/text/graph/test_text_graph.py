@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph import text_graph
 from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
@@ -104,6 +105,21 @@ def test_cache_hit_and_rebuild_on_change(tmp_path):
     assert not build_text_graph(edited, cfg, whitespace_tokenize, cache_root=tmp_path).from_cache
     assert len(list(tmp_path.glob("*.npz"))) == 3
     assert not list(tmp_path.glob("*.tmp")), "no temp files left behind"
+
+
+def test_a_cache_of_the_previous_format_is_refused_and_rebuilt(tmp_path, monkeypatch):
+    """Format 1 did not align the edge weights; such a file is never read, but rebuilt."""
+    corpus = Corpus("c", ["a b c", "b c d", "c d a"], ["x", "y", "x"], [True, True, False])
+    cfg = GraphConfig(window=2, min_freq=1, stop_words=None)
+    with monkeypatch.context() as patch:  # a file that says format 1 under today's key
+        patch.setattr(text_graph, "GRAPH_FORMAT_VERSION", 1)
+        old = build_text_graph(corpus, cfg, whitespace_tokenize, cache_root=tmp_path)
+    with pytest.raises(ValueError, match=r"^graph format 1, this gfbgcn reads format 2$"):
+        text_graph.load_graph_file(old.cache_path, old.key)
+    with pytest.warns(UserWarning, match="graph format 1, this gfbgcn reads format 2"):
+        again = build_text_graph(corpus, cfg, whitespace_tokenize, cache_root=tmp_path)
+    assert not again.from_cache and again.cache_path == old.cache_path
+    assert build_text_graph(corpus, cfg, whitespace_tokenize, cache_root=tmp_path).from_cache
 
 
 def test_custom_tokenizer_is_pluggable():

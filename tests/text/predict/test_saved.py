@@ -86,6 +86,19 @@ def test_version_checks(model_dir):
         load_model(path)
 
 
+def test_a_model_of_the_previous_format_is_refused_in_one_line(model_dir):
+    """Version 1 named the built-in tokenizers by module path; it is refused, not converted."""
+    path, _ = model_dir
+    _rewrite_config(path, ("format_version", 1),
+                    ("tokenizer", "name", "gfbgcn.text.preprocess.textgcn_tokenize"))
+    with pytest.raises(ModelLoadError) as err:
+        load_model(path)
+    assert str(err.value) == (
+        f"{path / 'config.json'}: model format version 1, this gfbgcn reads version "
+        f"{model_schema.FORMAT_VERSION}; use the gfbgcn version that saved it, or retrain")
+    assert model_schema.FORMAT_VERSION == 2
+
+
 def test_shape_mismatch(model_dir):
     path, _ = model_dir
     vocab = json.loads((path / "vocab.json").read_text())

@@ -8,7 +8,7 @@ from gfbgcn.cli import main
 from gfbgcn.core.errors import StopWordsError, TokenizerError
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, graph_cache_key
-from gfbgcn.text.tokenize.clean import textgcn_tokenize
+from gfbgcn.text.tokenize.clean import textgcn_tokenize, whitespace_tokenize
 from gfbgcn.text.tokenize.preprocess import preprocess
 from gfbgcn.text.tokenize.registry import (
     UnicodeTokenizer,
@@ -50,7 +50,10 @@ def test_names_round_trip_and_reload():
             assert isinstance(again, UnicodeTokenizer)
             assert (again.numbers, again.cjk) == (numbers, cjk)
             assert resolve_tokenizer(tok.cache_key)(MIXED) == tok(MIXED)
-    assert resolve_tokenizer("gfbgcn.text.preprocess.textgcn_tokenize") is textgcn_tokenize
+    assert resolve_tokenizer("textgcn") is textgcn_tokenize
+    assert resolve_tokenizer("whitespace") is whitespace_tokenize
+    # the module path the built-in had before it was named: no longer a name
+    assert tokenizer_from_name("gfbgcn.text.preprocess.textgcn_tokenize") is None
     assert tokenizer_from_name("unicode+trigrams") is None
     with pytest.raises(TokenizerError, match="unknown tokenizer 'spacy'"):
         make_tokenizer("spacy")
@@ -81,7 +84,7 @@ def test_graph_cache_key_includes_tokenizer_and_stop_words(tmp_path):
     base = GraphConfig(min_freq=1)
     keys = {graph_cache_key(corpus, base, "unicode"),
             graph_cache_key(corpus, base, "unicode+bigrams"),
-            graph_cache_key(corpus, base, "gfbgcn.text.preprocess.textgcn_tokenize"),
+            graph_cache_key(corpus, base, "textgcn"),
             graph_cache_key(corpus, GraphConfig(min_freq=1, stop_words=None), "unicode")}
     assert len(keys) == 4
     stop = tmp_path / "stop.txt"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import ModelLoadError, UserError
 from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.estimator.persist import ESTIMATOR_ENTRY
 from gfbgcn.text.estimator.settings import check_savable
@@ -14,7 +14,7 @@ from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.combined import CombinedPredictor, write_linear
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.saved import load_model, read_config, save_model
+from gfbgcn.text.predict.saved import load_model_and_config, save_model
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainResult
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
@@ -78,11 +78,13 @@ def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | Non
                 ) -> tuple[InductiveTextGCN | CombinedPredictor, dict[str, Any], Transductive]:
     """``(predictor, config.json, transductive outputs)`` of a model directory; outputs with no
     rows when it has none (saved by ``gfbgcn train`` or with ``transductive=False``)."""
-    predictor = load_model(path, tokenizer=tokenizer, device=device)
+    predictor, config = load_model_and_config(path, tokenizer=tokenizer, device=device)
     if predictor.multi_label:
         raise UserError(f"{path}: a multi-label model, which TextGCNClassifier does not "
                         "handle; load it with gfbgcn.load(path)")
-    config = read_config(path)
+    if ESTIMATOR_ENTRY not in config:
+        raise ModelLoadError(f"{path}: saved without the classifier's parameters (by "
+                             "save_model or save_trained); load it with gfbgcn.load(path)")
     entry = config.get(TRANSDUCTIVE_ENTRY)
     classes = len(predictor.label_names)
     if isinstance(entry, dict):

@@ -10,7 +10,9 @@ from typing import Any
 
 __all__ = ["GRAPH_FORMAT_VERSION", "corpus_digest", "graph_cache_key"]
 
-GRAPH_FORMAT_VERSION = 1
+#: 2: both edge arrays aligned in the file, so both can be mapped
+#: (:mod:`gfbgcn.text.graph.npz_map`).  Another version is rebuilt, never read.
+GRAPH_FORMAT_VERSION = 2
 
 
 def corpus_digest(corpus: Any) -> str:

@@ -7,8 +7,8 @@ page cache (the kernel can drop and re-read them), and writes stay private to th
 training process can so keep the graph's ``[2, E]`` edge arrays at no resident cost once its
 ``Â`` exists (:meth:`gfbgcn.text.graph.text_graph.TextGraph.release_edges`).
 
-A member that is compressed, is not a plain numeric array, or whose data does not start at a
-multiple of its item size (caches written before the writer aligned its members) is not mapped
+A member that is compressed, is not a plain numeric array, is empty, or whose data does not
+start at a multiple of its item size (a file gfbgcn's writer did not write) is not mapped
 (``None``): the caller reads it the ordinary way.
 """
 

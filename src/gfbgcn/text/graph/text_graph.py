@@ -168,11 +168,9 @@ class TextGraph:
         if not self.cache_path:
             return False
         edge_index, edge_weight = map_edges(self.cache_path)
-        if edge_index is None or edge_index.shape != self.edge_index.shape:
-            return False
-        self.edge_index = edge_index
-        if edge_weight is not None:  # caches written before members were aligned: kept read
-            self.edge_weight = edge_weight
+        if edge_index is None or edge_weight is None or edge_index.shape != self.edge_index.shape:
+            return False  # e.g. no edges: nothing to map
+        self.edge_index, self.edge_weight = edge_index, edge_weight
         return True
 
     def to_data(self, val_ratio: float = 0.1, seed: int = 0, edges: bool = True) -> Data:
@@ -335,7 +333,8 @@ def load_graph_file(path: str | Path, key: str) -> TextGraph:
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
         if not isinstance(meta, dict) or meta.get("format") != GRAPH_FORMAT_VERSION:
-            raise ValueError(f"graph format {meta.get('format')} is not supported")
+            raise ValueError(f"graph format {meta.get('format')!r}, this gfbgcn reads format "
+                             f"{GRAPH_FORMAT_VERSION}")
         if meta.get("key") != key:
             raise ValueError(f"its metadata name key {meta.get('key')!r}, not {key!r}")
         graph = TextGraph(

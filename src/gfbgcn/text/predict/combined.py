@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.io import atomic_write, atomic_write_text, sha256_file
+from gfbgcn.core.io import atomic_write, atomic_write_text, read_json, sha256_file
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.predict.baseline import LinearTextModel
 from gfbgcn.text.predict.inductive import (
@@ -164,11 +164,12 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
             raise error(f"{file}: checksum mismatch, the file is corrupt or was modified")
     try:
         arrays = load_file(str(path / LINEAR_WEIGHTS))
-        meta = json.loads((path / LINEAR_META).read_text(encoding="utf-8"))
     except (SafetensorError, OSError, ValueError) as err:
-        raise error(f"{path}: unreadable linear model ({err})") from err
-    except RecursionError:
-        raise error(f"{path / LINEAR_META}: unreadable (nested too deeply)") from None
+        raise error(f"{path / LINEAR_WEIGHTS}: unreadable linear model ({err})") from err
+    try:
+        meta = read_json(path / LINEAR_META)
+    except (OSError, ValueError) as err:
+        raise error(f"{path / LINEAR_META}: unreadable linear model ({err})") from err
     problem = _linear_meta_problem(meta)
     if problem:
         raise error(f"{path / LINEAR_META}: {problem}")

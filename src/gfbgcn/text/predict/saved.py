@@ -180,6 +180,19 @@ def load_model(
     model saved on any device loads on any other.  A combined model (graph + TF-IDF/LR, see
     :mod:`gfbgcn.text.predict.combined`) keeps its linear part on the CPU.
     """
+    return load_model_and_config(path, tokenizer=tokenizer, self_embedding=self_embedding,
+                                 device=device)[0]
+
+
+def load_model_and_config(
+    path: str | Path,
+    *,
+    tokenizer: Tokenizer | None = None,
+    self_embedding: str | None = None,
+    device: str | torch.device | None = None,
+) -> tuple[InductiveTextGCN | CombinedPredictor, dict[str, Any]]:
+    """:func:`load_model` and the model's ``config.json`` it checked (read once, for a caller
+    that needs more of it: the label separator, the classifier's parameters)."""
     target = resolve_device(device)  # an absent GPU fails before the files are read
     path = Path(path)
     config = read_checked_config(path)
@@ -193,8 +206,8 @@ def load_model(
     predictor = _predictor(path, config, tensors, vocab, tokenizer, self_embedding,
                            _fresh_second_layer(path, config["model"])).to(target)
     if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.predict.combined
-        return load_combined(path, config["combined"], predictor, ModelLoadError)
-    return predictor
+        return load_combined(path, config["combined"], predictor, ModelLoadError), config
+    return predictor, config
 
 
 def _fresh_second_layer(path: Path, model: dict[str, Any]) -> torch.nn.Module:

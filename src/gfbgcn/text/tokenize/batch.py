@@ -1,6 +1,6 @@
 """The default ``textgcn`` tokenizer over many documents at once, as NumPy byte arrays.
 
-:func:`gfbgcn.text.preprocess.textgcn_tokenize` runs twelve regular-expression passes, a split
+:func:`gfbgcn.text.tokenize.clean.textgcn_tokenize` runs twelve regular-expression passes, a split
 and a join per document, and the tokens then become millions of Python strings that are hashed
 one by one.  On 20 Newsgroups that is most of the graph build.  :func:`textgcn_token_ids` gives
 the same tokens, as word ids over a vocabulary, without creating a string per token:

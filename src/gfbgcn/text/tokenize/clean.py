@@ -44,10 +44,11 @@ def whitespace_tokenize(text: str) -> list[str]:
     return text.split()
 
 
-# The built-in tokenizers' identities predate the sub-packages; graph cache keys and saved
-# models record them, so they stay fixed wherever the functions live.
-textgcn_tokenize.cache_key = "gfbgcn.text.preprocess.textgcn_tokenize"  # type: ignore[attr-defined]
-whitespace_tokenize.cache_key = "gfbgcn.text.preprocess.whitespace_tokenize"  # type: ignore[attr-defined]
+# The built-in tokenizers' identities are their names (gfbgcn.text.tokenize.registry), not
+# their module paths: graph cache keys and saved models record them, so moving a function
+# changes neither.
+textgcn_tokenize.cache_key = "textgcn"  # type: ignore[attr-defined]
+whitespace_tokenize.cache_key = "whitespace"  # type: ignore[attr-defined]
 
 
 def tokenizer_key(tokenizer: Tokenizer) -> str | None:

@@ -1,6 +1,6 @@
 """Tokenizers for any language, stop-word lists by name or file, and their names.
 
-* ``textgcn``: the paper's ASCII cleaning (:func:`gfbgcn.text.preprocess.textgcn_tokenize`);
+* ``textgcn``: the paper's ASCII cleaning (:func:`gfbgcn.text.tokenize.clean.textgcn_tokenize`);
   the default for the four benchmarks, so that their statistics match the paper.
 * ``unicode``: the default for a user's own file.  Words are runs of Unicode word characters of
   any script (letters, combining marks, digits, connector punctuation; an apostrophe inside a
@@ -97,7 +97,7 @@ def make_tokenizer(name: str, *, numbers: bool = True, cjk: str = "chars") -> To
 def tokenizer_from_name(name: str) -> Tokenizer | None:
     """The built-in tokenizer a recorded name (a graph's or saved model's) stands for, or None."""
     for builtin in (textgcn_tokenize, whitespace_tokenize):
-        if name in (tokenizer_key(builtin), builtin.__name__.replace("_tokenize", "")):
+        if name == tokenizer_key(builtin):
             return builtin
     base, _, rest = name.partition("+")
     if base not in ("unicode", "unicode-numbers") or rest not in ("", "bigrams"):
@@ -115,30 +115,15 @@ def default_tokenizer_name(dataset: str) -> str:
     return "unicode" if Path(dataset).is_file() else "textgcn"
 
 
-# ---------------------------------------------------------------------------------------------
-# Stop words
-
-
-# Built-in tokenizers, reloadable by name from a saved model (custom ones must be passed in).
-BUILTIN_TOKENIZERS: dict[str, Tokenizer] = {
-    tokenizer_key(textgcn_tokenize) or "textgcn": textgcn_tokenize,
-    tokenizer_key(whitespace_tokenize) or "whitespace": whitespace_tokenize,
-    "textgcn": textgcn_tokenize,
-    "whitespace": whitespace_tokenize,
-}
-
-
 def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenizer:
     """The tokenizer a model was trained with: ``tokenizer`` if given, else a built-in by name."""
     if tokenizer is not None:
         return tokenizer
-    if name in BUILTIN_TOKENIZERS:
-        return BUILTIN_TOKENIZERS[name]
     builtin = tokenizer_from_name(name)  # unicode tokenizers: options are in the name
     if builtin is not None:
         return builtin
     raise ValueError(
         f"the model was trained with the custom tokenizer {name!r}; only the built-in "
-        f"tokenizers ({', '.join(sorted(set(BUILTIN_TOKENIZERS) - {'textgcn', 'whitespace'}))}) "
-        "are reloadable by name: pass the same callable as tokenizer=..."
+        f"tokenizers ({', '.join(TOKENIZERS)}) are reloadable by name: pass the same callable "
+        "as tokenizer=..."
     )
