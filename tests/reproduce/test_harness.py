@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from gfbgcn.core import workers
-from gfbgcn.core.errors import OptionError
+from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.reproduce import harness
 from gfbgcn.reproduce.store import RunStore
 

@@ -35,7 +35,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from gfbgcn.core.errors import OptionError
+from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.outputs import check_results_directory
 from gfbgcn.core.runinfo import provenance, torch_threads
