@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from gfbgcn.cli.flags import add_deprecated_alias
-from gfbgcn.core.device import add_device_argument, device_from_args
+from gfbgcn.cli.options import add_parameter_arguments
+from gfbgcn.core.device import device_from_args
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import OutputFile, nonempty_path, output_file
 from gfbgcn.core.validate import encoding_name, int_in
@@ -35,7 +36,7 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
     add_deprecated_alias(parser, "--batch-size", batch)
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    add_device_argument(parser)
+    add_parameter_arguments(parser, ("device",))  # the classifier's, as for train
 
 
 def predict(args: argparse.Namespace) -> int:

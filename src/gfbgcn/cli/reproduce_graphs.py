@@ -31,7 +31,7 @@ from gfbgcn.graphcls.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph
 from gfbgcn.graphcls.model import MODELS
 from gfbgcn.graphcls.report import write_report
 from gfbgcn.graphcls.train import TrainConfig
-from gfbgcn.text.train.checks import LR_MAX
+from gfbgcn.text.params import LR_MAX
 
 
 def _words(values: tuple[int, ...]) -> str:
