@@ -4,6 +4,7 @@ and the training configuration (flags shared by verbs of every task: :mod:`gfbgc
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,31 +22,42 @@ from gfbgcn.text.params import AUTO, PARAMETERS, Param
 from gfbgcn.text.tokenize.registry import default_tokenizer_name
 
 
-def add_parameter_arguments(parser: argparse.ArgumentParser, names: tuple[str, ...]) -> None:
+def add_parameter_arguments(parser: argparse.ArgumentParser, names: tuple[str, ...]
+                            ) -> dict[str, argparse.Action]:
     """The options of the classifier's parameters ``names``, generated from their entries of
     :data:`gfbgcn.text.params.PARAMETERS` (default, type and range check, help); each option's
     destination is the Python parameter (``--seed``: ``random_state``, ``--no-cache``:
     ``cache``), its name :func:`~gfbgcn.cli.parameters.flag_of` it.  An option that needs
     another (``--fanout``: ``--batch-size``) defaults to ``None`` here: :func:`check_applicable`
-    refuses it alone, then gives it the table's default."""
+    refuses it alone, then gives it the table's default.  The help names options, not Python
+    parameters.  Returns the options by parameter."""
+    actions: dict[str, argparse.Action] = {}
     for name in names:
         p = PARAMETERS[name]
         flag = flag_of(name)
         default = p.default if p.cli_default is None else p.cli_default
         if p.kind is bool:  # --multi-label sets True; --no-cache and --quiet set False
-            parser.add_argument(flag, dest=name, default=default,
-                                help=f"do not {p.help}" if default else p.help,
-                                action="store_false" if default else "store_true")
+            actions[name] = parser.add_argument(
+                flag, dest=name, default=default, action="store_false" if default else
+                "store_true", help=_flags_in(f"do not {p.help}" if default else p.help))
             continue
-        shown = "none" if default is None else default
+        shown = "none" if default is None else f"{default:g}" if isinstance(default, float) \
+            else default
         bounds = p.range_text()
         words = f", or {' '.join(p.words)}" if p.words else ""
         help = f"{p.help} ({shown}{'; ' + bounds + words if bounds and not p.choices else ''})"
         if p.none is not None and default is None:
             help = f"{p.help} (default: {p.none}{'; ' + bounds if bounds else ''})"
-        parser.add_argument(flag, dest=name, default=None if p.needs else default,
-                            type=parameter_type(p), choices=p.choices, metavar=p.metavar,
-                            help=help)
+        actions[name] = parser.add_argument(
+            flag, dest=name, default=None if p.needs else default, type=parameter_type(p),
+            choices=p.choices, metavar=p.metavar, help=_flags_in(help))
+    return actions
+
+
+def _flags_in(help: str) -> str:
+    """``help`` with the parameters it names as options (``label_sep``: ``--label-sep``)."""
+    return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b",
+                  lambda m: flag_of(m[0]) if m[0] in PARAMETERS else m[0], help)
 
 
 def parameter_type(p: Param) -> Callable[[str], Any] | None:
@@ -106,13 +118,9 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    add_parameter_arguments(parser, GRAPH_PARAMETERS)
+    actions = add_parameter_arguments(parser, GRAPH_PARAMETERS)
     # the old spelling of --build-workers (gfbgcn.cli.flags)
-    add_deprecated_alias(parser, "--workers", _action(parser, "--build-workers"))
-
-
-def _action(parser: argparse.ArgumentParser, flag: str) -> argparse.Action:
-    return next(a for a in parser._actions if flag in a.option_strings)
+    add_deprecated_alias(parser, "--workers", actions["build_workers"])
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:

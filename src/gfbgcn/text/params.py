@@ -187,8 +187,8 @@ PARAMETERS: dict[str, Param] = {
     "auto": _flag(False, "choose graph settings and model on the validation split, against "
                   "the linear baseline (the answer when no graph model beats it on "
                   "validation); also tries each model combined with the baseline, and the best "
-                  "one with wordllama features when installed; model, features, min_freq, "
-                  "window and stop_words are then searched"),
+                  "one with wordllama features when installed; the model, its features, the "
+                  "rare-word cut, the window and the stop words are then searched"),
     "budget": Param(None, "auto: at most N candidates trained (each also tried combined with "
                     "the baseline, at no training cost), or N minutes", none="all",
                     needs="auto", metavar="N|Nm"),

@@ -183,7 +183,7 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         return self
 
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
-             report: Report = None, baseline: bool = False) -> None:
+             report: Report | None = None, baseline: bool = False) -> None:
         report = report or _silent
         self.check_settings()  # before any work
         config = self.train_config()  # the one draw from a RandomState random_state

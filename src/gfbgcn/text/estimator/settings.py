@@ -1,13 +1,13 @@
 """The settings of one training run, checked in one place for the command line and Python.
 
-``gfbgcn train`` (:mod:`gfbgcn.cli.options`) and :class:`gfbgcn.TextGCNClassifier` both turn
-their options into a tokenizer, a :class:`~gfbgcn.text.graph.text_graph.GraphConfig` and a
+:class:`ClassifierSettings` (the settings side of :class:`gfbgcn.TextGCNClassifier`, which
+``gfbgcn train`` builds from its options) turns the parameters into a tokenizer, a
+:class:`~gfbgcn.text.graph.text_graph.GraphConfig` and a
 :class:`~gfbgcn.text.train.config.TrainConfig` through these functions.  A value out of range or
 options that do not go together raise an :class:`~gfbgcn.core.errors.OptionError` in one line
 that names the Python parameter (``epochs must be >= 1, got 0``), which the command line
 shows as its option (``--epochs must be ...``: :func:`gfbgcn.cli.parameters.with_flags`);
-the ranges themselves live with the configurations
-(:data:`gfbgcn.text.params.PARAMETERS`), and so do the defaults.
+the defaults and ranges themselves are those of one table, :data:`gfbgcn.text.params.PARAMETERS`.
 """
 
 from __future__ import annotations
