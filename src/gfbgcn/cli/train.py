@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from gfbgcn.cli.flags import add_threads_argument
@@ -94,7 +95,7 @@ def check_torchrun(args: argparse.Namespace) -> None:
                           "process (run it without torchrun)")
 
 
-def _reporter(speak: bool):
+def _reporter(speak: bool) -> Callable[[str, Any], None]:
     """``fit_corpus``'s report: a corpus without test documents refused, and the graph, the
     batching and the labels printed as they are known (by rank 0 only)."""
     def report(event: str, value: Any) -> None:

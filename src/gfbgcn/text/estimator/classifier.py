@@ -68,10 +68,9 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
     ``X_unlabeled`` and ``predict`` finds none of its documents among the fitted ones, it warns
     (:class:`~gfbgcn.text.estimator.transductive.AllInductiveWarning`).
 
-    **Parameters**: see :data:`gfbgcn.text.params.PARAMETERS` (default, accepted values and
-    help of each; ``gfbgcn train --help`` shows them as options).  ``random_state`` takes what
-    scikit-learn's ``check_random_state`` takes (an int, ``None``, a ``RandomState`` or
-    ``Generator``: one draw per ``fit``), leaving the caller's generators as they were;
+    **Parameters**: :data:`gfbgcn.text.params.PARAMETERS` (default, accepted values, help;
+    ``gfbgcn train --help`` shows them).  ``random_state`` takes what scikit-learn's
+    ``check_random_state`` takes (one draw per ``fit``), leaving the caller's generators be;
     ``tokenizer`` may be a callable ``str -> list[str]``; ``batch_size="auto"`` chooses after
     the graph is built.  Nothing is checked before ``fit``; a bad value then raises a one-line
     :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y``
@@ -196,7 +195,8 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
             auto = self._search(corpus, config)
             graph, result, label_names = auto.graph, auto.result, None
         else:
-            graph = graph or shared_graph(lambda: self.build_graph(corpus), config.batch_size)
+            if graph is None:
+                graph = shared_graph(lambda: self.build_graph(corpus), config.batch_size)
             check_has_words(graph.num_words, graph.config.min_freq)
             report("graph", graph)
             result, label_names = self._train(corpus, graph, config, device, report)
