@@ -222,8 +222,8 @@ def test_the_library_never_imports_the_reproduction_wing() -> None:
 
 
 def test_text_subpackages_depend_one_way() -> None:
-    """corpus < tokenize < graph < train < predict < search < estimator: never back."""
-    order = ["corpus", "tokenize", "graph", "train", "predict", "search", "estimator"]
+    """params < corpus < tokenize < graph < train < predict < search < estimator: never back."""
+    order = ["params", "corpus", "tokenize", "graph", "train", "predict", "search", "estimator"]
     rank = {f"gfbgcn.text.{name}": i for i, name in enumerate(order)}
 
     def rank_of(module: str) -> int | None:
@@ -266,3 +266,13 @@ def test_packages_stay_browsable(package: str) -> None:
         if module.startswith(package + ".") and module.count(".") == package.count(".") + 1:
             children[package] += 1
     assert children[package] <= 16
+
+
+def test_the_train_verb_reaches_at_most_three_text_modules() -> None:
+    """``gfbgcn train`` parses, calls the estimator and prints: the text work is the
+    library's, so the verb imports few of its modules (issue 36)."""
+    path = SRC / "gfbgcn" / "cli" / "train.py"
+    text_modules = {node.module for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(node, ast.ImportFrom) and node.module
+                    and _in(node.module, "gfbgcn.text")}
+    assert len(text_modules) <= 3, sorted(text_modules)

@@ -269,9 +269,9 @@ def test_batch_size_auto_trains_full_batch_where_it_fits_and_says_so(tmp_path, c
 
 def test_batch_size_auto_turns_to_row_budget_mini_batches_where_memory_is_short(
         tmp_path, capsys, monkeypatch):
-    from gfbgcn.cli import train as train_verb
+    from gfbgcn.text.estimator import fitting  # the estimator chooses the batching
 
-    monkeypatch.setattr(train_verb, "available_bytes", lambda device: 2**20)  # 1 MiB free
+    monkeypatch.setattr(fitting, "available_bytes", lambda device: 2**20)  # 1 MiB free
     path = write_topic_csv(tmp_path / "own.csv", n=40)
     out = tmp_path / "run"
     assert main(["train", "--dataset", str(path), "--model", "gfb-max", "--min-freq", "1",

@@ -4,59 +4,100 @@ and the training configuration (flags shared by verbs of every task: :mod:`gfbgc
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gfbgcn.cli.flags import add_build_workers_argument, add_data_dir_argument
-from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
+from gfbgcn.cli.flags import add_data_dir_argument, add_deprecated_alias
+from gfbgcn.cli.parameters import flag_of
+from gfbgcn.cli.runtime.argtypes import encoding_name, float_in, int_in, nonempty_path
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.validate import WINDOW_MAX, range_text
-from gfbgcn.text.corpus.benchmarks import load_corpus
+from gfbgcn.text.corpus.benchmarks import benchmark_key, load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
-from gfbgcn.text.estimator.settings import tokenization, train_config
-from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.search.own_corpus import is_own_file
-from gfbgcn.text.tokenize.clean import Tokenizer
-from gfbgcn.text.tokenize.registry import CJK_SPLITS, default_tokenizer_name
-from gfbgcn.text.train.batching import AUTO
-from gfbgcn.text.train.config import TrainConfig
-
-if TYPE_CHECKING:
-    from gfbgcn.text.estimator.classifier import TextGCNClassifier
+from gfbgcn.text.estimator.classifier import TextGCNClassifier
+from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.params import AUTO, PARAMETERS, Param
+from gfbgcn.text.tokenize.registry import default_tokenizer_name
 
 
-#: Options that mean something only beside another: (option, destination, the one it needs).
-NEEDS = (("--budget", "budget", "--auto", "auto"),
-         ("--fanout", "fanout", "--batch-size", "batch_size"),
-         ("--row-budget", "row_budget", "--batch-size", "batch_size"),
-         ("--label-sep", "label_sep", "--multi-label", "multi_label"))
-#: The defaults of those options where they apply.
-FANOUT, LABEL_SEP = 32, "|"
+def add_parameter_arguments(parser: argparse.ArgumentParser, names: tuple[str, ...]
+                            ) -> dict[str, argparse.Action]:
+    """The options of the classifier's parameters ``names``, generated from their entries of
+    :data:`gfbgcn.text.params.PARAMETERS` (default, type and range check, help); each option's
+    destination is the Python parameter (``--seed``: ``random_state``, ``--no-cache``:
+    ``cache``), its name :func:`~gfbgcn.cli.parameters.flag_of` it.  An option that needs
+    another (``--fanout``: ``--batch-size``) defaults to ``None`` here: :func:`check_applicable`
+    refuses it alone, then gives it the table's default.  The help names options, not Python
+    parameters.  Returns the options by parameter."""
+    actions: dict[str, argparse.Action] = {}
+    for name in names:
+        p = PARAMETERS[name]
+        flag = flag_of(name)
+        default = p.default if p.cli_default is None else p.cli_default
+        if p.kind is bool:  # --multi-label sets True; --no-cache and --quiet set False
+            actions[name] = parser.add_argument(
+                flag, dest=name, default=default, action="store_false" if default else
+                "store_true", help=_flags_in(f"do not {p.help}" if default else p.help))
+            continue
+        shown = "none" if default is None else f"{default:g}" if isinstance(default, float) \
+            else default
+        bounds = p.range_text()
+        words = f", or {' '.join(p.words)}" if p.words else ""
+        help = f"{p.help} ({shown}{'; ' + bounds + words if bounds and not p.choices else ''})"
+        if p.none is not None and default is None:
+            help = f"{p.help} (default: {p.none}{'; ' + bounds if bounds else ''})"
+        actions[name] = parser.add_argument(
+            flag, dest=name, default=None if p.needs else default, type=parameter_type(p),
+            choices=p.choices, metavar=p.metavar, help=_flags_in(help))
+    return actions
+
+
+def _flags_in(help: str) -> str:
+    """``help`` with the parameters it names as options (``label_sep``: ``--label-sep``)."""
+    return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b",
+                  lambda m: flag_of(m[0]) if m[0] in PARAMETERS else m[0], help)
+
+
+def parameter_type(p: Param) -> Callable[[str], Any] | None:
+    """The argparse type of a parameter: its range checked as the command line is read
+    (NaN and infinities refused), and its words (``auto``) accepted."""
+    if p.kind is int:
+        number = int_in(p.low, p.high)
+    elif p.kind is float:
+        number = float_in(p.low, p.high, low_open=p.low_open, high_open=p.high_open)
+    else:
+        return None
+    if not p.words:
+        return number
+
+    def parse(text: str) -> int | float | str:
+        word = text.strip().lower()
+        return word if word in p.words else number(text)
+
+    parse.__name__ = number.__name__
+    return parse
 
 
 def check_applicable(args: argparse.Namespace) -> None:
-    """Refuse an option that would be ignored (``--budget`` without ``--auto``, ...), then
-    give the options that apply their defaults; called as the command line is read."""
-    for option, dest, needed, needed_dest in NEEDS:
+    """Refuse an option that would be ignored (``--budget`` without ``--auto``, ...; the
+    table's ``needs``), then give the options that apply their defaults; called as the
+    command line is read."""
+    for name, p in PARAMETERS.items():
+        if p.needs is None or not hasattr(args, name):
+            continue
         # --batch-size auto chooses fanout and row budget itself: they need an explicit N
-        if getattr(args, dest) is not None and getattr(args, needed_dest) in (None, False, 0,
-                                                                              AUTO):
+        if getattr(args, name) is not None and getattr(args, p.needs) in (None, False, 0, AUTO):
+            option, needed = flag_of(name), flag_of(p.needs)
             raise OptionError(f"{option} applies only with {needed}: add {needed}, or drop "
                               f"{option}")
-    args.fanout = fanout_of(args)
-    args.row_budget = args.row_budget or 0
-    args.label_sep = LABEL_SEP if args.label_sep is None else args.label_sep
+        if getattr(args, name) is None:
+            setattr(args, name, p.default)
 
 
-def batch_size_of(args: argparse.Namespace) -> int:
-    """``--batch-size`` as a count: ``auto`` is full batch until ``gfbgcn train`` has seen the
-    graph and chosen (:mod:`gfbgcn.text.train.batching`)."""
-    return 0 if args.batch_size == AUTO else int(args.batch_size)
-
-
-def fanout_of(args: argparse.Namespace) -> int:
-    """``--fanout``, or its default where not given."""
-    return FANOUT if args.fanout is None else int(args.fanout)
+#: The options of the graph and its tokenization (``gfbgcn train`` and ``gfbgcn data``).
+GRAPH_PARAMETERS = ("window", "min_freq", "cooccurrence", "cache", "tokenizer", "stop_words",
+                    "no_numbers", "cjk_split", "build_workers")
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,16 +117,9 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    parser.add_argument("--window", type=int_in(2, WINDOW_MAX), default=20,
-                        help=f"PMI sliding window (20; {range_text(2, WINDOW_MAX)})")
-    parser.add_argument("--min-freq", type=int_in(1), default=5,
-                        help="drop words seen fewer times (5; >= 1)")
-    parser.add_argument("--cooccurrence", choices=("window", "pair"), default="window",
-                        help="W(i,j) as windows containing both words (paper) or position pairs "
-                        "(reference code)")
-    parser.add_argument("--no-cache", action="store_true", help="rebuild the graph, do not cache")
-    add_tokenizer_arguments(parser)
-    add_build_workers_argument(parser)
+    actions = add_parameter_arguments(parser, GRAPH_PARAMETERS)
+    # the old spelling of --build-workers (gfbgcn.cli.flags)
+    add_deprecated_alias(parser, "--workers", actions["build_workers"])
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -110,7 +144,7 @@ def run_provenance(args: argparse.Namespace, corpus: Corpus) -> dict[str, Any]:
 
     command = ["gfbgcn", *getattr(args, "command_argv", [])]
     sources = [Path(s) for s in corpus.sources]
-    if not (is_own_file(args.dataset) and sources):
+    if not (benchmark_key(args.dataset) is None and sources):
         return {"command": command, "input": {"dataset": args.dataset}}
     return {"command": command, "input": {
         "files": [{"path": str(s.absolute()), "sha256": sha256_file(s)} for s in sources],
@@ -121,61 +155,21 @@ def run_provenance(args: argparse.Namespace, corpus: Corpus) -> dict[str, Any]:
 
 
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
-    tokenizer, stop_words = tokenization_from_args(args)  # bad values fail before reading
-    config = GraphConfig(window=args.window, min_freq=args.min_freq, stop_words=stop_words,
-                         cooccurrence=args.cooccurrence)
+    """``gfbgcn data``: the corpus and its graph with the command line's graph settings."""
+    clf = classifier_from_args(args)
+    clf.graph_settings()  # bad values fail before reading
     corpus = corpus_from_args(args)
-    return corpus, build_text_graph(corpus, config, tokenizer, cache=not args.no_cache,
-                                    workers=args.build_workers)
-
-
-def add_tokenizer_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tokenizer", default=None, metavar="NAME",
-                        help="textgcn (the paper's ASCII cleaning; default for the four "
-                        "benchmarks), unicode (words of any script, casefolded; default for a "
-                        "corpus file) or whitespace")
-    parser.add_argument("--stop-words", default="english", metavar="LANG|FILE|none",
-                        help="stop words removed from the graph: an NLTK language (english), "
-                        "a file with one word a line, or none")
-    parser.add_argument("--no-numbers", action="store_true",
-                        help="unicode tokenizer: drop tokens made of digits only")
-    parser.add_argument("--cjk-split", choices=CJK_SPLITS, default="chars",
-                        help="unicode tokenizer: split Chinese/Japanese/Thai runs into single "
-                        "characters or character bigrams (chars)")
-
-
-def tokenization_from_args(args: argparse.Namespace) -> tuple[Tokenizer, str | None]:
-    """``(tokenizer, stop-word setting)`` of the command line; a bad value exits with one line."""
-    return tokenization(args.tokenizer or default_tokenizer_name(args.dataset),
-                        no_numbers=args.no_numbers, cjk_split=args.cjk_split,
-                        stop_words=args.stop_words)
-
-
-def train_config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """The training settings of ``gfbgcn train``, checked where the Python API checks them."""
-    return train_config(
-        model=args.model, seed=args.seed, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
-        weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
-        val_ratio=args.val_ratio, fast_genvec=args.fast_genvec, fixed_lambda=args.fixed_lambda,
-        batch_size=batch_size_of(args), fanout=fanout_of(args), features=args.features,
-        multi_label=getattr(args, "multi_label", False), optimizer=args.optimizer,
-        row_budget=args.row_budget or 0)
+    return corpus, clf.build_graph(corpus)
 
 
 def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
-    """The :class:`~gfbgcn.TextGCNClassifier` that ``gfbgcn train``'s options describe (the
-    options' Python names); ``gfbgcn train`` fits it."""
-    from gfbgcn.text.estimator.classifier import TextGCNClassifier
-
-    return TextGCNClassifier(
-        model=args.model, hidden=args.hidden, dropout=args.dropout, lr=args.lr,
-        weight_decay=args.weight_decay, epochs=args.epochs, patience=args.patience,
-        val_ratio=args.val_ratio, random_state=args.seed, fast_genvec=args.fast_genvec,
-        fixed_lambda=args.fixed_lambda, features=args.features, window=args.window,
-        min_freq=args.min_freq, stop_words=args.stop_words, cooccurrence=args.cooccurrence,
-        tokenizer=args.tokenizer or default_tokenizer_name(args.dataset),
-        no_numbers=args.no_numbers, cjk_split=args.cjk_split, batch_size=batch_size_of(args),
-        fanout=fanout_of(args), device=str(args.device), auto=args.auto, budget=args.budget,
-        baseline=not args.no_baseline,
-        cache=not args.no_cache, build_workers=args.build_workers, verbose=not args.quiet,
-        optimizer=args.optimizer, row_budget=args.row_budget or 0)
+    """The :class:`~gfbgcn.TextGCNClassifier` that the options describe (each option's
+    destination is its Python parameter; those a verb has not take their defaults).  A
+    benchmark's tokenizer is the paper's (``textgcn``); the baseline is fitted beside a model
+    of a user's file, or tried by ``--auto``."""
+    params = {name: getattr(args, name) for name in PARAMETERS if hasattr(args, name)}
+    params["tokenizer"] = args.tokenizer or default_tokenizer_name(args.dataset)
+    if "baseline" in params:
+        params["baseline"] = args.baseline and (
+            args.auto or benchmark_key(args.dataset) is None)
+    return TextGCNClassifier(**params)

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from gfbgcn.cli.flags import add_deprecated_alias
+from gfbgcn.cli.options import add_parameter_arguments
 from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
-from gfbgcn.cli.runtime.device import add_device_argument, device_from_args
+from gfbgcn.cli.runtime.device import device_from_args
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.outputs import OutputFile, output_file
 from gfbgcn.text.predict.io import predictions_csv, read_documents
@@ -35,7 +36,7 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
     add_deprecated_alias(parser, "--batch-size", batch)
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    add_device_argument(parser)
+    add_parameter_arguments(parser, ("device",))  # the classifier's, as for train
 
 
 def predict(args: argparse.Namespace) -> int:

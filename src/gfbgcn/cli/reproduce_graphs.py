@@ -33,7 +33,7 @@ from gfbgcn.graph_classification.train import TrainConfig
 from gfbgcn.reproduce import harness
 from gfbgcn.reproduce.graphs.experiment import HIDDEN_GRID, LAYERS_GRID, grid, run_graph_grid
 from gfbgcn.reproduce.graphs.report import write_report
-from gfbgcn.text.train.checks import LR_MAX
+from gfbgcn.text.params import LR_MAX
 
 
 def _words(values: tuple[int, ...]) -> str:

@@ -1,32 +1,12 @@
-"""`gfbgcn train` on a user's own file: the linear baseline printed beside the result, and
-`--auto` (:mod:`gfbgcn.text.search.auto`)."""
+"""What `gfbgcn train` prints of a user's own file: the linear baseline beside the result,
+and `--auto`'s search (:mod:`gfbgcn.text.search.auto`)."""
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from gfbgcn.core.errors import OptionError
-from gfbgcn.text.search.own_corpus import _combined_metrics, baseline_metrics
-from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
-from gfbgcn.text.predict.combined import mix
-
-
-def add_own_corpus_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-baseline", action="store_true",
-                        help="own corpus files: do not fit the linear baseline (word + char "
-                        "n-gram TF-IDF, classifier chosen on validation) beside the graph model "
-                        "(with --auto: nor try it or the models combined with it)")
-    parser.add_argument("--auto", action="store_true",
-                        help="choose graph settings and model on the validation split, against "
-                        "the linear baseline (the answer when no graph model beats it on "
-                        "validation); also tries each model combined with the baseline, and the "
-                        "best one with --features wordllama when installed; --model, "
-                        "--features, --min-freq, --window and --stop-words are then searched")
-    parser.add_argument("--budget", default=None, metavar="N|Nm",
-                        help="--auto: at most N candidates trained (each is also tried combined "
-                        "with the baseline, at no training cost), or N minutes (default: all, "
-                        "about 14 with the embeddings extra)")
+from gfbgcn.text.search.auto import AutoResult
+from gfbgcn.text.predict.baseline import BaselineResult
 
 
 def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
@@ -53,17 +33,6 @@ def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
 BASELINE_NAME = "word+char n-gram TF-IDF + linear"
 
 
-def baseline_beside(corpus, graph, result) -> tuple[dict[str, Any], BaselineResult]:
-    """Fit the baseline on the run's split, print it beside ``result``; the metrics entry and
-    the fitted baseline."""
-    from gfbgcn.text.tokenize.registry import resolve_tokenizer
-
-    b = baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
-                           result.config.val_ratio, result.config.seed)
-    print_beside(result.config.model, result.test, b)
-    return {"baseline": baseline_metrics(b)}, b
-
-
 def _searched(auto) -> str:
     """``2 candidates trained, each also combined with the baseline,``: the count --budget
     limits, whatever the number of table rows."""
@@ -73,22 +42,8 @@ def _searched(auto) -> str:
     return f"{auto.trained} candidate{plural} trained{combined}"
 
 
-def train_auto(args: argparse.Namespace) -> int:
-    """``gfbgcn train --auto``: search, print/save the table, write and save the chosen model.
-
-    The search is :class:`gfbgcn.TextGCNClassifier` with ``auto=True``: its ``auto_`` holds the
-    candidates, its ``save`` writes the chosen model (a combined one too)."""
-    from gfbgcn.cli.options import classifier_from_args, corpus_from_args, run_provenance
-    from gfbgcn.text.search.auto import chosen_summary
-    from gfbgcn.text.train.run_files import write_run
-
-    if args.multi_label:
-        raise OptionError("--auto is single-label only (drop --multi-label)")
-    clf = classifier_from_args(args)
-    clf.check_settings()  # bad settings fail before the corpus is read
-    corpus = corpus_from_args(args)
-    auto = clf.fit_corpus(corpus).auto_
-    table = auto.table()
+def print_auto(auto: AutoResult) -> None:
+    """``gfbgcn train --auto``: the candidates' table, the choice and its test metrics."""
     print(auto.aligned(), end="")
     c = auto.chosen
     test = c.test
@@ -103,23 +58,5 @@ def train_auto(args: argparse.Namespace) -> int:
         print(f"auto chose {name} with {c.setting.label()} (validation accuracy "
               f"{c.val_accuracy:.4f}; {_searched(auto)} in {auto.seconds:.0f} s)")
     print(f"test accuracy {test['accuracy']:.4f} | macro F1 {test['macro_f1']:.4f}")
-    extra: dict[str, Any] = {"auto": chosen_summary(auto)}
-    probs = None
-    if auto.baseline is not None:  # not with --no-baseline
-        if not auto.chose_baseline:
-            print_beside("auto", test, auto.baseline, hint="")  # --auto tried the combinations
-        extra["baseline"] = baseline_metrics(auto.baseline)
-    if c.predictor != "graph":  # test: the combination's; the graph part's beside it
-        extra["graph_part"] = {"test": auto.result.test, "val": auto.result.val}
-        extra.update(_combined_metrics(auto))
-        probs = mix(auto.result.probabilities, auto.baseline.probabilities, c.weight)
-    if args.out:
-        out = write_run(args.out, auto.result, auto.graph, extra_metrics=extra,
-                        extra_files={"auto.csv": table}, probabilities=probs,
-                        baseline=None if auto.baseline is None else
-                        auto.baseline.probabilities,
-                        provenance=run_provenance(args, corpus))
-        print(f"wrote {out} (candidates in auto.csv)")
-    if args.save:
-        print(f"saved model to {clf.save(args.save, transductive=False)}")
-    return 0
+    if auto.baseline is not None and not auto.chose_baseline:  # not with --no-baseline
+        print_beside("auto", test, auto.baseline, hint="")  # --auto tried the combinations

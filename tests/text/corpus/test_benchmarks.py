@@ -157,3 +157,13 @@ def test_benchmark_documents_refuse_an_unknown_subset_or_name():
         load_benchmark_texts_and_labels("r8", "dev")
     with pytest.raises(OptionError, match="unknown text benchmark 'r9'"):
         load_benchmark_texts_and_labels("r9")
+
+
+def test_benchmark_key_tells_a_benchmark_name_from_a_file(tmp_path, monkeypatch):
+    from gfbgcn.text.corpus.benchmarks import benchmark_key
+
+    assert benchmark_key("r8") == "r8" and benchmark_key("R-52") == "r52"
+    assert benchmark_key("my.csv") is None and benchmark_key(tmp_path / "x.tsv") is None
+    (tmp_path / "r8").write_text("text,label\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert benchmark_key("r8") is None  # an existing file of that name is the user's

@@ -56,23 +56,10 @@ def test_get_params_equals_the_init_arguments():
              "min_freq": 2, "stop_words": None, "cooccurrence": "pair", "tokenizer": "whitespace",
              "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,
              "optimizer": "sparse-adam", "row_budget": 64,
-             "device": "cpu", "auto": True, "budget": "3", "baseline": False, "cache": False,
+             "device": "cpu", "multi_label": True, "label_sep": ";", "auto": True, "budget": "3", "baseline": False, "cache": False,
              "build_workers": 1, "verbose": True}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
     assert TextGCNClassifier(**given).get_params() == given
-
-
-def test_defaults_are_those_of_gfbgcn_train():
-    from gfbgcn.cli import build_parser
-    from gfbgcn.cli.options import classifier_from_args
-
-    argv = ["train", "--dataset", "my.csv"]
-    from_cli = classifier_from_args(build_parser(argv).parse_args(argv)).get_params()
-    defaults = TextGCNClassifier().get_params()
-    differ = {k for k in defaults if defaults[k] != from_cli[k]}
-    # the CLI names the file's tokenizer and shows progress; Python leaves both to their default
-    assert differ == {"tokenizer", "verbose"}
-    assert (from_cli["tokenizer"], defaults["tokenizer"]) == ("unicode", None)
 
 
 def test_clone_round_trip(transductive_fit):

@@ -25,17 +25,18 @@ def test_train_config_defaults_are_the_papers():
 
 
 def test_layer_options():
-    assert layer_options("gfb-mean", fast_genvec=True) == {"exact": False}
-    assert layer_options("gfb-max", fixed_lambda=0) == {"exact": True, "lambda_init": 0.0}
-    assert layer_options("gcn") == {}
+    assert layer_options("gfb-mean", True, None) == {"exact": False}
+    assert layer_options("gfb-max", False, 0) == {"exact": True, "lambda_init": 0.0}
+    assert layer_options("gcn", False, None) == {}
     assert not train_config(model="gfb-max", fixed_lambda=0.0).train_lambda
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"model": "gcn", "fixed_lambda": 0.5}, "apply to gfb-"),
     ({"fixed_lambda": float("nan")}, "^fixed_lambda must be a finite number, got nan$"),
-    ({"batch_size": 8, "model": "sgc"}, "^batch_size supports single-label two-layer"),
-    ({"batch_size": 8, "multi_label": True}, "^batch_size supports single-label two-layer"),
+    ({"fixed_lambda": 1001.0}, r"^fixed_lambda must be in \[-1000, 1000\], got 1001.0$"),
+    ({"batch_size": 8, "model": "sgc"}, "^batch_size supports the two-layer models, not sgc$"),
+    ({"batch_size": 8, "multi_label": True}, "^batch_size supports single-label training only"),
     ({"batch_size": -1}, "^batch_size must be >= 0, got -1$"),
     ({"fanout": 0}, "^fanout must be >= 1, got 0$"),
     ({"seed": -1}, r"^seed must be in \[0, 4294967295\], got -1$"),
@@ -49,6 +50,11 @@ def test_train_config_refuses(kwargs, message):
         train_config(**kwargs)
 
 
+def test_train_config_refuses_an_unknown_parameter_as_a_programming_error():
+    with pytest.raises(TypeError, match="unknown parameters window"):
+        train_config(window=5)
+
+
 def test_tokenization():
     tokenizer, stop_words = tokenization(None, stop_words="none")
     assert isinstance(tokenizer, UnicodeTokenizer) and stop_words is None
@@ -60,7 +66,7 @@ def test_tokenization():
     for kwargs, message in [({"tokenizer": "textgcn", "cjk_split": "bigrams"},
                              "^no_numbers and cjk_split apply to the unicode tokenizer only$"),
                             ({"tokenizer": custom, "no_numbers": True}, "apply to"),
-                            ({"cjk_split": "words"}, "unknown CJK split 'words'"),
+                            ({"cjk_split": "words"}, "^cjk_split must be one of chars, bigrams, got 'words'$"),
                             ({"stop_words": 5}, "^stop_words must be a language"),
                             ({"stop_words": "klingon"}, "unknown stop-word language|stop")]:
         with pytest.raises(OptionError, match=message):

@@ -139,5 +139,5 @@ def test_a_row_budget_without_batch_size_fails_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err == "error: --row-budget applies only with --batch-size: add --batch-size, or " \
                   "drop --row-budget"
-    assert main([*common, "--batch-size", "8", "--row-budget", "0"]) == 2
+    assert main([*common, "--batch-size", "8", "--row-budget", "-1"]) == 2
     assert "--row-budget" in capsys.readouterr().err

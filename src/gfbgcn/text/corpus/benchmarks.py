@@ -233,15 +233,23 @@ def load_benchmark_texts_and_labels(
     return [corpus.texts[i] for i in idx], [corpus.labels[i] for i in idx]
 
 
-def load_corpus(
-    name_or_path: str | Path, data_dir: str | Path | None = None, **table_kwargs
-) -> Corpus:
-    """A benchmark by name, or a user's CSV/TSV/JSONL file by path."""
+def benchmark_key(name_or_path: str | Path) -> str | None:
+    """The benchmark ``name_or_path`` names (its canonical name), or ``None`` for a user's
+    corpus file: the one place that tells them apart (an existing file wins over a benchmark
+    name)."""
     text = str(name_or_path)
     try:
         key = canonical_name(text)
     except ValueError:
-        key = None
-    if key is not None and not Path(text).is_file():
+        return None
+    return None if Path(text).is_file() else key
+
+
+def load_corpus(
+    name_or_path: str | Path, data_dir: str | Path | None = None, **table_kwargs
+) -> Corpus:
+    """A benchmark by name, or a user's CSV/TSV/JSONL file by path."""
+    key = benchmark_key(name_or_path)
+    if key is not None:
         return load_benchmark(key, data_dir)
     return load_table(name_or_path, **table_kwargs)

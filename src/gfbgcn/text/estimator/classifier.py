@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,19 @@ from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
+from gfbgcn.text.estimator.fitting import (
+    chosen_batching,
+    fit_baseline,
+    multi_label_predictor,
+    multi_label_targets,
+    shared_graph,
+)
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
+from gfbgcn.text.estimator.outcome import write_fitted_run
+from gfbgcn.text.estimator.settings import ClassifierSettings
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
-from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.params import AUTO, DEFAULTS
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.predict.saved import trained_settings
 from gfbgcn.text.tokenize.clean import Tokenizer
@@ -28,8 +39,12 @@ from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
+Report = Callable[[str, Any], None]  # fit_corpus's report(event, value)
+D = DEFAULTS  # the defaults of __init__'s signature
+_silent: Report = lambda event, value: None  # noqa: E731
 
-class TextGCNClassifier(ClassifierMixin, BaseEstimator):
+
+class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
     """Text GCN / GFB-GCN as a scikit-learn classifier of raw text documents.
 
     ``fit(X, y)`` takes the documents themselves: ``X`` a list, NumPy array or pandas Series
@@ -53,36 +68,26 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     ``X_unlabeled`` and ``predict`` finds none of its documents among the fitted ones, it warns
     (:class:`~gfbgcn.text.estimator.transductive.AllInductiveWarning`).
 
-    **Parameters** (``gfbgcn train``'s settings and defaults; the option in brackets):
-    ``model`` [--model] one of :data:`gfbgcn.text.train.models.MODELS`; ``hidden``,
-    ``dropout``, ``lr``, ``weight_decay``, ``epochs`` (maximum), ``patience`` (early
-    stopping), ``val_ratio``; ``random_state`` [--seed] seed of the weights, dropout and
-    validation split, as scikit-learn takes it: an int in [0, 2**32 - 1] (NumPy integers too),
-    ``None`` (drawn from NumPy's global generator), a ``numpy.random.RandomState`` or
-    ``Generator`` (one draw per ``fit``); ``fit`` seeds generators of its own from it and leaves
-    the caller's ``random``, ``numpy.random`` and torch generators as they were;
-    ``fast_genvec``, ``fixed_lambda`` (gfb-* only); ``features`` ``"onehot"`` or
-    ``"wordllama"``.  Graph: ``window``, ``min_freq``, ``stop_words`` (an NLTK
-    language, a file, or ``None``), ``cooccurrence``; ``tokenizer``: ``"unicode"`` (``None``,
-    the default, as for a corpus file), ``"textgcn"`` (the paper's ASCII cleaning, the CLI's
-    default for the benchmarks), ``"whitespace"`` or a callable ``str -> list[str]``;
-    ``no_numbers``, ``cjk_split`` (unicode).  ``batch_size``/``fanout``/``optimizer``/``row_budget``: mini-batch training
-    (0: full batch); ``device``: ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``; ``auto``:
-    choose graph settings and model on the validation split (``--auto``; ``budget`` ``N``
-    candidates or ``"Nm"`` minutes), which may choose the linear n-gram baseline itself
-    (:mod:`gfbgcn.text.predict.baseline`) or the graph model combined with it, unless
-    ``baseline=False`` (``--no-baseline``: no baseline fitted, no combination tried).  ``cache``: cache the graph on disk (``$GFBGCN_CACHE``);
-    ``build_workers``: graph-building processes (``None``: every core); ``verbose``: progress.
-    Nothing is checked before ``fit``; a bad value then raises a one-line
-    :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y`` (lengths,
-    a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
+    **Parameters**: :data:`gfbgcn.text.params.PARAMETERS` (default, accepted values, help;
+    ``gfbgcn train --help`` shows them).  ``random_state`` takes what scikit-learn's
+    ``check_random_state`` takes (one draw per ``fit``), leaving the caller's generators be;
+    ``tokenizer`` may be a callable ``str -> list[str]``; ``batch_size="auto"`` chooses after
+    the graph is built.  Nothing is checked before ``fit``; a bad value then raises a one-line
+    :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y``
+    (lengths, a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
+    ``multi_label=True``: ``y`` holds label sets joined by ``label_sep``; ``classes_`` are the
+    single labels, ``predict_proba`` their sigmoid outputs and ``predict`` a ``[n, L]`` 0/1
+    indicator matrix at the threshold chosen on validation.
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
     ``predict_proba``); ``graph_`` the :class:`~gfbgcn.text.graph.text_graph.TextGraph`
     (``graph_.to_pyg()``); ``result_`` the :class:`~gfbgcn.text.train.config.TrainResult`
     (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
-    ``auto=True`` (``None`` otherwise); ``predictor_`` the inductive predictor, the object
-    :func:`gfbgcn.load` returns for the saved model.
+    ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
+    (:class:`~gfbgcn.text.predict.baseline.BaselineResult`, metrics in ``baseline_.test``)
+    that :meth:`fit_corpus` fits beside a single-label model with ``baseline=True`` (``None``
+    otherwise); ``batching_`` what ``batch_size="auto"`` chose; ``predictor_`` the inductive
+    predictor, the object :func:`gfbgcn.load` returns for the saved model.
 
     **Saving.**  ``save(path)`` writes the model directory that ``gfbgcn predict`` and
     :func:`gfbgcn.load` read (safetensors, no pickle), with the transductive outputs;
@@ -92,18 +97,24 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     not the training state (``graph_``, ``result_``, ``auto_``: ``None`` once unpickled).
     """
 
-    def __init__(
-        self, *, model: str = "gfb-max", hidden: int = 200, dropout: float = 0.5,
-        lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
-        val_ratio: float = 0.1, random_state: settings.RandomStateLike = 0,
-        fast_genvec: bool = False, fixed_lambda: float | None = None, features: str = "onehot",
-        window: int = 20,
-        min_freq: int = 5, stop_words: str | None = "english", cooccurrence: str = "window",
-        tokenizer: str | Tokenizer | None = None, no_numbers: bool = False,
-        cjk_split: str = "chars", batch_size: int = 0, fanout: int = 32, optimizer: str = "adam",
-        row_budget: int = 0, device: str = "auto",
-        auto: bool = False, budget: int | str | None = None, baseline: bool = True,
-        cache: bool = True, build_workers: int | None = None, verbose: bool = False,
+    def __init__(  # the defaults: gfbgcn.text.params.PARAMETERS
+        self, *, model: str = D["model"], hidden: int = D["hidden"],
+        dropout: float = D["dropout"], lr: float = D["lr"],
+        weight_decay: float = D["weight_decay"], epochs: int = D["epochs"],
+        patience: int = D["patience"], val_ratio: float = D["val_ratio"],
+        random_state: settings.RandomStateLike = D["random_state"],
+        fast_genvec: bool = D["fast_genvec"], fixed_lambda: float | None = D["fixed_lambda"],
+        features: str = D["features"], window: int = D["window"],
+        min_freq: int = D["min_freq"], stop_words: str | None = D["stop_words"],
+        cooccurrence: str = D["cooccurrence"],
+        tokenizer: str | Tokenizer | None = D["tokenizer"], no_numbers: bool = D["no_numbers"],
+        cjk_split: str = D["cjk_split"], batch_size: int | str = D["batch_size"],
+        fanout: int = D["fanout"], optimizer: str = D["optimizer"],
+        row_budget: int = D["row_budget"], device: str = D["device"],
+        multi_label: bool = D["multi_label"], label_sep: str = D["label_sep"],
+        auto: bool = D["auto"], budget: int | str | None = D["budget"],
+        baseline: bool = D["baseline"], cache: bool = D["cache"],
+        build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
     ) -> None:
         self.model = model
         self.hidden = hidden
@@ -129,6 +140,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.optimizer = optimizer
         self.row_budget = row_budget
         self.device = device
+        self.multi_label = multi_label
+        self.label_sep = label_sep
         self.auto = auto
         self.budget = budget
         self.baseline = baseline
@@ -136,102 +149,80 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.build_workers = build_workers
         self.verbose = verbose
 
-    # -- settings: checked with the command line's (gfbgcn.text.estimator.settings) ------------
-
-    def train_config(self, seed: int | None = None) -> TrainConfig:
-        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad).
-
-        ``seed``: the run's seed; ``None`` derives it from ``random_state``
-        (:func:`~gfbgcn.text.estimator.settings.run_seed`: a ``RandomState`` or ``Generator``
-        is drawn from)."""
-        if seed is None:
-            seed = settings.run_seed(self.random_state)
-        return settings.train_config(
-            model=self.model, seed=seed, hidden=self.hidden, dropout=self.dropout,
-            lr=self.lr, weight_decay=self.weight_decay, epochs=self.epochs,
-            patience=self.patience, val_ratio=self.val_ratio, fast_genvec=self.fast_genvec,
-            fixed_lambda=self.fixed_lambda, batch_size=self.batch_size, fanout=self.fanout,
-            optimizer=self.optimizer, row_budget=self.row_budget,
-            features=self.features)
-
-    def graph_settings(self) -> tuple[Tokenizer, GraphConfig]:
-        """The tokenizer and graph settings (checked like :meth:`train_config`)."""
-        tokenizer, stop_words = settings.tokenization(
-            self.tokenizer, no_numbers=self.no_numbers, cjk_split=self.cjk_split,
-            stop_words="none" if self.stop_words is None else self.stop_words)
-        config = GraphConfig(window=self.window, min_freq=self.min_freq, stop_words=stop_words,
-                             cooccurrence=self.cooccurrence)
-        settings.check_flag("cache", self.cache)
-        settings.check_build_workers(self.build_workers)
-        return tokenizer, config
-
-    def build_graph(self, corpus: Corpus) -> TextGraph:
-        """The Text GCN graph of ``corpus`` with these graph settings (cached on disk unless
-        ``cache=False``; see :func:`~gfbgcn.text.graph.text_graph.build_text_graph`)."""
-        tokenizer, config = self.graph_settings()
-        return build_text_graph(corpus, config, tokenizer, cache=bool(self.cache),
-                                workers=self.build_workers)
-
     # -- fitting ---------------------------------------------------------------------------
 
     def fit(self, X: Any, y: Any, X_unlabeled: Any = None) -> TextGCNClassifier:
         """Build the graph of ``X`` (and ``X_unlabeled``) and train on ``X``'s labels ``y``.
 
         ``X``, ``X_unlabeled``: lists, arrays or Series of strings (``[n]``, ``[m]``); ``y``:
-        ``[n]`` labels.  ``X_unlabeled``: documents to classify transductively (see the class
-        docstring).  Returns ``self``.
+        ``[n]`` labels (``multi_label``: label sets joined by ``label_sep``).
+        ``X_unlabeled``: documents to classify transductively (see the class docstring).
+        Returns ``self``.
         """
         docs = check_documents(X, "X")
         classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        self._fit(labelled_corpus(docs, labels, extra), None, classes)
+        self._fit(labelled_corpus(docs, labels, extra), None,
+                  None if self.multi_label else classes)
         # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
         self.graph_.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
         self._num_unlabeled = len(extra)
         return self
 
-    def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None) -> TextGCNClassifier:
+    def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None, *,
+                   report: Report | None = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
-        ``result_.test`` holds their metrics.  ``graph``: the corpus's graph, built with these
-        settings, when already at hand (not with ``auto``, which builds its own)."""
-        return self._fit(corpus, graph, None)
+        ``result_.test`` holds their metrics; with ``baseline`` (single-label), ``baseline_``
+        is fitted on the same split.  ``graph``: the corpus's graph, built with these
+        settings, when already at hand (not with ``auto``, which builds its own).
+        ``report(event, value)``: told of the steps as they happen, ``("graph", TextGraph)``,
+        ``("batching", Batching)``, ``("labels", (Y, label names))`` (multi-label)."""
+        self._fit(corpus, graph, None, report or _silent, baseline=True)
+        return self
 
-    def check_settings(self) -> None:
-        """Check every parameter (as ``fit`` does before any work); an
-        :class:`~gfbgcn.core.errors.OptionError` names the first bad one."""
-        settings.check_random_state(self.random_state)
-        self.train_config(seed=0)  # the other settings; nothing drawn from random_state
-        self.graph_settings()
-        resolve_device(self.device)
-        settings.check_flag("auto", self.auto)
-        settings.check_flag("baseline", self.baseline)
-        if self.budget is not None:
-            parse_budget(self.budget)
-
-    def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None
-             ) -> TextGCNClassifier:
+    def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
+             report: Report | None = None, baseline: bool = False) -> None:
+        report = report or _silent
         self.check_settings()  # before any work
         config = self.train_config()  # the one draw from a RandomState random_state
-        tokenizer, graph_config = self.graph_settings()
+        tokenizer, _ = self.graph_settings()
         device = resolve_device(self.device)
-        auto = None
+        self.baseline_ = self.batching_ = auto = None
         if self.auto:
             if graph is not None:
                 raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, config, tokenizer, graph_config)
-            graph, result = auto.graph, auto.result
+            auto = self._search(corpus, config)
+            graph, result, label_names = auto.graph, auto.result, None
         else:
-            graph = self.build_graph(corpus) if graph is None else graph
+            if graph is None:
+                graph = shared_graph(lambda: self.build_graph(corpus), config.batch_size)
             check_has_words(graph.num_words, graph.config.min_freq)
-            result = training.train_text(graph, config, progress=bool(self.verbose),
-                                         device=device)
-        self._set_fitted(corpus, graph, result, auto, classes, tokenizer)
-        return self
+            report("graph", graph)
+            result, label_names = self._train(corpus, graph, config, device, report)
+            if baseline and self.baseline and not self.multi_label:
+                self.baseline_ = fit_baseline(corpus, graph, result.config)
+        self._set_fitted(corpus, graph, result, auto, classes, tokenizer, label_names)
 
-    def _search(self, corpus: Corpus, config: TrainConfig, tokenizer: Tokenizer,
-                graph_config: GraphConfig) -> AutoResult:
-        """The ``--auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
+    def _train(self, corpus: Corpus, graph: TextGraph, config: TrainConfig, device: Any,
+               report: Report) -> tuple[TrainResult, list[str] | None]:
+        """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
+        and a multi-label run's label names."""
+        if self.batch_size == AUTO:
+            self.batching_, config = chosen_batching(config, graph, device,
+                                                     bool(self.multi_label))
+            report("batching", self.batching_)
+        targets = label_names = None
+        if self.multi_label:
+            targets, label_names = multi_label_targets(corpus, self.label_sep)
+            report("labels", (targets, label_names))
+        result = training.train_text(graph, config, progress=bool(self.verbose),
+                                     multilabel_targets=targets, device=device)
+        return result, label_names
+
+    def _search(self, corpus: Corpus, config: TrainConfig) -> AutoResult:
+        """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
+        tokenizer, graph_config = self.graph_settings()
         budget = parse_budget(self.budget) if self.budget is not None else None
         return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
                         stop_words=graph_config.stop_words,
@@ -244,29 +235,47 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_fitted(self, corpus: Corpus, graph: TextGraph, result: TrainResult,
                     auto: AutoResult | None, classes: np.ndarray | None,
-                    tokenizer: Tokenizer) -> None:
+                    tokenizer: Tokenizer, label_names: list[str] | None) -> None:
         """The fitted state.  What ``predict`` and ``save`` use is built here, so that they
         leave the classifier as it is (scikit-learn's ``check_dict_unchanged``): the
         transductive outputs, the inductive predictor (two-layer models) and the few settings
         a model directory records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
-        self._set_classes(graph.label_names, classes)
+        self._set_classes(label_names or graph.label_names, classes)
         self._tokenizer = tokenizer
         self._model_name = result.config.model
+        self._threshold = result.threshold if label_names is not None else None
         self._num_unlabeled = 0  # fit(X_unlabeled=...) sets it: documents to find again
         self._outputs = self._transductive_outputs(corpus, result, auto)
         self._predictor: Any = None
         self._save_settings: dict[str, Any] | None = None
-        if self._model_name in INDUCTIVE_MODELS:
+        if self._model_name not in INDUCTIVE_MODELS:
+            return
+        if label_names is not None:
+            self._predictor = multi_label_predictor(result, graph, corpus, label_names,
+                                                    self.label_sep, tokenizer)
+        else:
             self._predictor = inductive_predictor(result, graph, auto, tokenizer)
-            graph_part = getattr(self._predictor, "graph", self._predictor)
-            graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
-            self._save_settings = trained_settings(result, graph, corpus)
+        graph_part = getattr(self._predictor, "graph", self._predictor)
+        graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
+        self._save_settings = trained_settings(
+            result, graph, corpus, self.label_sep if label_names is not None else None)
 
     def _set_classes(self, names: list[str], classes: np.ndarray | list | None) -> None:
         """``classes_`` and where each one's column is among the model's ``names``."""
         self.classes_ = np.asarray(names if classes is None else classes)
         self._columns = np.array([names.index(str(c)) for c in self.classes_], dtype=np.int64)
+
+    def write_run(self, out: str | Path, provenance: dict[str, Any] | None = None) -> Path:
+        """Write the fitted run to directory ``out`` as ``gfbgcn train --out`` does
+        (``config.json``, ``history.csv``, ``metrics.json`` with ``baseline_``'s and
+        ``auto_``'s metrics, ``predictions.csv``; :mod:`gfbgcn.text.estimator.outcome`);
+        ``provenance``: what made the run (``config.json``'s ``run`` entry)."""
+        check_is_fitted(self, "classes_")
+        if self.result_ is None:
+            raise UserError("this classifier holds no training state (loaded or unpickled): "
+                            "fit it again to write its run")
+        return write_fitted_run(out, self, provenance)
 
     # -- predicting ------------------------------------------------------------------------
 
@@ -284,15 +293,19 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         new = np.flatnonzero(~seen)
         if len(new):
             proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
-        # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns about:
-        # renormalised in float64, each row sums to 1 within a few float64 eps
-        proba /= proba.sum(axis=1, keepdims=True)
+        if not self._threshold:  # multi-label: independent sigmoid outputs
+            # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns
+            # about: renormalised in float64, each row sums to 1 within a few float64 eps
+            proba /= proba.sum(axis=1, keepdims=True)
         return proba[:, self._columns]
 
     def predict(self, X: Any) -> np.ndarray:
         """``[n]`` the most probable class of each document of ``X`` (see
-        :meth:`predict_proba`)."""
+        :meth:`predict_proba`); multi-label: ``[n, L]`` 0/1, the labels at or above the
+        threshold chosen on validation."""
         proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
+        if self._threshold:
+            return (proba >= self._threshold).astype(np.int64)
         return self.classes_[np.argmax(proba, axis=1)]
 
     @staticmethod
@@ -348,12 +361,14 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf = cls(**{k: v for k, v in params.items() if k in known})
         clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer))
                           if v is not None})
-        clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = None
+        clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = None
+        clf.batching_ = None
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
         graph_part = getattr(predictor, "graph", predictor)
         graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
         clf._model_name, clf._save_settings = graph_part.model_name, None
+        clf._threshold = None  # load_fitted refuses multi-label models
         clf._num_unlabeled = 0  # not recorded in a model directory: no AllInductiveWarning
         return clf
 
@@ -367,7 +382,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         texts, several times larger) is left out; it is ``None`` after unpickling, as after
         :meth:`load`."""
         state = dict(super().__getstate__())
-        for name in ("corpus_", "graph_", "result_", "auto_"):
+        for name in ("corpus_", "graph_", "result_", "auto_", "baseline_"):
             if name in state:
                 state[name] = None
         return state

@@ -1,23 +1,29 @@
 """The settings of one training run, checked in one place for the command line and Python.
 
-``gfbgcn train`` (:mod:`gfbgcn.cli.options`) and :class:`gfbgcn.TextGCNClassifier` both turn
-their options into a tokenizer, a :class:`~gfbgcn.text.graph.text_graph.GraphConfig` and a
+:class:`ClassifierSettings` (the settings side of :class:`gfbgcn.TextGCNClassifier`, which
+``gfbgcn train`` builds from its options) turns the parameters into a tokenizer, a
+:class:`~gfbgcn.text.graph.text_graph.GraphConfig` and a
 :class:`~gfbgcn.text.train.config.TrainConfig` through these functions.  A value out of range or
 options that do not go together raise an :class:`~gfbgcn.core.errors.OptionError` in one line
 that names the Python parameter (``epochs must be >= 1, got 0``), which the command line
 shows as its option (``--epochs must be ...``: :func:`gfbgcn.cli.parameters.with_flags`);
-the ranges themselves live with the configurations
-(:func:`gfbgcn.text.train.checks.check_train_settings`, ``GraphConfig``).
+the defaults and ranges themselves are those of one table, :data:`gfbgcn.text.params.PARAMETERS`.
 """
 
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
+from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
-from gfbgcn.core.validate import SEED_MAX, check_option
+from gfbgcn.core.validate import SEED_MAX
+from gfbgcn.text.search.auto import parse_budget
+from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.params import AUTO, DEFAULTS, PARAMETERS, check_parameter
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.tokenize.stop_words import parse_stop_words
@@ -29,8 +35,9 @@ DEFAULT_TOKENIZER = "unicode"
 
 
 def tokenization(
-    tokenizer: str | Tokenizer | None = None, *, no_numbers: bool = False,
-    cjk_split: str = "chars", stop_words: str | None = "english",
+    tokenizer: str | Tokenizer | None = DEFAULTS["tokenizer"], *,
+    no_numbers: bool = DEFAULTS["no_numbers"], cjk_split: str = DEFAULTS["cjk_split"],
+    stop_words: str | None = DEFAULTS["stop_words"],
 ) -> tuple[Tokenizer, str | None]:
     """``(tokenizer, stop-word setting)``: ``--tokenizer``, ``--no-numbers``, ``--cjk-split``
     and ``--stop-words``.
@@ -40,6 +47,8 @@ def tokenization(
     language, a file with one word a line, ``"none"`` or ``None``.
     """
     name = DEFAULT_TOKENIZER if tokenizer is None else tokenizer
+    check_parameter("no_numbers", no_numbers)
+    check_parameter("cjk_split", cjk_split)
     if name != "unicode" and (no_numbers or cjk_split != "chars"):
         raise OptionError("{0} and {1} apply to the unicode tokenizer only", "no_numbers",
                           "cjk_split")
@@ -58,8 +67,8 @@ def tokenization(
 #: What ``random_state`` accepts (checked by :func:`check_random_state`).
 RandomStateLike = int | np.integer | np.random.RandomState | np.random.Generator | None
 #: What ``random_state`` accepts, in words (scikit-learn's ``check_random_state``, and a Generator).
-RANDOM_STATES = (f"None, a whole number in [0, {SEED_MAX}], a numpy.random.RandomState or a "
-                 "numpy.random.Generator")
+RANDOM_STATES = (f"None, a whole number {PARAMETERS['random_state'].range_text()}, a "
+                 "numpy.random.RandomState or a numpy.random.Generator")
 
 
 def check_random_state(random_state: RandomStateLike) -> None:
@@ -69,7 +78,7 @@ def check_random_state(random_state: RandomStateLike) -> None:
                                                          np.random.Generator)):
         return
     if (not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool)
-            or not 0 <= int(random_state) <= SEED_MAX):
+            or not 0 <= int(random_state) <= PARAMETERS["random_state"].high):
         raise OptionError("{0} must be {accepted}, got {value!r}", "random_state",
                           accepted=RANDOM_STATES, value=random_state)
 
@@ -95,12 +104,11 @@ def run_seed(random_state: RandomStateLike) -> int:
     return int(rng.randint(0, SEED_MAX + 1, dtype=np.int64))
 
 
-def layer_options(model: str, fast_genvec: bool = False,
-                  fixed_lambda: float | None = None) -> dict:
-    """The second layer's options: ``--fast-genvec`` and ``--fixed-lambda`` (gfb-* only)."""
+def layer_options(model: str, fast_genvec: bool, fixed_lambda: float | None) -> dict:
+    """The second layer's options: ``fast_genvec`` and ``fixed_lambda`` (gfb-* only)."""
     check_model(model)
-    if fixed_lambda is not None:
-        check_option("fixed_lambda", fixed_lambda)
+    check_parameter("fast_genvec", fast_genvec)
+    check_parameter("fixed_lambda", fixed_lambda)
     if not model.startswith("gfb-"):
         if fast_genvec or fixed_lambda is not None:
             raise OptionError("{0} and {1} apply to gfb-* models only", "fast_genvec",
@@ -112,24 +120,32 @@ def layer_options(model: str, fast_genvec: bool = False,
     return options
 
 
-def train_config(
-    *, model: str = "gfb-max", seed: int = 0, hidden: int = 200, dropout: float = 0.5,
-    lr: float = 0.02, weight_decay: float = 0.0, epochs: int = 200, patience: int = 10,
-    val_ratio: float = 0.1, fast_genvec: bool = False, fixed_lambda: float | None = None,
-    batch_size: int = 0, fanout: int = 32, features: str = "onehot", multi_label: bool = False,
-    optimizer: str = "adam", row_budget: int = 0,
-) -> TrainConfig:
-    """The :class:`TrainConfig` of ``gfbgcn train``'s options (the defaults are its defaults);
-    every value is checked (:func:`~gfbgcn.text.train.checks.check_train_settings`)."""
-    options = layer_options(model, fast_genvec, fixed_lambda)
-    check_option("batch_size", batch_size, 0, whole=True)
-    if batch_size and (model not in INDUCTIVE_MODELS or multi_label):
-        raise OptionError("{0} supports single-label two-layer models only", "batch_size")
+#: The estimator's parameters that make its :class:`TrainConfig` (``random_state``: ``seed``).
+TRAIN_PARAMETERS = ("model", "hidden", "dropout", "lr", "weight_decay", "epochs", "patience",
+                    "val_ratio", "fast_genvec", "fixed_lambda", "batch_size", "fanout",
+                    "features", "multi_label", "optimizer", "row_budget")
+
+
+def train_config(*, seed: int = DEFAULTS["random_state"], **params: Any) -> TrainConfig:
+    """The :class:`TrainConfig` of the classifier's training parameters ``params`` (of
+    :data:`TRAIN_PARAMETERS`; a missing one takes its default, :data:`gfbgcn.text.params.
+    PARAMETERS`) and the run's ``seed``; every value is checked (``TrainConfig`` checks the
+    ranges, :func:`~gfbgcn.text.train.checks.check_train_settings`)."""
+    unknown = sorted(set(params) - set(TRAIN_PARAMETERS))
+    if unknown:
+        raise TypeError(f"train_config() got unknown parameters {', '.join(unknown)}")
+    p = {name: params.get(name, DEFAULTS[name]) for name in TRAIN_PARAMETERS}
+    options = layer_options(p["model"], p["fast_genvec"], p["fixed_lambda"])
+    check_parameter("multi_label", p["multi_label"])
+    if p["multi_label"] and p["batch_size"]:  # checked here only: TrainConfig has no labels
+        raise OptionError("{0} supports single-label training only: drop {0} or {1}",
+                          "batch_size", "multi_label")
     return TrainConfig(
-        model=model, seed=seed, hidden=hidden, dropout=dropout, lr=lr,
-        weight_decay=weight_decay, epochs=epochs, patience=patience, val_ratio=val_ratio,
-        train_lambda=fixed_lambda is None, layer_options=options, batch_size=batch_size,
-        fanout=fanout, features=features, optimizer=optimizer, row_budget=row_budget,
+        model=p["model"], seed=seed, hidden=p["hidden"], dropout=p["dropout"], lr=p["lr"],
+        weight_decay=p["weight_decay"], epochs=p["epochs"], patience=p["patience"],
+        val_ratio=p["val_ratio"], train_lambda=p["fixed_lambda"] is None,
+        layer_options=options, batch_size=p["batch_size"], fanout=p["fanout"],
+        features=p["features"], optimizer=p["optimizer"], row_budget=p["row_budget"],
     )
 
 
@@ -140,13 +156,79 @@ def check_savable(model: str) -> None:
                           "save", models=", ".join(INDUCTIVE_MODELS), model=model)
 
 
-def check_build_workers(workers: int | None) -> None:
-    """``--build-workers``: ``None`` (every available core) or a whole number >= 1."""
-    if workers is not None:
-        check_option("build_workers", workers, 1, whole=True)
+def check_label_sep(label_sep: object) -> None:
+    """``label_sep``: a non-empty string."""
+    if not isinstance(label_sep, str) or not label_sep:
+        raise OptionError("{0} must be a non-empty string, got {value!r}", "label_sep",
+                          value=label_sep)
 
 
-def check_flag(option: str, value: object) -> None:
-    """A yes/no setting (``auto``, ``cache``, ...; its Python name) must be a bool."""
-    if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
-        raise OptionError("{0} must be True or False, got {value!r}", option, value=value)
+class ClassifierSettings:
+    """The settings side of :class:`gfbgcn.TextGCNClassifier`: its parameters turned into
+    checked training and graph settings (its ``__init__`` sets the attributes)."""
+
+    model: str
+    random_state: RandomStateLike
+    batch_size: int | str
+    tokenizer: str | Tokenizer | None
+    no_numbers: bool
+    cjk_split: str
+    stop_words: str | None
+    window: int
+    min_freq: int
+    cooccurrence: str
+    cache: bool
+    build_workers: int | None
+    device: str
+    auto: bool
+    multi_label: bool
+    label_sep: str
+    budget: int | str | None
+
+    def train_config(self, seed: int | None = None) -> TrainConfig:
+        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad;
+        ``batch_size="auto"``: full batch until the graph is known).
+
+        ``seed``: the run's seed; ``None`` derives it from ``random_state``
+        (:func:`~gfbgcn.text.estimator.run_seed`: a ``RandomState`` or ``Generator``
+        is drawn from)."""
+        if seed is None:
+            seed = run_seed(self.random_state)
+        params = {name: getattr(self, name) for name in TRAIN_PARAMETERS}
+        check_parameter("batch_size", self.batch_size)
+        if params["batch_size"] == AUTO:
+            params["batch_size"] = 0
+        return train_config(seed=seed, **params)
+
+    def graph_settings(self) -> tuple[Tokenizer, GraphConfig]:
+        """The tokenizer and graph settings (checked like :meth:`train_config`)."""
+        tokenizer, stop_words = tokenization(
+            self.tokenizer, no_numbers=self.no_numbers, cjk_split=self.cjk_split,
+            stop_words="none" if self.stop_words is None else self.stop_words)
+        config = GraphConfig(window=self.window, min_freq=self.min_freq, stop_words=stop_words,
+                             cooccurrence=self.cooccurrence)
+        for name in ("cache", "build_workers"):
+            check_parameter(name, getattr(self, name))
+        return tokenizer, config
+
+    def build_graph(self, corpus: Corpus) -> TextGraph:
+        """The Text GCN graph of ``corpus`` with these graph settings (cached on disk unless
+        ``cache=False``; see :func:`~gfbgcn.text.graph.text_graph.build_text_graph`)."""
+        tokenizer, config = self.graph_settings()
+        return build_text_graph(corpus, config, tokenizer, cache=bool(self.cache),
+                                workers=self.build_workers)
+
+    def check_settings(self) -> None:
+        """Check every parameter (as ``fit`` does before any work); an
+        :class:`~gfbgcn.core.errors.OptionError` names the first bad one."""
+        check_random_state(self.random_state)
+        self.train_config(seed=0)  # the other settings; nothing drawn from random_state
+        self.graph_settings()
+        resolve_device(self.device)
+        for name in ("auto", "baseline", "verbose"):
+            check_parameter(name, getattr(self, name))
+        check_label_sep(self.label_sep)
+        if self.auto and self.multi_label:
+            raise OptionError("{0} is single-label only: drop {1}", "auto", "multi_label")
+        if self.budget is not None:
+            parse_budget(self.budget)

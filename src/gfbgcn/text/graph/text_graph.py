@@ -36,7 +36,6 @@ from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
 from gfbgcn.core.paths import cache_dir, write_to_cache
-from gfbgcn.core.validate import WINDOW_MAX, check_choice, check_option
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache_check import check_cached_graph
 from gfbgcn.text.graph.cache_key import (  # re-exported
@@ -55,6 +54,7 @@ from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
+from gfbgcn.text.params import DEFAULTS, check_parameter
 from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize, tokenizer_key
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus
 
@@ -65,15 +65,15 @@ log = logging.getLogger(__name__)
 class GraphConfig:
     """Everything that determines the graph besides the corpus; part of the cache key."""
 
-    window: int = 20
-    min_freq: int = 5
-    stop_words: str | None = "english"
-    cooccurrence: str = "window"  # "window" (paper) or "pair" (reference code)
+    # defaults and ranges: gfbgcn.text.params; stop_words is the parsed setting (None: none)
+    window: int = DEFAULTS["window"]
+    min_freq: int = DEFAULTS["min_freq"]
+    stop_words: str | None = DEFAULTS["stop_words"]
+    cooccurrence: str = DEFAULTS["cooccurrence"]  # "window" (paper) or "pair" (reference code)
 
     def __post_init__(self) -> None:  # OptionError naming the parameter (CLI: its option)
-        check_option("window", self.window, 2, WINDOW_MAX, whole=True)
-        check_option("min_freq", self.min_freq, 1, whole=True)
-        check_choice("cooccurrence", self.cooccurrence, ("window", "pair"))
+        for name in ("window", "min_freq", "cooccurrence"):
+            check_parameter(name, getattr(self, name))
 
 
 @dataclass

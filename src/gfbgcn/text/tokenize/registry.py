@@ -22,12 +22,12 @@ and reload the tokenizer by name.  The name is also the tokenizer's graph-cache 
 from __future__ import annotations
 
 import unicodedata
-from pathlib import Path
 
 import regex
 
 from gfbgcn.core.errors import TokenizerError
-from gfbgcn.text.corpus.benchmarks import canonical_name
+from gfbgcn.text.corpus.benchmarks import benchmark_key
+from gfbgcn.text.params import CJK_SPLITS
 from gfbgcn.text.tokenize.clean import (
     Tokenizer,
     textgcn_tokenize,
@@ -36,7 +36,6 @@ from gfbgcn.text.tokenize.clean import (
 )
 
 TOKENIZERS = ("textgcn", "unicode", "whitespace")
-CJK_SPLITS = ("chars", "bigrams")
 
 # Scripts whose words are not separated by spaces: split into characters (or bigrams).
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}"
@@ -108,11 +107,7 @@ def tokenizer_from_name(name: str) -> Tokenizer | None:
 def default_tokenizer_name(dataset: str) -> str:
     """``textgcn`` for the paper's benchmarks (their statistics must match the paper),
     ``unicode`` for a user's file."""
-    try:
-        canonical_name(dataset)
-    except ValueError:
-        return "unicode"
-    return "unicode" if Path(dataset).is_file() else "textgcn"
+    return "unicode" if benchmark_key(dataset) is None else "textgcn"
 
 
 def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenizer:

@@ -27,8 +27,6 @@ import torch
 
 from gfbgcn.text.train.models import WHOLE_MODELS
 
-#: The value of ``--batch-size`` (and of ``batch_size=``) that asks for this choice.
-AUTO = "auto"
 #: Full batch when its estimated peak is at most this share of the available memory.
 FULL_BATCH_SHARE = 0.6
 #: Mini-batch settings where full batch does not fit (module docstring).

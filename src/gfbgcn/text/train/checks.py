@@ -16,46 +16,34 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import OptionError, UserError
-from gfbgcn.core.validate import SEED_MAX, check_option
-
-#: The largest learning rate and weight decay accepted (``gfbgcn train --help`` shows them):
-#: beyond these an Adam step overflows float32 or the loss diverges at once, so a value the
-#: command line accepts never fails inside the optimiser.
-LR_MAX = 10.0
-WEIGHT_DECAY_MAX = 10.0
-#: The largest ``|lambda|`` ``--fixed-lambda`` accepts (learned values stay near 1; a float32
-#: parameter cannot hold values beyond ~3e38 at all).
-LAMBDA_MAX = 1000.0
+from gfbgcn.text.params import WHOLE_MODELS, check_parameter
 
 
 class ClassWithoutTrainingWarning(UserWarning):
     """Some class has no training document: the model cannot predict it."""
 
 
-# (field, lowest, highest, low end open, high end open, whole number): the command line's
-# ranges (see the options of `gfbgcn train`), for settings given from Python
-_RANGES: tuple[tuple[str, float | None, float | None, bool, bool, bool], ...] = (
-    ("epochs", 1, None, False, False, True),
-    ("patience", 1, None, False, False, True),
-    ("hidden", 1, None, False, False, True),
-    ("seed", 0, SEED_MAX, False, False, True),
-    ("lr", 0, LR_MAX, True, False, False),
-    ("dropout", 0, 1, False, True, False),
-    ("weight_decay", 0, WEIGHT_DECAY_MAX, False, False, False),
-    ("val_ratio", 0, 1, True, True, False),
-    ("batch_size", 0, None, False, False, True),
-    ("fanout", 1, None, False, False, True),
-    ("row_budget", 0, None, False, False, True),
-)
+#: The ``TrainConfig`` fields that are parameters of the table (``seed``: ``random_state``).
+_TABLE_FIELDS = {"model": "model", "seed": "random_state", "hidden": "hidden",
+                 "dropout": "dropout", "lr": "lr", "weight_decay": "weight_decay",
+                 "epochs": "epochs", "patience": "patience", "val_ratio": "val_ratio",
+                 "batch_size": "batch_size", "fanout": "fanout", "row_budget": "row_budget",
+                 "optimizer": "optimizer"}
 
 
 def check_train_settings(config: Any) -> None:
     """Refuse settings that cannot train (``epochs 0``, ``hidden 0``, ``val_ratio 1``, ...) or
     are not numbers, naming the setting (an :class:`OptionError`; the command line shows its
-    option)."""
-    for name, low, high, low_open, high_open, whole in _RANGES:
-        check_option(name, getattr(config, name), low, high,
-                     low_open=low_open, high_open=high_open, whole=whole)
+    option), by the ranges of :data:`gfbgcn.text.params.PARAMETERS`; then the settings that do
+    not go together."""
+    for field, name in _TABLE_FIELDS.items():
+        check_parameter(name, getattr(config, field), field, words=False)
+    if config.batch_size and config.model in WHOLE_MODELS:
+        raise OptionError("{0} supports the two-layer models, not {model}", "batch_size",
+                          model=config.model)
+    if config.row_budget and not config.batch_size:
+        raise OptionError("{0} applies only with {1}: add {1}, or drop {0}", "row_budget",
+                          "batch_size")
 
 
 def check_finite_loss(epoch: int, train_loss: float, val_loss: float, config: Any) -> None:

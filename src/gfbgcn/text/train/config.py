@@ -8,47 +8,49 @@ from typing import Any
 import numpy as np
 import torch
 
-from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import machine_info, package_versions
+from gfbgcn.text.params import DEFAULTS, WHOLE_MODELS
 from gfbgcn.text.train.checks import check_train_settings
 from gfbgcn.text.train.features import check_features_fit
-from gfbgcn.text.train.models import WHOLE_MODELS, check_model
+from gfbgcn.text.train.models import check_model
 from gfbgcn.text.train.optim import check_optimizer
 
 
 @dataclass
 class TrainConfig:
-    model: str = "gfb-max"
-    seed: int = 0
-    hidden: int = 200
-    dropout: float = 0.5
-    lr: float = 0.02
-    weight_decay: float = 0.0
-    epochs: int = 200
-    patience: int = 10
-    val_ratio: float = 0.1
+    """The settings of one training run; the defaults and ranges of the user's settings are
+    those of :data:`gfbgcn.text.params.PARAMETERS` (``seed``: ``random_state``)."""
+
+    model: str = DEFAULTS["model"]
+    seed: int = DEFAULTS["random_state"]
+    hidden: int = DEFAULTS["hidden"]
+    dropout: float = DEFAULTS["dropout"]
+    lr: float = DEFAULTS["lr"]
+    weight_decay: float = DEFAULTS["weight_decay"]
+    epochs: int = DEFAULTS["epochs"]
+    patience: int = DEFAULTS["patience"]
+    val_ratio: float = DEFAULTS["val_ratio"]
     train_lambda: bool = True  # False freezes GFB's lambda at lambda_init (ablation)
     monitor: str = "loss"  # early stopping on validation "loss" (paper, Parameters) or "accuracy"
     layer_options: dict[str, Any] = field(default_factory=dict)
-    batch_size: int = 0  # > 0: mini-batch training on sampled subgraphs (text/train/minibatch.py)
-    fanout: int = 32  # mini-batch: sampled layer-1 neighbours per node (text/train/sampler.py)
-    row_budget: int = 0  # mini-batch: > 0 caps the W1 rows of a step (text/train/row_budget.py)
-    features: str = "onehot"  # input: "onehot" (paper) or "wordllama" (text/train/features.py)
-    optimizer: str = "adam"  # or "sparse-adam": row-sparse W1 in mini-batch (text/train/optim.py)
+    batch_size: int = DEFAULTS["batch_size"]  # > 0: mini-batch training (text/train/minibatch.py)
+    fanout: int = DEFAULTS["fanout"]  # mini-batch: sampled layer-1 neighbours per node
+    row_budget: int = DEFAULTS["row_budget"]  # mini-batch: > 0 caps the W1 rows of a step
+    features: str = DEFAULTS["features"]  # "onehot" (paper) or "wordllama" (features.py)
+    optimizer: str = DEFAULTS["optimizer"]  # or "sparse-adam": row-sparse W1 (optim.py)
 
     def __post_init__(self) -> None:
-        if self.monitor not in ("loss", "accuracy"):
-            raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
-        check_model(self.model)
-        if self.batch_size and self.model in WHOLE_MODELS:
-            raise OptionError("{0} supports the two-layer models, not {model}", "batch_size",
-                              model=self.model)
-        if self.row_budget and not self.batch_size:
-            raise OptionError("{0} applies only with {1}: add {1}, or drop {0}", "row_budget",
-                              "batch_size")
+        self._check_program_settings()  # ValueError: set by code, not by a user
+        check_model(self.model)  # OptionError from here on: the user's settings
         check_train_settings(self)
         check_optimizer(self, WHOLE_MODELS)
         check_features_fit(self)
+
+    def _check_program_settings(self) -> None:
+        """The settings only code sets (early stopping's monitor): a bad one is a programming
+        error."""
+        if self.monitor not in ("loss", "accuracy"):
+            raise ValueError(f"monitor must be 'loss' or 'accuracy', got {self.monitor!r}")
 
 
 @dataclass

@@ -40,11 +40,11 @@ from gfbgcn.core.errors import MissingExtraError, OptionError
 from gfbgcn.core.extras import install_hint
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.params import FEATURE_KINDS
 
 if TYPE_CHECKING:
     import torch
 
-FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
 INSTALL_HINT = install_hint("embeddings")

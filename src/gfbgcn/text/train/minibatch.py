@@ -263,7 +263,6 @@ def _adjacency(graph: TextGraph, adj: Tensor | None) -> Tensor:
 
 def _data_parallel(device: torch.device, config) -> tuple[torch.device, Any, int, int]:
     """``(device, DDP process group, rank, world)`` of this process."""
-    from gfbgcn.core.errors import OptionError
     from gfbgcn.text.train.distributed import data_parallel_device, rank_and_world
 
     rank, world = rank_and_world()
@@ -301,10 +300,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = _adjacency(graph, adj)
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
-    model = setup.model
-    if not isinstance(model, TwoLayerTextGCN):
-        raise OptionError("{0} supports the two-layer models, not {model}", "batch_size",
-                          model=config.model)
+    model = setup.model  # a TwoLayerTextGCN: TrainConfig refuses batch_size for the others
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(model, sparse, device, group, world), model,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,

@@ -28,20 +28,9 @@ from gfbgcn.nn.conv import (
 )
 from gfbgcn.nn.models import FeatureTextGCN, TextGIN, TextSGC, TwoLayerTextGCN
 
-SECOND_LAYERS: tuple[str, ...] = (
-    "gcn",
-    "gfb-max",
-    "gfb-mean",
-    "gfb-diag",
-    "gfb-topk",
-    "gfb-upper",
-    "fbp",
-    "cbp",
-    "bp",
-    "sqrt",
-)
-WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
-MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
+# the names a user chooses from live with the other settings (gfbgcn.text.params)
+from gfbgcn.text.params import MODELS, SECOND_LAYERS, WHOLE_MODELS
+
 #: The models that classify new documents inductively and can be saved (``--save``).
 INDUCTIVE_MODELS: tuple[str, ...] = SECOND_LAYERS
 

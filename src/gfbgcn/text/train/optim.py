@@ -36,11 +36,11 @@ import torch
 from torch import nn
 
 from gfbgcn.core.errors import OptionError
+from gfbgcn.text.params import OPTIMIZERS
 
 __all__ = ["OPTIMIZERS", "LazyAdam", "RowSparseAdam", "check_optimizer", "make_optimizer",
            "release_state"]
 
-OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
 
 
 def check_optimizer(config: Any, whole_models: tuple[str, ...]) -> None:

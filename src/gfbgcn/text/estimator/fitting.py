@@ -1,0 +1,82 @@
+"""What :class:`~gfbgcn.TextGCNClassifier` does around training: the batching of
+``batch_size="auto"``, the targets and predictor of a multi-label run, and the linear baseline
+fitted beside the graph model (``baseline_``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import torch
+
+from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
+from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.tokenize.registry import resolve_tokenizer
+from gfbgcn.text.train.batching import (
+    Batching,
+    adjacency_entries,
+    available_bytes,
+    choose_batching,
+)
+from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
+
+
+def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
+                    multi_label: bool) -> tuple[Batching, TrainConfig]:
+    """``batch_size="auto"``: full batch or the row-budget mini-batch setting, from the graph's
+    size and the memory free on ``device`` (:mod:`gfbgcn.text.train.batching`); the choice and
+    ``config`` with it (checked again)."""
+    choice = choose_batching(
+        graph.num_nodes, adjacency_entries(graph.num_nodes, graph.num_doc_word,
+                                           graph.num_word_word),
+        model=config.model, hidden=config.hidden, available=available_bytes(device),
+        fit_docs=int(graph.is_train.sum() * (1 - config.val_ratio)),
+        multi_label=multi_label, weight_decay=config.weight_decay)
+    if not choice.batch_size:
+        return choice, config
+    return choice, replace(config, batch_size=choice.batch_size, fanout=choice.fanout,
+                           row_budget=choice.row_budget, optimizer=choice.optimizer)
+
+
+def multi_label_targets(corpus: Corpus, label_sep: str) -> tuple[np.ndarray, list[str]]:
+    """``(Y [D, L] 0/1, label names)``: each document's label field split on ``label_sep``
+    (a warning when no field contains it)."""
+    warn_if_no_separator(corpus.labels, label_sep)
+    return multi_hot(split_labels(corpus.labels, label_sep))
+
+
+def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
+                          label_names: list[str], label_sep: str, tokenizer: Any
+                          ) -> InductiveTextGCN:
+    """The inductive predictor of a multi-label run: sigmoid outputs, the threshold chosen on
+    validation, and each label's frequency among the training documents as the prior of a
+    document without known words."""
+    y, _ = multi_hot(split_labels(corpus.labels, label_sep), label_names)
+    prior = y[graph.is_train].mean(0).astype(np.float64)
+    predictor = InductiveTextGCN.from_trained(
+        result.model, graph, result.config.model, tokenizer=tokenizer, multi_label=True,
+        threshold=result.threshold or 0.5, prior=prior)
+    predictor.label_names = list(label_names)
+    return predictor
+
+
+def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig) -> BaselineResult:
+    """The linear n-gram baseline on the run's own train/validation/test split
+    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`)."""
+    return baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
+                              config.val_ratio, config.seed)
+
+
+def shared_graph(build: Callable[[], TextGraph], batch_size: int) -> TextGraph:
+    """``build()``; under torchrun (mini-batch training, ``batch_size`` > 0) the processes
+    join one process group first and rank 0 builds (and caches) the graph before the others
+    read it."""
+    if batch_size:
+        init_from_env()
+    return rank_zero_first(build)

@@ -1,0 +1,82 @@
+"""What a fitted :class:`~gfbgcn.TextGCNClassifier` reports: the metrics beside the graph
+model's (the linear baseline, the ``auto`` search and a chosen combination), and the run
+directory ``gfbgcn train --out`` writes (:func:`gfbgcn.text.train.run_files.write_run`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.search.auto import AutoResult, chosen_summary
+from gfbgcn.text.predict.baseline import BaselineResult, graph_split
+from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.train.run_files import write_run
+
+BASELINE_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoothed idf, L2 per "
+                   "block) + a linear classifier (logistic regression, linear SVM, SGD modified "
+                   "Huber or complement naive Bayes) and its regularisation chosen on validation, "
+                   "refitted on the whole training split, temperature-calibrated probabilities "
+                   "(scikit-learn)")
+UNIGRAM_METHOD = ("TF-IDF (sublinear tf, smoothed idf, L2) + multinomial logistic regression "
+                  "(scikit-learn), C chosen on validation")
+
+
+def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
+    """The ``baseline`` object of ``metrics.json``: ``test``/``val`` with the graph model's keys,
+    the chosen classifier and the validation grid."""
+    return {"test": b.test, "val": b.val, "classifier": b.model.description,
+            "kind": b.model.kind, "params": b.model.params, "temperature": b.model.temperature,
+            "val_grid": b.grid, "seconds": b.seconds,
+            "method": BASELINE_METHOD if b.model.ngrams is not None else UNIGRAM_METHOD}
+
+
+def combined_metrics(auto: AutoResult) -> dict[str, Any]:
+    """``test``/``val`` metrics of a chosen combination (the combined predictor's; graph weight
+    0 is the baseline alone).  Validation documents are scored with the baseline's held-out
+    probabilities, the ones the weight was chosen on."""
+    g = auto.graph
+    split = graph_split(g, auto.result.config.val_ratio, auto.result.config.seed)
+    p_lin = auto.baseline.probabilities.copy()
+    p_lin[auto.baseline.val_idx] = auto.baseline.val_proba()
+    pred = mix(auto.result.probabilities, p_lin, auto.chosen.weight).argmax(1)
+    metrics: dict[str, Any] = {"combined_weight": float(auto.chosen.weight)}
+    for name in ("test", "val"):
+        idx = split[name]
+        metrics[name] = classification_metrics(g.labels[idx], pred[idx], len(g.label_names))
+    return metrics
+
+
+def _auto_outputs(auto: AutoResult) -> tuple[dict[str, Any], np.ndarray | None]:
+    """The ``auto`` search's entries of ``metrics.json`` and the chosen predictor's outputs
+    when they are not the graph model's (a combination)."""
+    extra: dict[str, Any] = {"auto": chosen_summary(auto)}
+    if auto.baseline is not None:
+        extra["baseline"] = baseline_metrics(auto.baseline)
+    if auto.chosen.predictor == "graph":
+        return extra, None
+    extra["graph_part"] = {"test": auto.result.test, "val": auto.result.val}
+    extra.update(combined_metrics(auto))
+    return extra, mix(auto.result.probabilities, auto.baseline.probabilities, auto.chosen.weight)
+
+
+def write_fitted_run(out: str | Path, clf: Any, provenance: dict[str, Any] | None) -> Path:
+    """``gfbgcn train --out``: the run directory of the fitted classifier ``clf`` (its
+    ``result_``, ``graph_``, ``baseline_``, ``auto_``, multi-label ``classes_``)."""
+    auto, baseline = clf.auto_, clf.baseline_
+    extra: dict[str, Any] = {}
+    probs = None
+    files: dict[str, str] = {}
+    if auto is not None:
+        extra, probs = _auto_outputs(auto)
+        baseline = auto.baseline
+        files["auto.csv"] = auto.table()
+    elif baseline is not None:
+        extra["baseline"] = baseline_metrics(baseline)
+    label_names = list(clf.classes_) if clf.multi_label else None
+    return write_run(out, clf.result_, clf.graph_, label_names, extra_metrics=extra or None,
+                     extra_files=files or None, probabilities=probs,
+                     baseline=None if baseline is None else baseline.probabilities,
+                     provenance=provenance)

@@ -1,0 +1,214 @@
+"""Every setting of a text classifier in one table: its default, the values it accepts and its
+help (scikit-learn's ``_parameter_constraints``, with the defaults and the help beside them).
+
+:data:`PARAMETERS` maps each parameter of :class:`gfbgcn.TextGCNClassifier` to a
+:class:`Param`.  Everything else reads it: the estimator's defaults, ``TrainConfig`` and
+``GraphConfig`` (their defaults and range checks), and ``gfbgcn train``/``data``/``predict``,
+which generate their options (default, type and range check, help) from it
+(:func:`gfbgcn.cli.options.add_parameter_arguments`).  A value out of range is an
+:class:`~gfbgcn.core.errors.OptionError` naming the Python parameter (``epochs must be >= 1,
+got 0``); the command line shows its option instead (:mod:`gfbgcn.cli.parameters`).
+
+This module is the bottom floor of :mod:`gfbgcn.text`: it imports nothing of it, so every floor
+may read it.  The names a user may choose (models, optimizers, ...) are defined here too.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+from gfbgcn.core.errors import OptionError
+from gfbgcn.core.validate import (
+    SEED_MAX,
+    WINDOW_MAX,
+    check_choice,
+    check_option,
+    range_text,
+)
+
+#: Two-layer models (a second layer after a GCN layer): inductive, savable, mini-batch capable.
+SECOND_LAYERS: tuple[str, ...] = ("gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb-topk",
+                                  "gfb-upper", "fbp", "cbp", "bp", "sqrt")
+#: Models built whole (no separable second layer): full batch, transductive only.
+WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
+MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
+OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
+FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
+CJK_SPLITS: tuple[str, ...] = ("chars", "bigrams")
+COOCCURRENCES: tuple[str, ...] = ("window", "pair")
+#: ``batch_size="auto"``: full batch where it fits the memory, else a mini-batch setting.
+AUTO = "auto"
+
+#: The largest learning rate and weight decay accepted: beyond these an Adam step overflows
+#: float32 or the loss diverges at once, so an accepted value never fails inside the optimiser.
+LR_MAX = 10.0
+WEIGHT_DECAY_MAX = 10.0
+#: The largest ``|lambda|`` of ``fixed_lambda`` (learned values stay near 1).
+LAMBDA_MAX = 1000.0
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its default, what it accepts, its help.
+
+    ``kind``: ``bool``, ``int``, ``float`` or ``str``; ``low``/``high`` (open ends with
+    ``low_open``/``high_open``): the range of a number; ``choices``: the accepted strings;
+    ``none``: what ``None`` means where it is accepted; ``cli_default``: the command line's
+    default where it differs on purpose (``verbose``: the command line shows progress;
+    ``batch_size``: it chooses by the graph's size); a yes/no parameter whose command-line
+    default is ``True`` is a ``--no-...`` option (:mod:`gfbgcn.cli.parameters`) and its help
+    is read after "do not";
+    ``needs``: the parameter that must be set for this one to mean anything (the command line
+    refuses it alone); ``words``: strings a number parameter accepts too (``batch_size``:
+    ``"auto"``); ``metavar``: the command line's placeholder.
+    """
+
+    default: Any
+    help: str
+    kind: type = str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] | None = None
+    none: str | None = None
+    cli_default: Any = None
+    needs: str | None = None
+    words: tuple[str, ...] = ()
+    metavar: str | None = None
+
+    def ranged(self) -> bool:
+        return self.kind in (int, float) and (self.low is not None or self.high is not None)
+
+    def range_text(self) -> str:
+        """``>= 1``, ``in (0, 1)``, ``one of adam, sparse-adam``; ``""`` when anything goes."""
+        if self.choices is not None:
+            return f"one of {', '.join(self.choices)}"
+        if self.ranged():
+            return range_text(self.low, self.high, self.low_open, self.high_open)
+        return ""
+
+    def check(self, name: str, value: Any, words: bool = True) -> None:
+        """Refuse ``value`` (an :class:`~gfbgcn.core.errors.OptionError` naming ``name``);
+        ``words=False``: a number only, not one of :attr:`words`."""
+        if (value is None and self.none is not None) or (
+                words and isinstance(value, str) and value in self.words):
+            return
+        if self.kind is bool:
+            check_flag(name, value)
+        elif self.choices is not None:
+            check_choice(name, value, self.choices)
+        elif self.kind in (int, float):
+            check_option(name, value, self.low, self.high, low_open=self.low_open,
+                         high_open=self.high_open, whole=self.kind is int)
+
+
+def check_flag(name: str, value: object) -> None:
+    """A yes/no setting must be a bool (or 0/1)."""
+    if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
+        raise OptionError("{0} must be True or False, got {value!r}", name, value=value)
+
+
+def _int(default: int | None, help: str, low: int | None = None, high: int | None = None,
+         **kw: Any) -> Param:
+    return Param(default, help, int, low, high, **kw)
+
+
+def _float(default: float | None, help: str, low: float, high: float, **kw: Any) -> Param:
+    return Param(default, help, float, low, high, **kw)
+
+
+def _flag(default: bool, help: str, **kw: Any) -> Param:
+    return Param(default, help, bool, **kw)
+
+
+#: The parameters of :class:`gfbgcn.TextGCNClassifier`, in its signature's order.
+PARAMETERS: dict[str, Param] = {
+    # -- the model and its training
+    "model": Param("gfb-max", "model", choices=MODELS),
+    "hidden": _int(200, "hidden size", 1),
+    "dropout": _float(0.5, "dropout rate", 0, 1, high_open=True),
+    "lr": _float(0.02, "Adam learning rate", 0, LR_MAX, low_open=True),
+    "weight_decay": _float(0.0, "weight decay", 0, WEIGHT_DECAY_MAX),
+    "epochs": _int(200, "maximum epochs", 1),
+    "patience": _int(10, "early-stopping patience", 1),
+    "val_ratio": _float(0.1, "share of training documents used for validation", 0, 1,
+                        low_open=True, high_open=True),
+    "random_state": _int(0, "seed of weights, dropout and the validation split", 0, SEED_MAX,
+                         metavar="SEED"),
+    "fast_genvec": _flag(False, "GFB: the paper's fast GenVec form instead of the exact one"),
+    "fixed_lambda": _float(None, "GFB: freeze lambda at VALUE (0 gives plain GCN)",
+                           -LAMBDA_MAX, LAMBDA_MAX, none="learned", metavar="VALUE"),
+    "features": Param("onehot", "node input: onehot identity (the paper), or wordllama: "
+                      "identity plus 256-d pretrained word vectors, documents the TF-IDF-"
+                      "weighted mean of their words' (needs pip install 'gfbgcn[embeddings]')",
+                      choices=FEATURE_KINDS),
+    # -- the graph and its tokenization
+    "window": _int(20, "PMI sliding window", 2, WINDOW_MAX),
+    "min_freq": _int(5, "drop words seen fewer times", 1),
+    "stop_words": Param("english", "stop words removed from the graph: an NLTK language, a "
+                        "file with one word a line, or none", none="none",
+                        metavar="LANG|FILE|none"),
+    "cooccurrence": Param("window", "W(i,j) as windows containing both words (paper) or "
+                          "position pairs (reference code)", choices=COOCCURRENCES),
+    "tokenizer": Param(None, "textgcn (the paper's ASCII cleaning; the command line's default "
+                       "for the four benchmarks), unicode (words of any script, casefolded; "
+                       "the default for a corpus file and for Python) or whitespace; from "
+                       "Python also a callable str -> list[str]", none="by the corpus",
+                       metavar="NAME"),
+    "no_numbers": _flag(False, "unicode tokenizer: drop tokens made of digits only"),
+    "cjk_split": Param("chars", "unicode tokenizer: split Chinese/Japanese/Thai runs into "
+                       "single characters or character bigrams", choices=CJK_SPLITS),
+    # -- mini-batch training
+    "batch_size": _int(0, "mini-batch training: N training documents per step on sampled "
+                       "subgraphs (single-label two-layer models; 0: full batch); auto: full "
+                       "batch where the graph's full-batch training fits in the memory "
+                       "available, else 1024 documents a step, fanout 8, row budget 16384 and "
+                       "sparse Adam; under torchrun with an explicit N, one shard of each "
+                       "batch per process", 0, cli_default=AUTO, words=(AUTO,),
+                       metavar="N|auto"),
+    "fanout": _int(32, "mini-batch: sampled layer-1 neighbours per node", 1,
+                   needs="batch_size", metavar="K"),
+    "optimizer": Param("adam", "adam (the paper's), or sparse-adam: mini-batch only, W1 read "
+                       "and updated at the rows a batch uses (lazy Adam; less memory per node, "
+                       "no weight decay)", choices=OPTIMIZERS),
+    "row_budget": _int(0, "mini-batch: at most K rows of the first layer's input (rows of W1) "
+                       "per step, drawn by layer-wise importance sampling (0: every sampled "
+                       "row)", 0, needs="batch_size", metavar="K"),
+    # -- where and how
+    "device": Param("auto", "where to compute: auto (the first CUDA GPU if torch sees one, "
+                    "else the CPU), cpu, cuda or cuda:N", metavar="DEVICE"),
+    "multi_label": _flag(False, "labels are sets joined by label_sep: sigmoid outputs, BCE "
+                         "loss, micro/macro F1, threshold chosen on the validation split"),
+    "label_sep": Param("|", "multi-label: the separator of a document's labels",
+                       needs="multi_label", metavar="SEP"),
+    "auto": _flag(False, "choose graph settings and model on the validation split, against "
+                  "the linear baseline (the answer when no graph model beats it on "
+                  "validation); also tries each model combined with the baseline, and the best "
+                  "one with wordllama features when installed; the model, its features, the "
+                  "rare-word cut, the window and the stop words are then searched"),
+    "budget": Param(None, "auto: at most N candidates trained (each also tried combined with "
+                    "the baseline, at no training cost), or N minutes", none="all",
+                    needs="auto", metavar="N|Nm"),
+    "baseline": _flag(True, "fit the linear baseline (word + char n-gram TF-IDF, classifier "
+                      "chosen on validation) beside the graph model on a corpus with a test "
+                      "split (auto: also try it and the models combined with it)"),
+    "cache": _flag(True, "cache the graph on disk ($GFBGCN_CACHE)"),
+    "build_workers": _int(None, "processes building the text graph (the graph does not "
+                          "depend on it)", 1, none="every available core", metavar="N"),
+    "verbose": _flag(False, "show progress bars and notes", cli_default=True),
+}
+
+#: Each parameter's default (what :class:`gfbgcn.TextGCNClassifier` takes when not given).
+DEFAULTS: dict[str, Any] = {name: p.default for name, p in PARAMETERS.items()}
+
+
+def check_parameter(name: str, value: Any, shown: str | None = None, *,
+                    words: bool = True) -> None:
+    """Refuse a value of parameter ``name`` outside its table entry (an
+    :class:`~gfbgcn.core.errors.OptionError` naming ``shown``, default ``name``: a field that
+    holds the parameter under another name, ``TrainConfig.seed``, names itself).  ``words``:
+    accept the entry's words (``batch_size="auto"``), not yet resolved to a number."""
+    PARAMETERS[name].check(shown or name, value, words)

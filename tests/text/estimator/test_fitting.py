@@ -1,0 +1,74 @@
+"""What ``TextGCNClassifier.fit_corpus`` does around training (``gfbgcn.text.estimator.fitting``):
+multi-label runs, the baseline beside the model, ``batch_size="auto"``, and the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gfbgcn import TextGCNClassifier, load
+from gfbgcn.core.errors import OptionError
+from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.estimator import fitting
+from tests.text.auto.test_own_corpus import tiny_corpus
+
+FAST = {"hidden": 8, "epochs": 6, "min_freq": 1, "stop_words": None, "cache": False}
+
+
+def _multi_label(n: int = 60) -> Corpus:
+    """tiny_corpus with a second label on the documents of the 'šport' words that hold 'a'."""
+    c = tiny_corpus(n)
+    labels = [y + ("|mixed" if i % 3 == 0 else "") for i, y in enumerate(c.labels)]
+    return Corpus("multi", c.texts, labels, c.is_train)
+
+
+def test_fit_corpus_trains_multi_label_and_saves_a_multi_label_model(tmp_path):
+    corpus = _multi_label()
+    clf = TextGCNClassifier(**FAST, model="gcn", multi_label=True).fit_corpus(corpus)
+    assert list(clf.classes_) == ["denar", "mixed", "šport"]
+    assert {"micro_f1", "macro_f1", "subset_accuracy"} <= set(clf.result_.test)
+    proba = clf.predict_proba(corpus.texts[:5] + ["unseen words only"])
+    assert proba.shape == (6, 3) and ((proba >= 0) & (proba <= 1)).all()
+    pred = clf.predict(corpus.texts[:5])
+    assert pred.shape == (5, 3) and set(np.unique(pred)) <= {0, 1}
+    assert clf.baseline_ is None  # the baseline is single-label
+    path = clf.save(tmp_path / "model", transductive=False)
+    saved = load(path)
+    assert saved.multi_label and saved.label_names == ["denar", "mixed", "šport"]
+
+
+def test_multi_label_refuses_mini_batches_and_auto():
+    with pytest.raises(OptionError, match="^batch_size supports single-label training only"):
+        TextGCNClassifier(multi_label=True, batch_size=8).check_settings()
+    with pytest.raises(OptionError, match="^auto is single-label only: drop multi_label$"):
+        TextGCNClassifier(multi_label=True, auto=True).check_settings()
+    with pytest.raises(OptionError, match="^label_sep must be a non-empty string"):
+        TextGCNClassifier(label_sep="").check_settings()
+
+
+def test_fit_corpus_fits_the_baseline_on_the_same_split_and_fit_does_not():
+    corpus = tiny_corpus(60)
+    clf = TextGCNClassifier(**FAST, model="gcn").fit_corpus(corpus)
+    b = clf.baseline_
+    assert b is not None and 0 <= b.test["accuracy"] <= 1
+    assert set(b.test) >= {"accuracy", "macro_f1"}
+    none = TextGCNClassifier(**FAST, model="gcn", baseline=False).fit_corpus(corpus)
+    assert none.baseline_ is None
+    train = [i for i in range(60) if corpus.is_train[i]]
+    fitted = TextGCNClassifier(**FAST, model="gcn").fit(
+        [corpus.texts[i] for i in train], [corpus.labels[i] for i in train])
+    assert fitted.baseline_ is None  # no labelled test split to score it on
+
+
+def test_batch_size_auto_chooses_after_the_graph_and_reports_it(monkeypatch):
+    seen: list[str] = []
+    clf = TextGCNClassifier(**FAST, model="gcn", batch_size="auto", baseline=False)
+    clf.fit_corpus(tiny_corpus(60), report=lambda event, value: seen.append(event))
+    assert seen == ["graph", "batching"] and clf.result_.config.batch_size == 0
+    assert clf.batching_.batch_size == 0 and clf.get_params()["batch_size"] == "auto"
+    monkeypatch.setattr(fitting, "available_bytes", lambda device: 2**20)  # 1 MiB free
+    small = TextGCNClassifier(**FAST, model="gcn", batch_size="auto", baseline=False)
+    small.fit_corpus(tiny_corpus(60))
+    assert small.result_.config.batch_size > 0 and small.result_.config.optimizer == \
+        "sparse-adam"
+    assert small.batch_size == "auto"  # the choice is a fitted attribute, not a parameter

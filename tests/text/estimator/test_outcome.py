@@ -1,0 +1,35 @@
+"""The run directory of a fitted classifier (``gfbgcn.text.estimator.outcome``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gfbgcn import TextGCNClassifier
+from gfbgcn.core.errors import UserError
+from gfbgcn.text.estimator.outcome import BASELINE_METHOD, baseline_metrics
+from tests.text.auto.test_own_corpus import tiny_corpus
+
+FAST = {"hidden": 8, "epochs": 6, "min_freq": 1, "stop_words": None, "cache": False,
+        "model": "gcn"}
+
+
+def test_write_run_records_the_model_and_the_baseline(tmp_path):
+    clf = TextGCNClassifier(**FAST).fit_corpus(tiny_corpus(60))
+    out = clf.write_run(tmp_path / "run", provenance={"command": ["test"]})
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["test"] == json.loads(json.dumps(clf.result_.test))
+    assert metrics["baseline"]["method"] == BASELINE_METHOD
+    assert metrics["baseline"] == json.loads(json.dumps(baseline_metrics(clf.baseline_)))
+    header = (out / "predictions.csv").read_text().splitlines()[0]
+    assert header.endswith("baseline_predicted")
+    assert json.loads((out / "config.json").read_text())["run"] == {"command": ["test"]}
+
+
+def test_write_run_needs_the_training_state(tmp_path):
+    clf = TextGCNClassifier(**FAST).fit_corpus(tiny_corpus(60))
+    clf.save(tmp_path / "model")
+    loaded = TextGCNClassifier.load(tmp_path / "model")
+    with pytest.raises(UserError, match="holds no training state"):
+        loaded.write_run(tmp_path / "run")
