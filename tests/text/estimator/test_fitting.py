@@ -10,7 +10,7 @@ from gfbgcn import TextGCNClassifier, load
 from gfbgcn.core.errors import OptionError
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator import fitting
-from tests.text.auto.test_own_corpus import tiny_corpus
+from tests.text.search.test_own_corpus import tiny_corpus
 
 FAST = {"hidden": 8, "epochs": 6, "min_freq": 1, "stop_words": None, "cache": False}
 

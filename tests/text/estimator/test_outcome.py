@@ -9,7 +9,7 @@ import pytest
 from gfbgcn import TextGCNClassifier
 from gfbgcn.core.errors import UserError
 from gfbgcn.text.estimator.outcome import BASELINE_METHOD, baseline_metrics
-from tests.text.auto.test_own_corpus import tiny_corpus
+from tests.text.search.test_own_corpus import tiny_corpus
 
 FAST = {"hidden": 8, "epochs": 6, "min_freq": 1, "stop_words": None, "cache": False,
         "model": "gcn"}
