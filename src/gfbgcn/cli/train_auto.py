@@ -8,6 +8,7 @@ from typing import Any
 
 from gfbgcn.core.errors import OptionError
 from gfbgcn.text.search.own_corpus import _combined_metrics, baseline_metrics
+from gfbgcn.text.search.pacing import parse_budget
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 from gfbgcn.text.predict.combined import mix
 
@@ -23,10 +24,22 @@ def add_own_corpus_arguments(parser: argparse.ArgumentParser) -> None:
                         "validation); also tries each model combined with the baseline, and the "
                         "best one with --features wordllama when installed; --model, "
                         "--features, --min-freq, --window and --stop-words are then searched")
-    parser.add_argument("--budget", default=None, metavar="N|Nm",
+    parser.add_argument("--budget", type=budget_text, default=None, metavar="N|Nm",
                         help="--auto: at most N candidates trained (each is also tried combined "
                         "with the baseline, at no training cost), or N minutes (default: all, "
                         "about 14 with the embeddings extra)")
+
+
+def budget_text(text: str) -> str:
+    """argparse type of ``--budget``: checked as the command line is read (``N`` >= 1
+    candidates, or ``Nm`` minutes > 0); the text itself is the classifier's ``budget``."""
+    try:
+        parse_budget(text)
+    except OptionError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of candidates (e.g. 8) or minutes (e.g. 10m), got {text!r}"
+        ) from None
+    return text
 
 
 def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
