@@ -13,6 +13,7 @@ from gfbgcn.cli import COMMANDS, build_parser, main
 from gfbgcn.core.outputs import nonempty_directory, nonempty_path
 from gfbgcn.core.validate import encoding_name
 
+
 def _prefix(path: tuple[str, ...], tmp_path) -> list[str]:
     """The words a verb needs before an option can be checked (a corpus, a model), chosen so
     that it fails before any work should the bad value be taken after all: a file that does

@@ -18,7 +18,6 @@ from gfbgcn.reproduce.entity.reproduction import (
     dataset_stats,
 )
 from gfbgcn.reproduce.harness import Layout
-
 from tests.entity.conftest import toy_entities
 
 
