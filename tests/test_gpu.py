@@ -278,7 +278,7 @@ def test_two_process_nccl_minibatch(tmp_path) -> None:
     common = ["train", "--dataset", str(corpus), "--model", "gcn", "--min-freq", "1",
               "--hidden", "8", "--dropout", "0", "--epochs", "3", "--patience", "3",
               "--batch-size", "8", "--fanout", "3", "--quiet", "--no-cache", "--no-baseline",
-              "--workers", "1", "--device", "cuda"]
+              "--build-workers", "1", "--device", "cuda"]
     assert main([*common, "--out", str(tmp_path / "one")]) == 0
     done = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",

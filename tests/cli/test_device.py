@@ -16,7 +16,7 @@ import torch
 
 import gfbgcn
 from gfbgcn.cli import main
-from gfbgcn.cli import reproduce_entity as entity_cli
+from gfbgcn.reproduce.entity import reproduction as entity_reproduction
 from gfbgcn.reproduce.harness import Invocations, Layout
 from tests.entity.conftest import toy_entities
 from tests.graph_classification.toydata import write_tu
@@ -124,10 +124,10 @@ def test_reproduce_graphs_on_cpu(tmp_path) -> None:
 
 def test_reproduce_entity_on_cpu(tmp_path, monkeypatch) -> None:
     toy = dataclasses.replace(toy_entities(), name="aifb")  # AIFB's settings, a tiny graph
-    monkeypatch.setattr(entity_cli, "load_entities", lambda *a, **k: toy)
+    monkeypatch.setattr(entity_reproduction, "load_entities", lambda *a, **k: toy)
     out = tmp_path / "results"
     assert main(["reproduce", "entity", "--datasets", "aifb", "--models", "gfb-rgcn",
-                 "--seeds", "1", "--select-seeds", "0", "--epochs", "2", "--device", "cpu",
+                 "--seeds", "1", "--select-seeds", "0", "--fixed-epochs", "2", "--device", "cpu",
                  "--out", str(out)]) == 0
     (record,) = [json.loads(p.read_text()) for p in (out / "raw" / "entity").glob("*=*.json")]
     assert record["device"] == "cpu" and record["epochs_run"] == 2

@@ -1,9 +1,12 @@
-"""The shared flags (:mod:`gfbgcn.cli.flags`): one meaning each, opt-in per verb; renamed flags
-keep their old spelling for one version with one warning; a bad option is one line, exit 2."""
+"""The shared flags (:mod:`gfbgcn.cli.flags`): one meaning each, opt-in per verb, no alias of an
+old spelling; the table of flags the same in ``gfbgcn --help``, the flags module and the README;
+a bad option is one line, exit 2."""
 
 from __future__ import annotations
 
 import argparse
+import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -47,38 +50,58 @@ def test_threads_default_is_torchs_choice_shared_among_workers(monkeypatch) -> N
     assert flags.threads_of(ns(threads=5, workers=3)) == 5
 
 
-# ---- renamed flags: the new name works, the old one too, with one warning --------------------
+# ---- one concept, one flag: no alias, no second meaning -------------------------------------
 
-RENAMED = [
-    # (verb, old spelling, new spelling, destination, value words, parsed value)
-    (["predict", "m", "--text", "x"], "--batch-size", "--predict-batch", "predict_batch",
-     ["8"], 8),
-    (["reproduce", "graphs"], "--batch-size", "--graph-batch", "graph_batch", ["8"], 8),
-    (["reproduce", "graphs"], "--hidden", "--hiddens", "hiddens", ["16", "32"], [16, 32]),
-    (["reproduce", "entity"], "--lambda-init", "--lambda-inits", "lambda_inits", ["0.5"], [0.5]),
-    (["train", "--dataset", "r8"], "--workers", "--build-workers", "build_workers", ["2"], 2),
-    (["data", "stats", "--dataset", "r8"], "--workers", "--build-workers", "build_workers",
-     ["2"], 2),
-    (["data", "build", "--dataset", "r8"], "--workers", "--build-workers", "build_workers",
-     ["2"], 2),
+#: Spellings that once meant something else in these verbs (0.1.0, never released, accepted
+#: them as deprecated aliases): each is now an unknown option there, never a silent alias.
+GONE = [
+    (["predict", "m", "--text", "x"], "--batch-size", "8"),  # --predict-batch
+    (["reproduce", "graphs"], "--batch-size", "8"),  # --graph-batch
+    (["reproduce", "graphs"], "--hidden", "16"),  # --hiddens
+    (["reproduce", "entity"], "--lambda-init", "0.5"),  # --lambda-inits
+    (["reproduce", "entity"], "--epochs", "5"),  # --fixed-epochs: entity has no early stopping
+    (["reproduce", "fidelity"], "--seeds", "2"),  # --max-seeds: a cap, not a count
+    (["train"], "--workers", "2"),  # --build-workers
+    (["data", "stats"], "--workers", "2"),
+    (["data", "build"], "--workers", "2"),
+    # never a prefix of another flag: --seed is not --seeds where a verb has only the latter
+    (["reproduce", "text"], "--seed", "3"),
+    (["reproduce", "entity"], "--select", "3"),
+    (["train"], "--build", "2"),
 ]
 
 
-@pytest.mark.parametrize("verb, old, new, dest, words, value", RENAMED,
-                         ids=[f"{' '.join(r[0][:2])} {r[1]}" for r in RENAMED])
-def test_renamed_flag_works_and_its_old_spelling_warns_once(verb, old, new, dest, words, value,
-                                                             capsys) -> None:
-    assert getattr(_parse(*verb, new, *words), dest) == value
-    assert capsys.readouterr().err == ""
-    args = _parse(*verb, old, *words, old, *words)  # repeated in a script: one warning
-    assert getattr(args, dest) == value
-    assert capsys.readouterr().err == f"warning: {old} is deprecated, use {new}\n"
+def _harmless(verb: list[str], tmp_path) -> list[str]:
+    """Words that make ``verb`` fail before any work should its option be taken after all: a
+    corpus file that does not exist, a report of no records under a scratch ``--out``."""
+    if verb[0] in ("train", "data"):
+        return ["--dataset", str(tmp_path / "missing.csv")]
+    if verb[0] == "reproduce":
+        return ["--report-only", "--out", str(tmp_path / "out")]
+    return []
 
 
-def test_an_old_spelling_never_overrides_the_new_flags_default() -> None:
+@pytest.mark.parametrize("verb, old, value", GONE, ids=[f"{' '.join(g[0][:2])} {g[1]}"
+                                                         for g in GONE])
+def test_an_old_spelling_is_an_unknown_option(verb, old, value, tmp_path, capsys) -> None:
+    assert main([*verb, *_harmless(verb, tmp_path), old, value]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: unrecognized arguments: {old}"), err
+
+
+def test_the_flags_module_has_no_alias_machinery() -> None:
+    assert not [name for name in vars(flags) if "deprecat" in name.lower()]
+
+
+def test_renamed_flags_defaults() -> None:
     args = _parse("reproduce", "graphs")
     assert (args.graph_batch, args.hiddens) == (64, [16, 32, 64, 128])
     assert _parse("predict", "m", "--text", "x").predict_batch == 1024
+    entity = _parse("reproduce", "entity")
+    assert (entity.fixed_epochs, entity.seeds, entity.select_seeds) == (50, 10, 3)
+    assert not hasattr(entity, "epochs")
+    fidelity = _parse("reproduce", "fidelity", "--max-seeds", "2")
+    assert fidelity.max_seeds == 2 and not hasattr(fidelity, "seeds")
 
 
 def test_reproduce_workers_is_the_grid_and_train_has_no_grid_workers() -> None:
@@ -104,10 +127,13 @@ HELP = {
                                  {"--workers", "--threads", "--device", "--report-only"}),
     ("reproduce", "own-corpora"): ({"--models", "--build-workers"},
                                    {"--workers", "--threads", "--device", "--report-only"}),
-    ("reproduce", "entity"): ({"--lambda-init", "--batch-size"},
-                              {"--lambda-inits", "--workers", "--threads", "--device"}),
+    ("reproduce", "entity"): ({"--lambda-init", "--batch-size", "--epochs"},
+                              {"--lambda-inits", "--fixed-epochs", "--workers", "--threads",
+                               "--device"}),
     ("reproduce", "graphs"): ({"--hidden", "--batch-size", "--seeds"},
                               {"--hiddens", "--graph-batch", "--workers", "--threads"}),
+    ("reproduce", "fidelity"): ({"--seeds", "--epochs", "--datasets"},
+                                {"--max-seeds", "--rows", "--workers", "--threads"}),
     ("figures", "pooling"): ({"--workers", "--threads", "--device", "--report-only"}, {"--out"}),
 }
 
@@ -148,3 +174,23 @@ def test_option_errors_are_one_line_and_exit_2(argv, start, capsys) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(start), err
+
+
+# ---- the flag table: one table, printed, in the flags module and in the README ---------------
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _table_flags(text: str) -> set[str]:
+    return set(re.findall(r"--[a-z][a-z-]*", text))
+
+
+def test_the_flag_table_is_the_same_in_help_module_and_readme() -> None:
+    from gfbgcn.cli import GRAMMAR
+
+    readme = README.read_text(encoding="utf-8")
+    section = readme[readme.index("One flag grammar"):readme.index("Models for `train`")]
+    table = "\n".join(line for line in section.splitlines() if line.startswith("| `--"))
+    module_table = flags.__doc__.split("=====", 1)[1].rsplit("=====", 1)[0]
+    grammar = GRAMMAR.split("Graph classification counts", 1)[0]
+    assert _table_flags(table) == _table_flags(module_table) == _table_flags(grammar)

@@ -101,7 +101,7 @@ def test_only_the_selected_verb_module_is_imported(monkeypatch):
     assert imported == ["gfbgcn.cli.figures"]
     imported.clear()
     cli.build_parser(["reproduce", "graphs"])
-    assert imported == ["gfbgcn.cli.reproduce_graphs"]
+    assert imported == ["gfbgcn.cli.reproduce"]
     imported.clear()
     cli.build_parser(["--help"])
     assert imported == []

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from gfbgcn.cli import main, reproduce_entity, reproduce_graphs
+from gfbgcn.cli import main
+from gfbgcn.graph_classification import data as graph_data
 from gfbgcn.reproduce.entity import experiment as entity_experiment
+from gfbgcn.reproduce.entity import reproduction as entity_reproduction
+from gfbgcn.reproduce.graphs import experiment as graph_experiment
+from gfbgcn.reproduce.graphs import report as graph_report
 from gfbgcn.reproduce.own_corpora import experiment as own_experiment
 from gfbgcn.reproduce.own_corpora import report as own_report
 from gfbgcn.reproduce.text import grid as text_grid
@@ -30,8 +34,8 @@ def no_grid(monkeypatch):
                          (text_grid, "load_benchmark"), (own_experiment, "run_own_grid"),
                          (own_experiment, "load_own_dataset"),
                          (entity_experiment, "run_pending"),
-                         (reproduce_graphs, "run_graph_grid"),
-                         (reproduce_graphs, "load_graph_dataset")):
+                         (graph_experiment, "run_graph_grid"),
+                         (graph_data, "load_graph_dataset")):
         monkeypatch.setattr(module, name, _never)
 
 
@@ -40,7 +44,7 @@ VERBS = [["text"], ["inductive"], ["own-corpora"], ["graphs"]]
 RENDERERS = {"text": (text_report, "render_text_report"),
              "inductive": (inductive_report, "render_inductive_report"),
              "own-corpora": (own_report, "render_own_report"),
-             "graphs": (reproduce_graphs, "write_report")}
+             "graphs": (graph_report, "write_report")}
 
 
 @pytest.fixture()
@@ -94,7 +98,7 @@ def test_entity_report_only_reads_data_without_downloading(tmp_path: Path, no_gr
         calls.append(allow_download)
         return dataclasses.replace(toy_entities(), name=name)
 
-    monkeypatch.setattr(reproduce_entity, "load_entities", load)
+    monkeypatch.setattr(entity_reproduction, "load_entities", load)
     out = _with_record(tmp_path / "results", "entity")
     assert main(["reproduce", "entity", "--datasets", "aifb", "--report-only", "--out",
                  str(out)]) == 0

@@ -21,7 +21,7 @@ def _stamps(raw: Path) -> dict[str, int]:
 def test_cli_writes_report_and_resumes(aifb, data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "results"
     argv = ["reproduce", "entity", "--data-dir", str(data_dir), "--datasets", "aifb", "bgs",
-            "--models", "gfb-rgcn", "--seeds", "2", "--select-seeds", "0", "--epochs", "3",
+            "--models", "gfb-rgcn", "--seeds", "2", "--select-seeds", "0", "--fixed-epochs", "3",
             "--offline", "--out", str(out)]
     assert main(argv) == 0
     text = (out / "entity.md").read_text(encoding="utf-8")

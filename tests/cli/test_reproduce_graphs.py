@@ -75,3 +75,20 @@ def test_any_tu_data_set_runs(tmp_path: Path) -> None:
     assert "| TOY ours | TOY paper |" in md
     assert "(1 of 20 configs)" in _row(md, "| GCN |") and "folds" not in _row(md, "| GCN |")
     assert "| TOY | GCN | hidden [4] × layers [1] | 3/3 | 3 |" in md
+
+
+@pytest.mark.parametrize("words, message", [
+    (["--folds", "3", "--fold-limit", "4"], "error: --fold-limit must be <= --folds (3), got 4"),
+    (["--seed", "4294967290", "--folds", "10"],
+     "error: --seed: fold k trains from seed S + k, and S + K - 1 must be <= 4294967295, "
+     "got 4294967299"),
+])
+def test_folds_seed_and_fold_limit_agree_before_any_work(words, message, tmp_path,
+                                                          capsys) -> None:
+    out = tmp_path / "results"
+    argv = ["reproduce", "graphs", "--data-dir", str(tmp_path / "nowhere"), "--datasets", "TOY",
+            "--device", "cpu", *words, "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(message), err
+    assert not out.exists()  # nothing read, run or logged

@@ -2,8 +2,10 @@
 
 Every verb is a pair of functions in a module of this package, ``<name>_arguments(parser)``
 and ``<name>(args) -> exit status``, that parse the command line and call the public Python
-API of the task packages; this file only wires them together, with one flag grammar
-(:data:`GRAMMAR`, printed by ``gfbgcn --help``).
+API of the task packages (the ``reproduce`` verbs share one pair, driven by the table of
+:mod:`gfbgcn.cli.reproduce`; a verb's parser holds its command path as the default
+``_command``); this file only wires them together, with one flag grammar (:data:`GRAMMAR`,
+printed by ``gfbgcn --help``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
+
+from gfbgcn.cli.reproduce import VERBS as REPRODUCTIONS  # the table alone: nothing heavy
 
 # (command path, module, function name, help)
 COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
@@ -21,35 +25,31 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
      "cache"),
     (("train",), "gfbgcn.cli.train", "train", "train a model on a text corpus"),
     (("predict",), "gfbgcn.cli.predict", "predict", "classify new documents with a saved model"),
-    (("reproduce", "text"), "gfbgcn.cli.reproduce_text", "reproduce_text",
-     "reproduce the paper's text-classification tables"),
-    (("reproduce", "inductive"), "gfbgcn.cli.reproduce_inductive", "reproduce_inductive",
-     "inductive (new documents) against transductive accuracy"),
-    (("reproduce", "own-corpora"), "gfbgcn.cli.reproduce_own_corpora", "reproduce_own_corpora",
-     "paper defaults, --auto, linear baseline, combined and pretrained features on own corpora "
-     "and the benchmarks"),
-    (("reproduce", "entity"), "gfbgcn.cli.reproduce_entity", "reproduce_entity",
-     "reproduce the entity-classification table"),
-    (("reproduce", "graphs"), "gfbgcn.cli.reproduce_graphs", "reproduce_graphs",
-     "reproduce the graph-classification table"),
-    (("reproduce", "fidelity"), "gfbgcn.cli.reproduce_fidelity", "reproduce_fidelity",
-     "experiments behind the cells that differ from the paper"),
+    # the reproductions: one module, one table (gfbgcn.cli.reproduce.VERBS)
+    *((("reproduce", name), "gfbgcn.cli.reproduce", "reproduce", verb.help)
+      for name, verb in REPRODUCTIONS.items()),
     (("figures", "pooling"), "gfbgcn.cli.figures", "figures_pooling",
      "render the pooling-operator figure"),
 )
 
 GRAMMAR = """\
-One flag grammar: a flag means the same in every verb that takes it, and a verb takes only the
-flags it uses. A singular flag is one value; a plural flag is a list or a count.
+One flag grammar: each concept has its own flag, a flag means the same in every verb that takes
+it, and a verb takes only the flags it uses. A singular flag is one value; a plural flag is a
+list or a count.
   --dataset NAME|FILE   the one corpus a verb works on (data stats, data build, train)
   --datasets NAME ...   the data sets of a reproduction (reproduce *)
   --model NAME          the one model train trains; --models NAME ...: a reproduction's models
-  --seed N              the seed of one run (reproduce graphs: of the folds; fold k uses N + k)
-  --seeds N             seeds 0..N-1 per cell of a reproduction
+  --seed N              the seed a command's randomness starts from (train; reproduce graphs:
+                        of the folds, fold k uses N + k)
+  --seeds N             a count: seeds 0..N-1 per cell of a reproduction
+  --select-seeds N      a count: validation runs per candidate config (reproduce entity)
+  --max-seeds N         a cap: at most N of each configuration's seeds (reproduce fidelity)
   --hidden N            one hidden size (train); --hiddens N ...: a grid of them (reproduce
                         graphs, with --layers L ...: a grid of layer counts)
-  --epochs N            maximum training epochs per run
-  --batch-size N        training documents per step (train; 0: full batch)
+  --epochs N            the most training epochs of a run (early stopping may end it sooner)
+  --fixed-epochs N      the exact training epochs of every run, no early stopping (reproduce
+                        entity)
+  --batch-size N|auto   training documents per step (train; 0: full batch)
   --predict-batch N     documents per inference batch (predict)
   --graph-batch N       graphs per training mini-batch (reproduce graphs)
   --build-workers N     processes building a text graph (data *, train; default: every core)
@@ -66,9 +66,8 @@ flags it uses. A singular flag is one value; a plural flag is a list or a count.
   --report-only         re-render a reproduction's report from the records in --out; run,
                         download and log nothing
 Graph classification counts cross-validation folds instead of seeds: --folds K, --seed S.
-Old spellings work for one more version, with a warning: --workers of data and train (now
---build-workers), predict --batch-size (--predict-batch), reproduce graphs --batch-size
-(--graph-batch) and --hidden (--hiddens), reproduce entity --lambda-init (--lambda-inits).
+Every number is range-checked as the command line is read: a bad one is one error line naming
+the flag (exit status 2), before any work.
 `gfbgcn <verb> --help` lists a verb's options."""
 
 
@@ -84,7 +83,14 @@ def _selected(argv: Sequence[str]) -> tuple[str, ...] | None:
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, except that a bad command line is an :class:`OptionError`: reported
     by :func:`main` in one line with exit status 2, like every other user error (argparse
-    itself would print the usage and exit from inside the parser)."""
+    itself would print the usage and exit from inside the parser); and an option is only ever
+    its whole name: argparse would take a prefix for the one option it starts, so ``--seed``
+    would be ``--seeds`` and ``--hidden`` ``--hiddens`` in the verbs without them, another
+    meaning under a flag's name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # the verbs' parsers are made by this class too
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         from gfbgcn.core.errors import OptionError
@@ -119,6 +125,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                 )
         sub = groups[path[:-1]].add_parser(path[-1], help=help_text, description=help_text)
         _add_debug(sub)
+        sub.set_defaults(_command=path)  # verbs sharing one pair of functions tell them apart
         if path == selected:
             module = importlib.import_module(module_name)
             getattr(module, f"{function}_arguments")(sub)

@@ -1,17 +1,51 @@
 """The flags several verbs share: one definition and one meaning each, added by a verb only when
 it uses the flag (so no verb's ``--help`` shows a flag it would ignore).
 
-Old spellings of renamed flags stay accepted for one version: :func:`add_deprecated_alias`
-registers the old name hidden from ``--help``; using it prints ``warning: --old is deprecated,
-use --new`` once on stderr and stores into the new flag's destination.
+Each concept has its own flag, and each flag one meaning in every verb that takes it (the same
+table is printed by ``gfbgcn --help``, :data:`gfbgcn.cli.GRAMMAR`, and shown in the README's
+"Command line" section; a test keeps the three in step):
+
+==========================  =====================================================================
+``--dataset NAME|FILE``     the one corpus a verb works on (data stats, data build, train)
+``--datasets NAME ...``     the data sets of a reproduction (reproduce *)
+``--model NAME``            the one model ``train`` trains
+``--models NAME ...``       a reproduction's models
+``--seed N``                the seed a command's randomness starts from (train; reproduce
+                            graphs: of the folds, fold k trains from N + k)
+``--seeds N``               a count: seeds 0..N-1 per cell of a reproduction
+``--select-seeds N``        a count: validation runs per candidate (reproduce entity)
+``--max-seeds N``           a cap: at most N of each configuration's seeds (reproduce fidelity)
+``--hidden N``              one hidden size (train)
+``--hiddens N ...``         a grid of hidden sizes (reproduce graphs; ``--layers L ...``: of
+                            layer counts)
+``--epochs N``              the most training epochs of a run (early stopping may end it sooner)
+``--fixed-epochs N``        the exact training epochs of every run, no early stopping
+                            (reproduce entity)
+``--batch-size N|auto``     training documents per step (train; 0: full batch)
+``--predict-batch N``       documents per inference batch (predict)
+``--graph-batch N``         graphs per training mini-batch (reproduce graphs)
+``--build-workers N``       processes building a text graph (data *, train; default: every core)
+``--workers N``             processes running a reproduction's grid at once (reproduce *; 1)
+``--threads N``             torch CPU threads per process (0: torch's choice, shared among the
+                            ``--workers`` processes)
+``--device DEVICE``         auto, cpu, cuda, cuda:N
+``--data-dir DIR``          the data root (else ``$GFBGCN_DATA``, else the user cache dir)
+``--out DIR``               always a directory: a training run's, a reproduction's results, a
+                            figure's
+``--save DIR``              a model directory for ``gfbgcn predict`` (train)
+``--output FILE``           the one CSV file ``predict`` writes
+``--report-only``           re-render a reproduction's report from the records in ``--out``
+==========================  =====================================================================
+
+Every numeric option is range-checked when the command line is parsed (``int_in``,
+``float_in``, :func:`~gfbgcn.core.runinfo.thread_count`): a bad value is one ``error:`` line
+naming the flag, exit status 2, before any work.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from typing import Any
 
 import torch
 
@@ -26,31 +60,6 @@ from gfbgcn.reproduce.harness import DEFAULT_OUT
 #: What ``--threads`` means in every verb (``gfbgcn --help`` and each verb's help say it).
 THREADS_HELP = ("torch CPU threads per process (default 0: torch's choice, shared among the "
                 "--workers processes where there are several)")
-
-
-class _DeprecatedAlias(argparse.Action):
-    """An old spelling: warns once per command line, then acts as the new flag."""
-
-    def __init__(self, option_strings: list[str], dest: str, *, new: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, **kwargs)
-        self.new = new
-        self.warned = False
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        if not self.warned:  # a script that repeats the flag hears about it once
-            print(f"warning: {option_string} is deprecated, use {self.new}", file=sys.stderr)
-            self.warned = True
-        setattr(namespace, self.dest, values)
-
-
-def add_deprecated_alias(parser: argparse.ArgumentParser, old: str,
-                         new: argparse.Action) -> None:
-    """Accept ``old`` as a hidden alias of the already added flag ``new`` (same type, nargs,
-    choices and destination; no default of its own, so it never overwrites ``new``'s)."""
-    parser.add_argument(old, action=_DeprecatedAlias, new=new.option_strings[0], dest=new.dest,
-                        type=new.type, nargs=new.nargs, choices=new.choices,
-                        metavar=new.metavar, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
@@ -78,13 +87,15 @@ def add_models_argument(parser: argparse.ArgumentParser, models: Sequence[str],
 
 
 def add_seeds_argument(parser: argparse.ArgumentParser, default: int) -> None:
+    """``--seeds N``: a count, the seeds 0..N-1 of every cell of a reproduction."""
     parser.add_argument("--seeds", type=positive_int, default=default, metavar="N",
-                        help=f"seeds 0..N-1 per cell ({default})")
+                        help=f"seeds 0..N-1 per cell ({default}; >= 1)")
 
 
 def add_epochs_argument(parser: argparse.ArgumentParser, default: int) -> None:
+    """``--epochs N``: the most epochs a run trains (its early stopping may end it sooner)."""
     parser.add_argument("--epochs", type=positive_int, default=default, metavar="N",
-                        help=f"maximum training epochs per run ({default})")
+                        help=f"maximum training epochs per run ({default}; >= 1)")
 
 
 def add_results_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,17 +111,8 @@ def add_results_arguments(parser: argparse.ArgumentParser) -> None:
 def add_workers_argument(parser: argparse.ArgumentParser) -> None:
     """``--workers N``: processes running a reproduction's grid at once."""
     parser.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                        help="processes running the grid's runs at once (1; > 1: forked CPU "
-                        "processes, so --device auto means the CPU)")
-
-
-def add_build_workers_argument(parser: argparse.ArgumentParser) -> None:
-    """``--build-workers N``: processes building a text graph (old spelling: ``--workers``)."""
-    new = parser.add_argument(
-        "--build-workers", type=positive_int, default=None, metavar="N",
-        help="processes building the text graph (default: every available core; the graph "
-        "does not depend on it)")
-    add_deprecated_alias(parser, "--workers", new)
+                        help="processes running the grid's runs at once (1; >= 1; > 1: forked "
+                        "CPU processes, so --device auto means the CPU)")
 
 
 def add_threads_argument(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gfbgcn.cli.flags import add_data_dir_argument, add_deprecated_alias
+from gfbgcn.cli.flags import add_data_dir_argument
 from gfbgcn.cli.parameters import flag_of
 from gfbgcn.cli.runtime.argtypes import encoding_name, float_in, int_in, nonempty_path
 from gfbgcn.core.errors import OptionError
@@ -18,6 +18,7 @@ from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.classifier import TextGCNClassifier
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.params import AUTO, PARAMETERS, Param
+from gfbgcn.text.search.pacing import parse_budget
 from gfbgcn.text.tokenize.registry import default_tokenizer_name
 
 
@@ -62,6 +63,8 @@ def _flags_in(help: str) -> str:
 def parameter_type(p: Param) -> Callable[[str], Any] | None:
     """The argparse type of a parameter: its range checked as the command line is read
     (NaN and infinities refused), and its words (``auto``) accepted."""
+    if p is PARAMETERS["budget"]:  # text with a grammar of its own
+        return budget_text
     if p.kind is int:
         number = int_in(p.low, p.high)
     elif p.kind is float:
@@ -77,6 +80,18 @@ def parameter_type(p: Param) -> Callable[[str], Any] | None:
 
     parse.__name__ = number.__name__
     return parse
+
+
+def budget_text(text: str) -> str:
+    """argparse type of ``--budget``: checked as the command line is read (``N`` >= 1
+    candidates, or ``Nm`` minutes > 0); the text itself is the classifier's ``budget``."""
+    try:
+        parse_budget(text)
+    except OptionError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of candidates (e.g. 8) or minutes (e.g. 10m), got {text!r}"
+        ) from None
+    return text
 
 
 def check_applicable(args: argparse.Namespace) -> None:
@@ -117,9 +132,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    actions = add_parameter_arguments(parser, GRAPH_PARAMETERS)
-    # the old spelling of --build-workers (gfbgcn.cli.flags)
-    add_deprecated_alias(parser, "--workers", actions["build_workers"])
+    add_parameter_arguments(parser, GRAPH_PARAMETERS)
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:

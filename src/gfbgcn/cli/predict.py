@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from gfbgcn.cli.flags import add_deprecated_alias
 from gfbgcn.cli.options import add_parameter_arguments
 from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
 from gfbgcn.cli.runtime.device import device_from_args
@@ -30,10 +29,9 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         "replaced whole (atomically), a device or pipe written through, '-' is "
                         "standard output; never an input or a file in MODEL_DIR")
     parser.add_argument("--top-k", type=int_in(1), default=1, help="also give the k most probable "
-                        "labels (single-label models; 1)")
-    batch = parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
-                                help="documents classified per batch (1024; memory, not results)")
-    add_deprecated_alias(parser, "--batch-size", batch)
+                        "labels (single-label models; 1; >= 1)")
+    parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
+                        help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
     add_parameter_arguments(parser, ("device",))  # the classifier's, as for train
