@@ -10,8 +10,7 @@ import argparse
 import pytest
 
 from gfbgcn.cli import COMMANDS, build_parser, main
-from gfbgcn.core.outputs import nonempty_directory, nonempty_path
-from gfbgcn.core.validate import encoding_name
+from gfbgcn.cli.runtime.argtypes import encoding_name, nonempty_directory, nonempty_path
 
 
 def _prefix(path: tuple[str, ...], tmp_path) -> list[str]:
@@ -46,7 +45,7 @@ BAD = {
     "--threads": ["-1", "two"],
     "--batch-size": ["-1", "many"],
     "--fanout": ["0"],
-    "--row-budget": ["0"],
+    "--row-budget": ["-1"],
     "--budget": ["0", "-5", "5x", "2.5", "nanm"],
     "--top-k": ["0"],
     "--predict-batch": ["0"],
