@@ -165,8 +165,8 @@ def run_baselines(corpus, seed: int) -> dict[str, Any]:
 
 def run_auto_part(corpus, name: str, seed: int) -> dict[str, Any]:
     """One ``--auto`` search as ``gfbgcn train --dataset X --auto --seed S`` runs it."""
-    from gfbgcn.text.search.auto import chosen_summary, run_auto
     from gfbgcn.text.predict.combined import mix
+    from gfbgcn.text.search.auto import chosen_summary, run_auto
     from gfbgcn.text.tokenize.registry import make_tokenizer
     from gfbgcn.text.train.config import TrainConfig
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gfbgcn._version import __version__
+
 __all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark_texts_and_labels"]
 
 if TYPE_CHECKING:

@@ -3,8 +3,8 @@ loaded once (``reproduce entity``), and the toy ``r8`` of the reproduce verbs.""
 
 import pytest
 
-from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.reproduce.text import grid as text_grid
+from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from tests.entity.conftest import aifb  # noqa: F401
 from tests.text.conftest import _one_thread, model_dir, trained  # noqa: F401

@@ -87,8 +87,8 @@ def test_a_nan_accuracy_never_blanks_its_cell(cli, results):
 def test_graph_and_inductive_reports_leave_out_bad_records(cli, tmp_path):
     """The same checks in the other reports: a record with a NaN accuracy or a mistyped
     field is named in a warning and left out; the report is written from the rest."""
-    from gfbgcn.reproduce.harness import Layout
     from gfbgcn.reproduce.graphs.report import RECORD_SCHEMA as GRAPHS
+    from gfbgcn.reproduce.harness import Layout
     from gfbgcn.reproduce.text.inductive_report import render_inductive_report
 
     store = RunStore(tmp_path / "graphs")
@@ -154,9 +154,9 @@ def test_the_entity_report_leaves_out_a_bad_record(tmp_path):
 
 
 def test_the_fidelity_report_leaves_out_a_bad_record_of_its_own(tmp_path):
-    from gfbgcn.reproduce.harness import Layout
     from gfbgcn.reproduce.fidelity.experiment import Config, Row
     from gfbgcn.reproduce.fidelity.report import render
+    from gfbgcn.reproduce.harness import Layout
 
     layout = Layout(tmp_path / "results", "fidelity")
     row = Row("t", "text", "r8", "sgc", "toy", (Config("longer", "longer", {"model": "sgc"},

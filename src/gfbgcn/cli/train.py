@@ -22,13 +22,13 @@ from gfbgcn.cli.options import (
     corpus_from_args,
     run_provenance,
 )
+from gfbgcn.cli.runtime.argtypes import nonempty_path
+from gfbgcn.cli.runtime.device import device_from_args
+from gfbgcn.cli.runtime.torchrun import torchrun_rank
 from gfbgcn.cli.train_auto import print_auto, print_beside
 from gfbgcn.core.atomic import check_outputs
-from gfbgcn.cli.runtime.device import device_from_args
 from gfbgcn.core.errors import OptionError
-from gfbgcn.cli.runtime.argtypes import nonempty_path
 from gfbgcn.core.runinfo import set_threads
-from gfbgcn.cli.runtime.torchrun import torchrun_rank
 from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.params import AUTO, PARAMETERS
 from gfbgcn.text.train.checks import check_has_test

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.search.auto import AutoResult
 
 
 def print_beside(name: str, test: dict[str, Any], b: BaselineResult,

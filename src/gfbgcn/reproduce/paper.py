@@ -6,14 +6,14 @@ Reports print them beside our measurements; nothing computes with them as if the
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
 TABLES: tuple[str, ...] = ("text", "entity", "graphs")
 
 
-@lru_cache(maxsize=None)
+@cache
 def paper_table(table: str) -> dict[str, Any]:
     """The paper's numbers for ``table`` (one of :data:`TABLES`)."""
     if table not in TABLES:

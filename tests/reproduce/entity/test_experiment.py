@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from gfbgcn.reproduce.store import RunStore
+from gfbgcn.entity.model import EntityConfig
 from gfbgcn.reproduce.entity import experiment
 from gfbgcn.reproduce.entity.experiment import (
     EntityRun,
@@ -18,8 +18,7 @@ from gfbgcn.reproduce.entity.experiment import (
     select,
     summarize_test,
 )
-from gfbgcn.entity.model import EntityConfig
-
+from gfbgcn.reproduce.store import RunStore
 from tests.entity.conftest import toy_entities
 
 

@@ -9,8 +9,8 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.graph_classification.data import GraphDataset
+from gfbgcn.graph_classification.train import TrainConfig
 from gfbgcn.reproduce.graphs.experiment import (
     HIDDEN_GRID,
     LAYERS_GRID,
@@ -21,7 +21,7 @@ from gfbgcn.reproduce.graphs.experiment import (
     select_per_fold,
     summarize_folds,
 )
-from gfbgcn.graph_classification.train import TrainConfig
+from gfbgcn.reproduce.store import RunStore
 
 
 def _toy_dataset(n: int = 20) -> GraphDataset:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gfbgcn.reproduce.harness import Layout
 from gfbgcn.reproduce.graphs.report import PAPER_GRID_SIZE, _cell, render, write_report
+from gfbgcn.reproduce.harness import Layout
 
 
 def test_report_cell_marks_partial_folds_and_reduced_grids():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gfbgcn.reproduce.harness import Layout
 from gfbgcn.core.runinfo import provenance
+from gfbgcn.reproduce.harness import Layout
 from gfbgcn.reproduce.text.inductive_report import (
     inductive_markdown,
     render_inductive_report,

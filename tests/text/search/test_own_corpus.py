@@ -11,7 +11,6 @@ import pytest
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.core.errors import ModelLoadError
-from gfbgcn.text.search.auto import Budget, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.predict.combined import (
     CombinedPredictor,
@@ -21,6 +20,7 @@ from gfbgcn.text.predict.combined import (
 )
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model, save_trained
+from gfbgcn.text.search.auto import Budget, run_auto
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from gfbgcn.text.train.config import TrainConfig
 

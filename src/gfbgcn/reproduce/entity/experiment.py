@@ -20,14 +20,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gfbgcn.reproduce.harness import run_pending
-from gfbgcn.reproduce.record_schema import RecordSchema, finite, fraction, numbers, whole
 from gfbgcn.core.runinfo import provenance
-from gfbgcn.reproduce.stats import mean_std
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.entity.data import HIDDEN, EntityData, stratified_holdout
 from gfbgcn.entity.model import EntityConfig
 from gfbgcn.entity.train import train_once
+from gfbgcn.reproduce.harness import run_pending
+from gfbgcn.reproduce.record_schema import RecordSchema, finite, fraction, numbers, whole
+from gfbgcn.reproduce.stats import mean_std
+from gfbgcn.reproduce.store import RunStore
 
 VALIDATION_FRACTION = 0.2
 #: The R-GCN paper's own per-data-set choices (used when selection is switched off).

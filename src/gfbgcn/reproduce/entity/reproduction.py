@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
-from gfbgcn.core.io import atomic_write_text
 from gfbgcn.core.errors import DatasetUnavailableError
+from gfbgcn.core.io import atomic_write_text
 from gfbgcn.entity.data import EntityData, load_entities
 from gfbgcn.entity.model import EntityConfig
 from gfbgcn.reproduce import harness

@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gfbgcn.core.device import resolve_device
-from gfbgcn.reproduce.harness import run_pending
-from gfbgcn.reproduce.stats import mean_std
-from gfbgcn.reproduce.store import RunStore
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.data import GraphDataset
 from gfbgcn.graph_classification.train import Split, TrainConfig, make_splits, train_one
+from gfbgcn.reproduce.harness import run_pending
+from gfbgcn.reproduce.stats import mean_std
+from gfbgcn.reproduce.store import RunStore
 
 #: The paper's grid: hidden {16, 32, 64, 128} x layers {1, ..., 5}.
 HIDDEN_GRID: tuple[int, ...] = (16, 32, 64, 128)

@@ -10,8 +10,17 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.device import device_label
-from gfbgcn.reproduce.harness import Layout, invocations_markdown, thread_counts
 from gfbgcn.core.io import atomic_write_text
+from gfbgcn.graph_classification.data import DATASETS
+from gfbgcn.graph_classification.model import MODEL_LABELS, MODELS
+from gfbgcn.reproduce.graphs.experiment import (
+    HIDDEN_GRID,
+    LAYERS_GRID,
+    complete_folds,
+    select_per_fold,
+    summarize_folds,
+)
+from gfbgcn.reproduce.harness import Layout, invocations_markdown, thread_counts
 from gfbgcn.reproduce.paper import paper_table
 from gfbgcn.reproduce.record_schema import (
     finite,
@@ -22,15 +31,6 @@ from gfbgcn.reproduce.record_schema import (
     text,
     whole,
 )
-from gfbgcn.graph_classification.data import DATASETS
-from gfbgcn.reproduce.graphs.experiment import (
-    HIDDEN_GRID,
-    LAYERS_GRID,
-    complete_folds,
-    select_per_fold,
-    summarize_folds,
-)
-from gfbgcn.graph_classification.model import MODEL_LABELS, MODELS
 
 PAPER_GRID_SIZE = len(HIDDEN_GRID) * len(LAYERS_GRID)
 

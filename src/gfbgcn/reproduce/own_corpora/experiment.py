@@ -33,13 +33,13 @@ from typing import Any
 import torch
 
 from gfbgcn.core.device import device_name, resolve_device
-from gfbgcn.reproduce.harness import run_pending
 from gfbgcn.core.paths import data_root
 from gfbgcn.core.runinfo import provenance
+from gfbgcn.reproduce.harness import run_pending
 from gfbgcn.reproduce.store import RunStore
-from gfbgcn.text.search.auto import AutoResult, Candidate, chosen_summary, run_auto
 from gfbgcn.text.corpus.benchmarks import Corpus, load_benchmark
 from gfbgcn.text.corpus.table import load_table
+from gfbgcn.text.search.auto import AutoResult, Candidate, chosen_summary, run_auto
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.train.config import TrainConfig
 

@@ -6,10 +6,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from gfbgcn.reproduce.harness import Layout, invocations_markdown
 from gfbgcn.core.io import atomic_write_text
-from gfbgcn.reproduce.stats import mean_std
+from gfbgcn.reproduce.harness import Layout, invocations_markdown
 from gfbgcn.reproduce.own_corpora.experiment import OWN_DATASETS
+from gfbgcn.reproduce.stats import mean_std
 
 COLUMNS = (("defaults", "(a) paper defaults"), ("auto", "(b) --auto"),
            ("baseline", "(c) linear baseline"), ("combined", "(d) combined"))

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gfbgcn.reproduce.harness import Layout, invocations_markdown
 from gfbgcn.core.io import atomic_write_text
+from gfbgcn.reproduce.harness import Layout, invocations_markdown
 from gfbgcn.reproduce.record_schema import fraction, mapping, text, whole
 from gfbgcn.reproduce.stats import mean_std
-
 
 #: Every field of an inductive record this report reads (a record breaking it is left out).
 RECORD_SCHEMA = {

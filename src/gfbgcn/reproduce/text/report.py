@@ -16,11 +16,11 @@ from typing import Any
 
 from gfbgcn.core.device import device_label
 from gfbgcn.core.extras import require
-from gfbgcn.reproduce.harness import Layout, invocations_markdown, portable
 from gfbgcn.core.io import atomic_write, atomic_write_text
+from gfbgcn.core.runinfo import machine_info
+from gfbgcn.reproduce.harness import Layout, invocations_markdown, portable
 from gfbgcn.reproduce.paper import paper_table
 from gfbgcn.reproduce.record_schema import finite, fraction, one_of, text, whole
-from gfbgcn.core.runinfo import machine_info
 from gfbgcn.reproduce.stats import format_mean_std, mean_std
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.text.grid import (

@@ -14,7 +14,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import UserError
-from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
@@ -33,6 +32,7 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.params import AUTO, DEFAULTS
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.predict.saved import trained_settings
+from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import run as training  # training.train_text: looked up per call
 from gfbgcn.text.train.checks import check_has_words

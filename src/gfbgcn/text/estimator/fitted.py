@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import ModelLoadError, UserError
-from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.estimator.persist import ESTIMATOR_ENTRY
 from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.estimator.transductive import Transductive
@@ -15,6 +14,7 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.combined import CombinedPredictor, write_linear
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model_and_config, save_model
+from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainResult
 from gfbgcn.text.train.models import INDUCTIVE_MODELS

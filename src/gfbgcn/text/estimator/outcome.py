@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.metrics import classification_metrics
-from gfbgcn.text.search.auto import AutoResult, chosen_summary
 from gfbgcn.text.predict.baseline import BaselineResult, graph_split
 from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.search.auto import AutoResult, chosen_summary
 from gfbgcn.text.train.run_files import write_run
 
 BASELINE_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoothed idf, L2 per "

@@ -20,10 +20,10 @@ import numpy as np
 from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import SEED_MAX
-from gfbgcn.text.search.auto import parse_budget
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.params import AUTO, DEFAULTS, PARAMETERS, check_parameter
+from gfbgcn.text.search.auto import parse_budget
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.tokenize.stop_words import parse_stop_words

@@ -22,6 +22,7 @@ import numpy as np
 from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.core.io import atomic_write, sha256_file
 
+
 class AllInductiveWarning(UserWarning):
     """``fit`` was given ``X_unlabeled``, yet none of the documents to classify is among the
     fitted ones: in a ``Pipeline``, the usual cause is ``X_unlabeled`` skipping its steps."""

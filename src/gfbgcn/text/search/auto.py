@@ -62,6 +62,10 @@ import numpy as np
 import torch
 
 from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
+from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-exported)
     RUNGS,
     Budget,
@@ -69,10 +73,6 @@ from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-
     parse_budget,
     prune_margin,
 )
-from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
-from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import features as word_features
 from gfbgcn.text.train.config import TrainConfig, TrainResult
