@@ -31,7 +31,7 @@ def test_reproduction_flags_defaults_and_checks() -> None:
     args = parser.parse_args([])
     assert (args.datasets, args.models, args.seeds, args.epochs) == (["a", "b"], ["m1"], 3, 7)
     assert (args.out, args.workers, args.threads, args.report_only) == (
-        harness.DEFAULT_OUT, 1, 0, False)
+        None, 1, 0, False)
     for bad in (["--datasets", "c"], ["--workers", "0"], ["--threads", "-1"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)

@@ -337,3 +337,4 @@ def test_spawned_workers_refuse_a_run_that_cannot_be_pickled(
 def test_gpu_workers_share_the_card_in_equal_bounded_parts() -> None:
     assert workers.gpu_memory_fraction(1) == pytest.approx(0.95)
     assert workers.gpu_memory_fraction(8) * 8 == pytest.approx(0.95)
+

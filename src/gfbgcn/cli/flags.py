@@ -55,7 +55,6 @@ from gfbgcn.cli.runtime.argtypes import (
     positive_int,
     thread_count,
 )
-from gfbgcn.reproduce.harness import DEFAULT_OUT
 
 #: What ``--threads`` means in every verb (``gfbgcn --help`` and each verb's help say it).
 THREADS_HELP = ("torch CPU threads per process (default 0: torch's choice, shared among the "
@@ -100,9 +99,10 @@ def add_epochs_argument(parser: argparse.ArgumentParser, default: int) -> None:
 
 def add_results_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out`` (the results directory of a reproduction) and ``--report-only``."""
-    parser.add_argument("--out", type=nonempty_directory, default=DEFAULT_OUT, metavar="DIR",
-                        help=f"results directory: the report, raw/<task>/ records, figures/ and "
-                        f"<task>_notes.md (default: {DEFAULT_OUT})")
+    parser.add_argument("--out", type=nonempty_directory, default=None, metavar="DIR",
+                        help="results directory: the report, raw/<task>/ records, figures/ and "
+                        "<task>_notes.md (default: docs/results of the gfbgcn source checkout "
+                        "gfbgcn runs from; required with an installed gfbgcn)")
     parser.add_argument("--report-only", action="store_true",
                         help="re-render the report from the records already in --out; run "
                         "nothing (no training, no download, no log entry)")

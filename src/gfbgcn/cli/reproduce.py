@@ -375,11 +375,12 @@ def reproduce(args: argparse.Namespace) -> int:
     from gfbgcn.cli.runtime.device import device_from_args
     from gfbgcn.cli.runtime.invocation import invocation
     from gfbgcn.reproduce import harness
+    from gfbgcn.reproduce.locations import results_directory
 
     name = args._command[-1]
     verb = VERBS[name]
     device = device_from_args(args, gpu_workers=verb.gpu_workers)
-    layout = harness.Layout(args.out, name)
+    layout = harness.Layout(results_directory(args.out), name)
     threads = threads_of(args)
     command = invocation(args, device)
     plan = verb.plan(Context(args, layout, device, threads, command.command))

@@ -23,9 +23,8 @@ from gfbgcn.core.extras import require
 from gfbgcn.core.io import atomic_write
 from gfbgcn.nn.genvec import genvec
 
-__all__ = ["DEFAULT_OUT", "FILE_NAME", "pooling_surfaces", "render_pooling_figure"]
+__all__ = ["FILE_NAME", "pooling_surfaces", "render_pooling_figure"]
 
-DEFAULT_OUT = Path("docs/figures")
 FILE_NAME = "pooling.png"
 
 # (panel title, GenVec summarizer or None for the linear case), in the paper's panel order.
@@ -56,7 +55,7 @@ def pooling_surfaces(n: int = 101) -> tuple[np.ndarray, np.ndarray, dict[str, np
     return p1.numpy(), p2.numpy(), surfaces
 
 
-def render_pooling_figure(path: str | Path = DEFAULT_OUT / FILE_NAME, n: int = 41) -> Path:
+def render_pooling_figure(path: str | Path, n: int = 41) -> Path:
     """Render the 2x2 surface figure to ``path`` (PNG, Agg backend); returns the path.
 
     Raises:

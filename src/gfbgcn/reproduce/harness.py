@@ -42,7 +42,7 @@ from gfbgcn.core.runinfo import provenance, torch_threads
 from gfbgcn.core.workers import RUNNER, Task, call, run_in_workers
 from gfbgcn.reproduce.store import RunStore
 
-DEFAULT_OUT = Path("docs/results")
+
 
 
 @dataclass(frozen=True)
