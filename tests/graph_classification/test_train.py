@@ -14,7 +14,7 @@ from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.train import (
     GraphTrainHooks,
     Split,
-    TrainConfig,
+    GraphTrainConfig,
     evaluate,
     make_splits,
     train_one,
@@ -54,7 +54,7 @@ def test_short_mutag_run_beats_majority(data_dir: Path, model: str) -> None:
     y = ds.y.numpy()
     split = make_splits(y, folds=10, seed=0)[0]
     majority = np.bincount(y[split.test]).max() / len(split.test)
-    cfg = TrainConfig(epochs=40, patience=40, batch_size=32)
+    cfg = GraphTrainConfig(epochs=40, patience=40, batch_size=32)
     rec = train_one(model, ds.graphs, split, ds.num_features, ds.num_classes, 32, 2, cfg, 0)
     assert rec["test_acc"] > majority, (rec, majority)
     assert rec["val_acc"] > np.bincount(y[split.val]).max() / len(split.val) - 1e-9
@@ -78,7 +78,7 @@ def _toy_graphs(n: int = 24) -> list[Data]:
 def test_train_one_record_and_determinism() -> None:
     graphs = _toy_graphs()
     split = make_splits([g.y.item() for g in graphs], folds=4, seed=0)[1]
-    cfg = TrainConfig(epochs=6, patience=2, batch_size=8)
+    cfg = GraphTrainConfig(epochs=6, patience=2, batch_size=8)
     rec = train_one("gfb-gcn", graphs, split, 2, 2, 8, 2, cfg, seed=3)
     assert json.loads(json.dumps(rec)) == rec
     assert set(rec) == {"val_loss", "val_acc", "test_loss", "test_acc", "best_epoch",
@@ -111,14 +111,14 @@ def test_split_is_a_frozen_record() -> None:
     split = make_splits([0, 1] * 10, folds=5, seed=1)[2]
     assert isinstance(split, Split) and split.fold == 2
     assert len(split.test) == 4 and len(split.val) == 4 and len(split.train) == 12
-    assert TrainConfig() == TrainConfig(epochs=100, patience=20, lr=0.01, weight_decay=0.0,
+    assert GraphTrainConfig() == GraphTrainConfig(epochs=100, patience=20, lr=0.01, weight_decay=0.0,
                                         batch_size=64, dropout=0.5)
 
 
 def test_hooks_are_called_at_their_stages_and_the_base_hooks_change_nothing() -> None:
     graphs = _toy_graphs()
     split = make_splits([g.y.item() for g in graphs], folds=4, seed=0)[1]
-    cfg = TrainConfig(epochs=3, patience=100, batch_size=8)
+    cfg = GraphTrainConfig(epochs=3, patience=100, batch_size=8)
     calls: list[str] = []
 
     class Watch(GraphTrainHooks):

@@ -291,7 +291,7 @@ def _graphs_plan(c: Context) -> Plan:
     from gfbgcn.core.errors import OptionError
     from gfbgcn.core.validate import SEED_MAX
     from gfbgcn.graph_classification.data import load_graph_dataset
-    from gfbgcn.graph_classification.train import TrainConfig
+    from gfbgcn.graph_classification.train import GraphTrainConfig
     from gfbgcn.reproduce.graphs.experiment import grid, run_graph_grid
     from gfbgcn.reproduce.graphs.report import write_report
 
@@ -302,7 +302,7 @@ def _graphs_plan(c: Context) -> Plan:
     if args.seed + args.folds - 1 > SEED_MAX:
         raise OptionError(f"--seed: fold k trains from seed S + k, and S + K - 1 must be <= "
                           f"{SEED_MAX}, got {args.seed + args.folds - 1}")
-    cfg = TrainConfig(epochs=args.epochs, patience=args.patience, lr=args.lr,
+    cfg = GraphTrainConfig(epochs=args.epochs, patience=args.patience, lr=args.lr,
                       batch_size=args.graph_batch)
 
     def render() -> None:

@@ -66,7 +66,7 @@ def make_splits(y: Sequence[int] | np.ndarray, folds: int = 10, seed: int = 0) -
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class GraphTrainConfig:
     """Optimisation settings shared by every run of a grid."""
 
     epochs: int = 100
@@ -86,7 +86,7 @@ class GraphTrainHooks:
         """The network, drawn (on the CPU) right after the run's seed is set."""
         return build_classifier(model_name, num_features, hidden, layers, num_classes, dropout)
 
-    def optimizer(self, model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    def optimizer(self, model: torch.nn.Module, cfg: GraphTrainConfig) -> torch.optim.Optimizer:
         """Adam over every parameter."""
         return torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
 
@@ -121,7 +121,7 @@ def train_one(
     num_classes: int,
     hidden: int,
     layers: int,
-    cfg: TrainConfig,
+    cfg: GraphTrainConfig,
     seed: int,
     batcher: GraphBatcher | None = None,
     device: str | torch.device | None = "cpu",
@@ -163,7 +163,7 @@ def train_one(
 
 
 def _train_epoch(model: GraphClassifier, batcher: GraphBatcher, train_ids: torch.Tensor,
-                 opt: torch.optim.Optimizer, cfg: TrainConfig, hooks: GraphTrainHooks,
+                 opt: torch.optim.Optimizer, cfg: GraphTrainConfig, hooks: GraphTrainHooks,
                  gen: torch.Generator) -> None:
     """One pass over the training graphs in shuffled mini-batches."""
     model.train()
@@ -177,7 +177,7 @@ def _train_epoch(model: GraphClassifier, batcher: GraphBatcher, train_ids: torch
 
 
 def _fit(model: GraphClassifier, batcher: GraphBatcher, train_ids: torch.Tensor,
-         val_batch: GraphMiniBatch, cfg: TrainConfig, hooks: GraphTrainHooks,
+         val_batch: GraphMiniBatch, cfg: GraphTrainConfig, hooks: GraphTrainHooks,
          gen: torch.Generator) -> tuple[EarlyStopping, int]:
     """Epochs until early stopping on the validation loss (or a non-finite one); the best
     weights are restored.  Returns the stopper and the number of epochs run."""

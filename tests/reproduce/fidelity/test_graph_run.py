@@ -8,7 +8,7 @@ from torch_geometric.data import Data
 
 from gfbgcn.graph_classification.data import GraphDataset
 from gfbgcn.graph_classification.model import build_classifier
-from gfbgcn.graph_classification.train import TrainConfig, make_splits, train_one
+from gfbgcn.graph_classification.train import GraphTrainConfig, make_splits, train_one
 from gfbgcn.reproduce.fidelity.graph_run import FidelityGraphHooks
 from gfbgcn.reproduce.fidelity.options import ExperimentOptions
 
@@ -29,7 +29,7 @@ def _run(options: ExperimentOptions | None, model: str = "gfb-gcn") -> dict:
     split = make_splits(ds.y.numpy(), 4, 0)[0]
     hooks = None if options is None else FidelityGraphHooks(options)
     rec = train_one(model, ds.graphs, split, ds.num_features, ds.num_classes, 8, 2,
-                    TrainConfig(epochs=3, patience=100, batch_size=4), seed=3, hooks=hooks)
+                    GraphTrainConfig(epochs=3, patience=100, batch_size=4), seed=3, hooks=hooks)
     rec.pop("seconds")
     return rec
 
@@ -49,13 +49,13 @@ def test_each_option_changes_the_run() -> None:
 def test_lambda_group_has_its_own_lr_and_decay() -> None:
     net = build_classifier("gfb-gcn", 2, 4, 2, 2)
     hooks = FidelityGraphHooks(ExperimentOptions(lambda_lr=0.5, lambda_weight_decay=0.0))
-    opt = hooks.optimizer(net, TrainConfig(lr=0.01, weight_decay=0.1))
+    opt = hooks.optimizer(net, GraphTrainConfig(lr=0.01, weight_decay=0.1))
     rest, lam = opt.param_groups
     assert [p.shape for p in lam["params"]] == [torch.Size([]), torch.Size([])]
     assert lam["lr"] == 0.5 and lam["weight_decay"] == 0.0
     assert rest["lr"] == 0.01 and rest["weight_decay"] == 0.1
     assert len(rest["params"]) + 2 == len(list(net.parameters()))
-    plain = FidelityGraphHooks(ExperimentOptions()).optimizer(net, TrainConfig())
+    plain = FidelityGraphHooks(ExperimentOptions()).optimizer(net, GraphTrainConfig())
     assert len(plain.param_groups) == 1
 
 
@@ -70,7 +70,7 @@ def test_model_options_clipping_and_decay() -> None:
     hooks.before_step(net)
     norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in net.parameters()]))
     assert abs(float(norm) - 1.0) < 1e-5
-    opt = hooks.optimizer(net, TrainConfig(lr=0.01))
+    opt = hooks.optimizer(net, GraphTrainConfig(lr=0.01))
     lrs = []
     for epoch in range(1, 6):
         hooks.end_epoch(opt, epoch)

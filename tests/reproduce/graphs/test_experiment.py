@@ -10,7 +10,7 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.graph_classification.data import GraphDataset
-from gfbgcn.graph_classification.train import TrainConfig
+from gfbgcn.graph_classification.train import GraphTrainConfig
 from gfbgcn.reproduce.graphs.experiment import (
     HIDDEN_GRID,
     LAYERS_GRID,
@@ -55,7 +55,7 @@ def test_run_graph_grid_saves_records_and_resumes(tmp_path) -> None:
     ds = _toy_dataset()
     store = RunStore(tmp_path)
     runs = grid(ds, ["gcn", "gfb-sage"], folds=4, fold_limit=1, hidden=[4], layers=[1, 2], seed=0)
-    cfg = TrainConfig(epochs=2, patience=2, batch_size=8)
+    cfg = GraphTrainConfig(epochs=2, patience=2, batch_size=8)
     saved: list[GraphRun] = []
     assert run_graph_grid(ds, runs, store, cfg, folds=4, seed=0,
                           on_saved=lambda run, rec: saved.append(run)) == 4

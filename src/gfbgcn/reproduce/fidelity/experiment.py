@@ -11,14 +11,14 @@ per row the configuration with the best mean *validation* accuracy.
 Configurations, per task (``"options"``: :class:`~gfbgcn.reproduce.fidelity.options.ExperimentOptions`
 fields the task's runner implements):
 
-* ``graphs``: ``{"model", "hidden", "layers", "train": graph TrainConfig overrides,
+* ``graphs``: ``{"model", "hidden", "layers", "train": GraphTrainConfig overrides,
   "options", "select": "val-acc" | "val-loss-mean"}``.  ``hidden`` / ``layers`` are lists (a
   grid); with more than one configuration, ``select`` says how one is chosen per fold:
   ``"val-acc"`` is our graph table's rule (best validation accuracy per fold),
   ``"val-loss-mean"`` PyG's ``benchmark/kernel`` rule (the one grid point with the lowest
   validation loss averaged over the folds).  A seed is a cross-validation split seed; each
   seed runs all ``folds`` folds, and every (seed, fold) is one unit of the mean and std.
-* ``text``: ``{"model", "train": text TrainConfig overrides (lr, dropout, weight_decay,
+* ``text``: ``{"model", "train": text GraphTrainConfig overrides (lr, dropout, weight_decay,
   epochs, patience, layer_options, ...), "options"}``, seeds 0..seeds-1 as in
   ``reproduce text``.
 * ``entity``: ``{"model", "entity": EntityConfig overrides}``.

@@ -13,7 +13,7 @@ from gfbgcn.core.runinfo import provenance
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.data import load_graph_dataset
 from gfbgcn.graph_classification.model import build_classifier
-from gfbgcn.graph_classification.train import GraphTrainHooks, TrainConfig, make_splits, train_one
+from gfbgcn.graph_classification.train import GraphTrainHooks, GraphTrainConfig, make_splits, train_one
 from gfbgcn.nn.models import GraphClassifier
 from gfbgcn.reproduce.fidelity.experiment import Row
 from gfbgcn.reproduce.fidelity.options import (
@@ -36,7 +36,7 @@ class FidelityGraphHooks(GraphTrainHooks):
         return build_classifier(model_name, num_features, hidden, layers, num_classes, dropout,
                                 conv_options=self.options.conv, readout=self.options.readout)
 
-    def optimizer(self, model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    def optimizer(self, model: torch.nn.Module, cfg: GraphTrainConfig) -> torch.optim.Optimizer:
         o = self.options
         if o.lambda_lr is None and o.lambda_weight_decay is None:
             return super().optimizer(model, cfg)
@@ -64,7 +64,7 @@ def graph_runner(row: Row, data_dir: str | None, device: Any) -> Callable[[Any],
 
     def run(t: Any) -> dict[str, Any]:
         c = configs[t.config].config
-        cfg = TrainConfig(**c.get("train", {}))
+        cfg = GraphTrainConfig(**c.get("train", {}))
         options = options_of(c, "graphs")
         if t.seed not in splits:
             splits[t.seed] = make_splits(ds.y.numpy(), row.folds, t.seed)

@@ -18,7 +18,7 @@ from typing import Any
 from gfbgcn.core.device import resolve_device
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.data import GraphDataset
-from gfbgcn.graph_classification.train import Split, TrainConfig, make_splits, train_one
+from gfbgcn.graph_classification.train import Split, GraphTrainConfig, make_splits, train_one
 from gfbgcn.reproduce.harness import run_pending
 from gfbgcn.reproduce.stats import mean_std
 from gfbgcn.reproduce.store import RunStore
@@ -53,7 +53,7 @@ def grid(ds: GraphDataset, models: Sequence[str], folds: int, fold_limit: int | 
             for k in first for m in models for h in hidden for n in layers]
 
 
-def run_graph_grid(ds: GraphDataset, runs: list[GraphRun], store: RunStore, cfg: TrainConfig,
+def run_graph_grid(ds: GraphDataset, runs: list[GraphRun], store: RunStore, cfg: GraphTrainConfig,
                    folds: int, seed: int, *, workers: int = 1, threads: int | None = 1,
                    on_saved: Callable[..., None] | None = None, device: Any = "cpu") -> int:
     """Run every run not yet in ``store`` on ``device``; returns how many ran."""
