@@ -469,7 +469,7 @@ X3, Y3 = ["goal match", "bank rates", "gene cell"], ["sport", "money", "science"
     ({"tokenizer": "textgcn", "no_numbers": True}, (X3, Y3),
      "^no_numbers and cjk_split apply to the unicode tokenizer only$"),
     ({"device": "gpu"}, (X3, Y3), "unknown device 'gpu'"),
-    ({"auto": True, "budget": "soon"}, (X3, Y3), "--budget must be a number of candidates"),
+    ({"auto": True, "budget": "soon"}, (X3, Y3), "^budget must be a number of candidates"),
 ])
 def test_bad_input_is_one_line(params, args, message):
     with pytest.raises(UserError, match=message) as info:

@@ -11,7 +11,7 @@ def test_parse_budget():
     assert parse_budget("8").candidates == 8 and parse_budget("10m").minutes == 10.0
     assert not Budget(candidates=2).allows(2) and Budget(minutes=5).allows(100)
     for bad in ("0", "x", "2.5", "-3m"):
-        with pytest.raises(ValueError, match="--budget"):
+        with pytest.raises(ValueError, match="^budget must be a number of candidates"):
             parse_budget(bad)
 
 

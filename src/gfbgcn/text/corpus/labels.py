@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from gfbgcn.core.errors import ParameterWarning
+
 THRESHOLD_GRID: tuple[float, ...] = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2).tolist())
 
 
@@ -32,7 +34,7 @@ def split_labels(labels: Sequence[str], sep: str = "|") -> list[list[str]]:
     return out
 
 
-class SingleLabelsWarning(UserWarning):
+class SingleLabelsWarning(ParameterWarning):
     """Multi-label training of labels that hold no separator: one label per document."""
 
 
@@ -40,9 +42,9 @@ def warn_if_no_separator(labels: Sequence[str], sep: str = "|") -> None:
     """Warn when no label field contains ``sep`` (``--multi-label`` with the wrong
     ``--label-sep``, or a single-label corpus): every document would have one label."""
     if sep and not any(sep in str(field) for field in labels):
-        warnings.warn(f"--multi-label: no label contains the separator {sep!r}, so every "
-                      "document has exactly one label (check --label-sep, or drop "
-                      "--multi-label)", SingleLabelsWarning, stacklevel=2)
+        warnings.warn(SingleLabelsWarning(
+            "{0}: no label contains the separator {sep!r}, so every document has exactly one "
+            "label (check {1}, or drop {0})", "multi_label", "label_sep", sep=sep), stacklevel=2)
 
 
 def multi_hot(label_sets: Sequence[Sequence[str]], label_names: Sequence[str] | None = None

@@ -98,7 +98,7 @@ def save_model(
     more files into the directory being built and returns such entries (e.g. ``combined``, see
     :mod:`gfbgcn.text.predict.combined`), so they are part of the same atomic replacement.
     """
-    with atomic_directory(path, "model", "--save") as out:
+    with atomic_directory(path, "model", "save") as out:
         if extra_writer is not None:
             extra = {**(extra or {}), **extra_writer(out)}
         _write_files(out, predictor, {

@@ -77,7 +77,7 @@ def parse_budget(text: str | int) -> Budget:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(m|min|minutes?)?\s*",
                          text if isinstance(text, str) else "")
     if not match or float(match.group(1)) <= 0 or (not match.group(2) and "." in match.group(1)):
-        raise OptionError(f"--budget must be a number of candidates (e.g. 8) or minutes (e.g. "
-                          f"10m), got {text!r}")
+        raise OptionError("{0} must be a number of candidates (e.g. 8) or minutes (e.g. 10m), "
+                          "got {text!r}", "budget", text=text)
     value = float(match.group(1))
     return Budget(minutes=value) if match.group(2) else Budget(candidates=int(value))

@@ -88,7 +88,7 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     directory says what made it.
     """
     probs = result.probabilities if probabilities is None else probabilities
-    with atomic_directory(out_dir, "run", "--out") as staging:
+    with atomic_directory(out_dir, "run", "out") as staging:
         _write_run_files(staging, result, graph, label_names, extra_metrics, provenance)
         atomic_write_text(staging / "predictions.csv",
                           predictions_csv(graph, probs, label_names, result.threshold, baseline))
