@@ -2,8 +2,8 @@
 own-corpora, entity, graphs).
 
 Every reproduction is the same loop: a grid of runs, each identified by a key, one JSON record
-per finished run in a :class:`~gfbgcn.reproduce.store.RunStore` (so an interrupted grid resumes where
-it stopped), optionally several worker processes, and a markdown report rendered from whatever
+per finished run in a :class:`~gfbgcn.reproduce.store.RunStore` (so an interrupted grid resumes
+where it stopped), optionally several worker processes, and a markdown report rendered from whatever
 records exist.  This module holds that loop and what goes with it:
 
 * :func:`reproduce`: the per-data-set loop of every verb, and the one meaning of

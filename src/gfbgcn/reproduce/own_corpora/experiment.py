@@ -132,7 +132,9 @@ def run_own_grid(datasets: list[str], seeds: range, store: RunStore, data_dir: s
         if all(store.done(s.key()) for s in specs):
             continue
         corpus = load_own_dataset(dataset, data_dir)
-        run_pending(specs, store, lambda spec: own_run(spec, corpus, epochs, device),
+        # run_pending calls it within this iteration; the default binds this data set's corpus
+        run_pending(specs, store,
+                    lambda spec, corpus=corpus: own_run(spec, corpus, epochs, device),
                     workers=workers, threads=threads, desc=f"reproduce own-corpora {dataset}",
                     on_saved=on_saved)
 

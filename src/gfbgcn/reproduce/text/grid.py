@@ -288,7 +288,9 @@ def run_inductive_grid(specs: list[InductiveSpec], store: RunStore, data_dir: st
         train_docs = np.flatnonzero(corpus.is_train)
         graphs = (build_text_graph(corpus),
                   build_text_graph(corpus.subset(train_docs, name=f"{dataset}-train")))
+        # run_pending calls it within this iteration; the defaults bind this data set's
         run_pending(todo, store,
-                    lambda spec: inductive_run(spec, corpus, graphs, epochs, device),
+                    lambda spec, corpus=corpus, graphs=graphs: inductive_run(
+                        spec, corpus, graphs, epochs, device),
                     workers=workers, threads=threads, desc=f"reproduce inductive {dataset}",
                     on_saved=on_saved)

@@ -43,7 +43,8 @@ the search's order.  Graphs are built once per setting and shared by all their c
 
 Graph settings that leave many documents without a single word (the English stop list removes
 "not", "no" and "nor", ``min_freq`` removes rare words; short phrases lose everything) are
-warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
+warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on
+disk) and shared by all its models.
 Test labels are never read for the choice; every candidate's test metrics are computed (the
 training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
 """

@@ -8,7 +8,8 @@ documents, and the layer-1 rows of the nodes those read are taken from the epoch
 model's own ``hidden``/``head`` (the same layers as full-batch training) run on them, and the
 optimiser steps once per batch.  Each step's estimate of ``Â_S W1`` is unbiased; steps of one
 epoch share their nodes' draws (drawing once per epoch instead of once per step is what makes
-a mini-batch epoch cheaper than a full-batch one, ``docs/benchmarks.md``).  After every epoch the validation documents are evaluated on
+a mini-batch epoch cheaper than a full-batch one, ``docs/benchmarks.md``).  After every epoch
+the validation documents are evaluated on
 their exact layer-2 rows over one fixed layer-1 sample (the same draws every epoch; an exact
 pass would cost a full-graph product per epoch), and early stopping watches that validation
 loss as in full-batch training, keeping the best weights.  The test metrics and the
