@@ -60,17 +60,19 @@ def _flags_in(help: str) -> str:
                   lambda m: flag_of(m[0]) if m[0] in PARAMETERS else m[0], help)
 
 
-def parameter_type(p: Param) -> Callable[[str], Any] | None:
+def parameter_type(p: Param) -> Callable[[str], Any]:
     """The argparse type of a parameter: its range checked as the command line is read
-    (NaN and infinities refused), and its words (``auto``) accepted."""
+    (NaN and infinities refused), and its words (``auto``) accepted; ``str`` (the text as
+    given, what argparse does without a type) for the other parameters."""
     if p is PARAMETERS["budget"]:  # text with a grammar of its own
         return budget_text
+    number: Callable[[str], float]
     if p.kind is int:
         number = int_in(p.low, p.high)
     elif p.kind is float:
         number = float_in(p.low, p.high, low_open=p.low_open, high_open=p.high_open)
     else:
-        return None
+        return str
     if not p.words:
         return number
 

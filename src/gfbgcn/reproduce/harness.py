@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from tqdm.auto import tqdm
@@ -124,7 +124,10 @@ class Invocation:
     device: str | None = None
 
 
-def pending(tasks: Iterable[Task], store: RunStore) -> list[Task]:
+TaskT = TypeVar("TaskT", bound=Task)
+
+
+def pending(tasks: Iterable[TaskT], store: RunStore) -> list[TaskT]:
     """The tasks whose record is not in ``store`` yet, in order, without duplicates."""
     seen: set[Hashable] = set()
     out = []

@@ -216,8 +216,8 @@ def _add_paired_gains(add: Add, cells: Cells, datasets: list[str], models: list[
         "comes from the split, so a gain can be clear even where the two cells' own std "
         "overlap. The paper's column is the difference of its two means.\n")
     _add_ours_paper_header(add, datasets)
-    for row in rows:
-        add(row)
+    for line in rows:
+        add(line)
     add("")
 
 

@@ -301,7 +301,9 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = _adjacency(graph, adj)
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
-    model = setup.model  # a TwoLayerTextGCN: TrainConfig refuses batch_size for the others
+    model = setup.model
+    if not isinstance(model, TwoLayerTextGCN):  # TrainConfig refuses batch_size for the others
+        raise TypeError(f"mini-batch training needs a TwoLayerTextGCN, got {type(model).__name__}")
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(model, sparse, device, group, world), model,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,
