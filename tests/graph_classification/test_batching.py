@@ -43,7 +43,8 @@ def test_shuffled_batches_cover_ids_once_and_follow_the_generator():
     assert [b.y.numel() for b in epoch1] == [4, 4, 2]
     # each batch is exactly the collation of its graphs; the graphs are ids, each once
     x_rows = {tuple(graphs[i].x[0].tolist()): i for i in ids.tolist()}
-    seen = [x_rows[tuple(b.x[b.batch == j][0].tolist())] for b in epoch1 for j in range(b.y.numel())]
+    seen = [x_rows[tuple(b.x[b.batch == j][0].tolist())]
+            for b in epoch1 for j in range(b.y.numel())]
     assert sorted(seen) == ids.tolist()
     assert seen != ids.tolist()
     replay = list(batcher.shuffled_batches(ids, 4, torch.Generator().manual_seed(7)))

@@ -88,7 +88,8 @@ def _tu_subset(src: Path, dst: Path, name: str, keep: np.ndarray) -> None:
 @pytest.mark.realdata
 def test_reddit_binary_s2v_equals_tudataset(data_dir: Path, tmp_path: Path) -> None:
     """Same edge_index, y and num_nodes as PyG's TUDataset on the TU files (90 graphs from
-    three label blocks: the TU file holds labels 1, -1, 1 in blocks of 500, 1000, 500), and the whole file matches the TU statistics."""
+    three label blocks: the TU file holds labels 1, -1, 1 in blocks of 500, 1000, 500), and the
+    whole file matches the TU statistics."""
     name = "REDDIT-BINARY"
     s2v = read_s2v_zip(data_dir / "tu_s2v" / f"{name}.zip", name)
     assert len(s2v) == 2000

@@ -28,14 +28,14 @@ def test_one_column_for_text_and_label_is_refused(cli, tmp_path):
 
 
 def test_a_repeated_header_name_is_refused(cli, tmp_path):
-    corpus = write_csv(tmp_path / "c.csv", [(t, l, l) for t, l, _ in documents()],
+    corpus = write_csv(tmp_path / "c.csv", [(t, label, label) for t, label, _ in documents()],
                        header=("text", "label", "label"))
     cli("train", "--dataset", corpus, *FAST).assert_user_error(
         "c.csv:1: column name(s) 'label' appear more than once")
 
 
 def _jsonl_rows(**override):
-    rows = [{"text": t, "label": l, "split": s} for t, l, s in documents()]
+    rows = [{"text": t, "label": label, "split": s} for t, label, s in documents()]
     rows[2].update(override)
     return rows
 
@@ -62,8 +62,8 @@ def test_jsonl_object_as_label_is_refused(cli, tmp_path):
 
 
 def test_jsonl_integer_labels_are_classes(cli, tmp_path):
-    rows = [{"text": t, "label": ["sport", "tech", "food"].index(l), "split": s}
-            for t, l, s in documents()]
+    rows = [{"text": t, "label": ["sport", "tech", "food"].index(label), "split": s}
+            for t, label, s in documents()]
     path = write_jsonl(tmp_path / "c.jsonl", rows)
     result = cli("data", "stats", "--dataset", path, "--min-freq", "1", "--json", "--no-cache")
     assert result.status == 0, result.err

@@ -73,7 +73,8 @@ def test_option_out_of_range_is_refused_before_any_work(cli, corpus, tmp_path, o
 
 def test_help_shows_the_ranges(cli):
     text = cli("train", "--help").out
-    for fragment in ("(200; >= 1)", "(10; >= 1)", "(0.02; in (0, 10])", "(0; in [0, 10])", "(0.5; in [0, 1))",
+    for fragment in ("(200; >= 1)", "(10; >= 1)", "(0.02; in (0, 10])", "(0; in [0, 10])",
+                     "(0.5; in [0, 1))",
                      "(0.1; in (0, 1))", "--encoding", "--debug", "(20; in [2, 10000])",
                      "(0; in [0, 4294967295])"):
         assert fragment in " ".join(text.split()), fragment

@@ -119,7 +119,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         for depth in range(1, len(path)):
             prefix = path[:depth]
             if prefix not in groups:
-                sub = groups[path[: depth - 1]].add_parser(prefix[-1], help=f"{prefix[-1]} commands")
+                sub = groups[path[: depth - 1]].add_parser(prefix[-1],
+                                                           help=f"{prefix[-1]} commands")
                 groups[prefix] = sub.add_subparsers(
                     dest="_".join(prefix) + "_verb", metavar="VERB", required=True
                 )

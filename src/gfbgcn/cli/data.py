@@ -1,4 +1,5 @@
-"""`gfbgcn data stats` and `gfbgcn data build`: corpus statistics, and the graph built into the cache."""
+"""`gfbgcn data stats` and `gfbgcn data build`: corpus statistics, and the graph built into the
+cache."""
 
 from __future__ import annotations
 

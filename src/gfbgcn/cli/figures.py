@@ -1,4 +1,5 @@
-"""``gfbgcn figures pooling``: the paper's Fig. "pools" (drawn by :mod:`gfbgcn.reproduce.figures`)."""
+"""``gfbgcn figures pooling``: the paper's Fig. "pools" (drawn by
+:mod:`gfbgcn.reproduce.figures`)."""
 
 from __future__ import annotations
 

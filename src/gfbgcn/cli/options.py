@@ -48,8 +48,11 @@ def add_parameter_arguments(parser: argparse.ArgumentParser, names: tuple[str, .
         help = f"{p.help} ({shown}{'; ' + bounds + words if bounds and not p.choices else ''})"
         if p.none is not None and default is None:
             help = f"{p.help} (default: {p.none}{'; ' + bounds if bounds else ''})"
+        # type=None is argparse's own default (its registered identity type), which its stubs
+        # leave out; a text parameter keeps it, so that its action says it takes no number
         actions[name] = parser.add_argument(
-            flag, dest=name, default=None if p.needs else default, type=parameter_type(p),
+            flag, dest=name, default=None if p.needs else default,
+            type=parameter_type(p),  # type: ignore[arg-type]
             choices=p.choices, metavar=p.metavar, help=_flags_in(help))
     return actions
 
@@ -62,9 +65,11 @@ def _flags_in(help: str) -> str:
 
 def parameter_type(p: Param) -> Callable[[str], Any] | None:
     """The argparse type of a parameter: its range checked as the command line is read
-    (NaN and infinities refused), and its words (``auto``) accepted."""
+    (NaN and infinities refused), and its words (``auto``) accepted; None (no type: the
+    text as given) for the other parameters."""
     if p is PARAMETERS["budget"]:  # text with a grammar of its own
         return budget_text
+    number: Callable[[str], float]
     if p.kind is int:
         number = int_in(p.low, p.high)
     elif p.kind is float:

@@ -15,12 +15,13 @@ from gfbgcn.text.predict.io import predictions_csv, read_documents
 
 
 def predict_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR", help="directory written by "
-                        "gfbgcn train ... --save")
+    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR",
+                        help="directory written by gfbgcn train ... --save")
     parser.add_argument("--text", action="append", default=[], help="a document to classify "
                         "(repeatable)")
-    parser.add_argument("--input", type=nonempty_path, default=None, metavar="FILE", help="documents: .csv/.tsv/"
-                        ".jsonl (column --text-col), other files or '-' (stdin): one per line")
+    parser.add_argument("--input", type=nonempty_path, default=None, metavar="FILE",
+                        help="documents: .csv/.tsv/.jsonl (column --text-col), other files or "
+                        "'-' (stdin): one per line")
     parser.add_argument("--text-col", default="text", help="text column of --input (text)")
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of --input (utf-8)")

@@ -71,9 +71,11 @@ def train(args: argparse.Namespace) -> int:
     if clf.auto_ is not None:
         print_auto(clf.auto_)
     else:
-        _print_result(clf.result_, clf.multi_label)
+        result = clf.result_
+        assert result is not None  # fit_corpus has just set it
+        _print_result(result, clf.multi_label)
         if clf.baseline_ is not None:
-            print_beside(clf.result_.config.model, clf.result_.test, clf.baseline_)
+            print_beside(result.config.model, result.test, clf.baseline_)
     if args.out:
         out = clf.write_run(args.out, run_provenance(args, corpus))
         print(f"wrote {out}{' (candidates in auto.csv)' if clf.auto_ is not None else ''}")

@@ -51,11 +51,11 @@ def print_auto(auto: AutoResult) -> None:
         best = auto.best_graph_only()
         print(f"auto chose the {c.model_label}: no graph model beat it on validation "
               f"(validation accuracy {c.val_accuracy:.4f}; best graph model {best.model_label} "
-              f"with {best.setting.label()}: {best.val_accuracy:.4f}; {_searched(auto)} in "
+              f"with {best.graph_setting.label()}: {best.val_accuracy:.4f}; {_searched(auto)} in "
               f"{auto.seconds:.0f} s)")
     else:
         name = f"{c.model_label}{' + linear' if c.predictor != 'graph' else ''}"
-        print(f"auto chose {name} with {c.setting.label()} (validation accuracy "
+        print(f"auto chose {name} with {c.graph_setting.label()} (validation accuracy "
               f"{c.val_accuracy:.4f}; {_searched(auto)} in {auto.seconds:.0f} s)")
     print(f"test accuracy {test['accuracy']:.4f} | macro F1 {test['macro_f1']:.4f}")
     if auto.baseline is not None and not auto.chose_baseline:  # not with --no-baseline

@@ -2,8 +2,8 @@
 own-corpora, entity, graphs).
 
 Every reproduction is the same loop: a grid of runs, each identified by a key, one JSON record
-per finished run in a :class:`~gfbgcn.reproduce.store.RunStore` (so an interrupted grid resumes where
-it stopped), optionally several worker processes, and a markdown report rendered from whatever
+per finished run in a :class:`~gfbgcn.reproduce.store.RunStore` (so an interrupted grid resumes
+where it stopped), optionally several worker processes, and a markdown report rendered from whatever
 records exist.  This module holds that loop and what goes with it:
 
 * :func:`reproduce`: the per-data-set loop of every verb, and the one meaning of
@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from tqdm.auto import tqdm
@@ -124,7 +124,10 @@ class Invocation:
     device: str | None = None
 
 
-def pending(tasks: Iterable[Task], store: RunStore) -> list[Task]:
+TaskT = TypeVar("TaskT", bound=Task)
+
+
+def pending(tasks: Iterable[TaskT], store: RunStore) -> list[TaskT]:
     """The tasks whose record is not in ``store`` yet, in order, without duplicates."""
     seen: set[Hashable] = set()
     out = []

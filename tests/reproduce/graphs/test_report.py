@@ -54,7 +54,8 @@ def test_render(tmp_path: Path) -> None:
     assert sage.endswith("| 50.0 ± 0.0 (1/10 folds, 1 of 20 configs) | – |")
     assert _row(text, "| GCN |").startswith("| GCN | not run | 74.6 ± 7.7 |")
     run = _row(text, "| MUTAG | GFB-GCN |")
-    assert "| hidden [16] × layers [1, 2] | 2/10 | 5 (1 in an unfinished fold, not counted) |" in run
+    assert ("| hidden [16] × layers [1, 2] | 2/10 | 5 (1 in an unfinished fold, not counted) |"
+            in run)
     assert "| 2 / 20 / 64 / 0.01 |" in run and "| 16x1: 1, 16x2: 1 |" in run
     assert run.endswith("| 0.30 |")  # mean lambda of the selected runs' first layer
     assert "| MUTAG | GCN | not run | 0 | 0 |" in text

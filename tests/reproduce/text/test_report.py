@@ -62,7 +62,7 @@ def test_variant_choices_do_not_depend_on_the_test_numbers():
     rng = random.Random(0)
     models = {"gfb-max": ("default", "fast", "fast-l2"), "bp": ("default", "patience50"),
               "sgc": ("default", "lr0.2"), "gin": ("default", "eps-1", "eps-1-fixed")}
-    for trial in range(30):
+    for _trial in range(30):
         cells = {("ohsumed", m, v): [
             {"key": {"seed": s}, "val": {"accuracy": rng.random()},
              "test": {"accuracy": rng.random()}} for s in range(rng.randint(1, 4))]
@@ -100,8 +100,8 @@ def _record(model, seed, test_acc, val_acc=0.5, variant="default", dataset="r8",
     return {"test": {"accuracy": test_acc, "macro_precision": 0.5, "macro_recall": 0.4,
                      "macro_f1": 0.45},
             "val": {"accuracy": val_acc, "loss": 0.3}, "seconds_per_epoch": 0.25,
-            "epochs_run": epochs, "device": "cpu"}, {"dataset": dataset, "model": model, "variant": variant,
-                                    "seed": seed}
+            "epochs_run": epochs, "device": "cpu"}, {"dataset": dataset, "model": model,
+                                                     "variant": variant, "seed": seed}
 
 
 def _table(text: str, heading: str) -> dict[str, str]:

@@ -66,7 +66,8 @@ def test_tokenization():
     for kwargs, message in [({"tokenizer": "textgcn", "cjk_split": "bigrams"},
                              "^no_numbers and cjk_split apply to the unicode tokenizer only$"),
                             ({"tokenizer": custom, "no_numbers": True}, "apply to"),
-                            ({"cjk_split": "words"}, "^cjk_split must be one of chars, bigrams, got 'words'$"),
+                            ({"cjk_split": "words"},
+                             "^cjk_split must be one of chars, bigrams, got 'words'$"),
                             ({"stop_words": 5}, "^stop_words must be a language"),
                             ({"stop_words": "klingon"}, "unknown stop-word language|stop")]:
         with pytest.raises(OptionError, match=message):

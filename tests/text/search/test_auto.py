@@ -8,7 +8,7 @@ import pytest
 
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-from gfbgcn.text.search.auto import Budget, run_auto
+from gfbgcn.text.search.auto import Budget, Candidate, GraphSetting, run_auto
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.run import train_text
@@ -62,3 +62,15 @@ def test_auto_flags_settings_that_empty_documents():
                       r"such as not/no/nor, and min_freq 5\)"):
         run_auto(corpus, UnicodeTokenizer(), TrainConfig(seed=0, epochs=3, hidden=8),
                  budget=Budget(candidates=1), cache=False, log=lambda _: None)
+
+
+def test_a_candidate_names_its_graph_and_the_baseline_has_none():
+    setting = GraphSetting("english", 5, 20)
+    graph = Candidate(setting, "gfb-max", True, "graph", 0.8, 1.0, features="wordllama")
+    assert graph.graph_setting is setting
+    assert graph.result_key == (setting, "gfb-max", True, "wordllama")
+    baseline = Candidate(None, "linear", False, "linear", 0.7, 1.0, linear="svm C=0.3")
+    with pytest.raises(ValueError, match="no graph setting"):
+        _ = baseline.graph_setting
+    with pytest.raises(ValueError, match="no graph setting"):
+        _ = baseline.result_key

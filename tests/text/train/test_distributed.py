@@ -43,7 +43,8 @@ def test_two_processes_equal_one_process_with_the_same_batch(corpus_csv, tmp_pat
                                                              optimizer):
     """sparse-adam: DDP all-reduces W1's row-sparse gradient over gloo (the rows of both
     processes, summed where they meet)."""
-    common = ["train", "--optimizer", optimizer, "--dataset", str(corpus_csv), "--model", "gfb-max", "--min-freq", "1",
+    common = ["train", "--optimizer", optimizer, "--dataset", str(corpus_csv), "--model", "gfb-max",
+              "--min-freq", "1",
               "--hidden", "16", "--dropout", "0", "--epochs", "6", "--patience", "6",
               "--batch-size", "16", "--fanout", "3", "--seed", "4", "--threads", "1",
               "--build-workers", "1", "--quiet", "--no-cache", "--no-baseline"]

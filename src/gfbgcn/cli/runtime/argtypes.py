@@ -39,7 +39,7 @@ def _number(text: str, convert: Callable[[str], Number], noun: str) -> Number:
         raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
 
 
-def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+def int_in(low: float | None = None, high: float | None = None) -> Callable[[str], int]:
     """A whole number in ``[low, high]`` (either bound may be ``None``)."""
     def parse(text: str) -> int:
         value = _number(text, int, "a whole number")

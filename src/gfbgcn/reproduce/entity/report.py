@@ -153,7 +153,8 @@ def render(
         "",
         "Test accuracy (%) on the benchmark train/test splits, mean ± sample std over the runs "
         "(seeds 0..n-1). Paper: the table's value (averaged over 10 runs, no std given), read "
-        "from `src/gfbgcn/reproduce/paper_tables/entity.json`. Δ = ours − paper in percentage points; "
+        "from `src/gfbgcn/reproduce/paper_tables/entity.json`. Δ = ours − paper in percentage "
+        "points; "
         "Δ/std in units of our std. s/epoch: mean wall time of one training epoch "
         "(forward, backward, Adam step); peak RSS: the largest per-run peak resident memory "
         "of the process (includes the Python/torch baseline).",

@@ -8,8 +8,9 @@ results come from the run records (one JSON record per run under ``<out>/raw/fid
 resumable) and the report (:mod:`gfbgcn.reproduce.fidelity.report`) renders them, choosing
 per row the configuration with the best mean *validation* accuracy.
 
-Configurations, per task (``"options"``: :class:`~gfbgcn.reproduce.fidelity.options.ExperimentOptions`
-fields the task's runner implements):
+Configurations, per task (``"options"``:
+:class:`~gfbgcn.reproduce.fidelity.options.ExperimentOptions` fields the task's runner
+implements):
 
 * ``graphs``: ``{"model", "hidden", "layers", "train": GraphTrainConfig overrides,
   "options", "select": "val-acc" | "val-loss-mean"}``.  ``hidden`` / ``layers`` are lists (a
@@ -67,7 +68,8 @@ class Row:
     id: str
     task: str  # "graphs" | "text" | "entity"
     dataset: str
-    model: str  # the paper's model of this cell (its key in src/gfbgcn/reproduce/paper_tables/<task>.json)
+    # the paper's model of this cell (its key in src/gfbgcn/reproduce/paper_tables/<task>.json)
+    model: str
     title: str
     configs: tuple[Config, ...] = field(default_factory=tuple)
     folds: int = 10  # graphs only

@@ -55,8 +55,9 @@ class FidelityGraphHooks(GraphTrainHooks):
 
 
 def graph_runner(row: Row, data_dir: str | None, device: Any) -> Callable[[Any], dict]:
-    """``run(task) -> record`` for a graph row (tasks: :class:`~gfbgcn.reproduce.fidelity.run.GraphTask`);
-    the data set is loaded once (before forking)."""
+    """``run(task) -> record`` for a graph row (tasks:
+    :class:`~gfbgcn.reproduce.fidelity.run.GraphTask`); the data set is loaded once (before
+    forking)."""
     ds = load_graph_dataset(row.dataset, data_dir)
     batcher = GraphBatcher(ds.graphs)
     configs = {c.name: c for c in row.configs}

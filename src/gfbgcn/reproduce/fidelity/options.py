@@ -27,7 +27,8 @@ class ExperimentOptions:
         clip_norm: clip the gradient's global l2 norm to this value before every step.
         warmup_epochs: (text) ``lr_e = lr * min(1, e / warmup_epochs)`` for epoch ``e = 1, 2, ...``.
         second_order_dropout: (text) ``False``: the GFB second layer's second-order term sees
-            the hidden features without dropout (:class:`~gfbgcn.reproduce.fidelity.split_dropout.UndroppedSecondOrder`).
+            the hidden features without dropout
+            (:class:`~gfbgcn.reproduce.fidelity.split_dropout.UndroppedSecondOrder`).
         trace_test: (text) record the test accuracy of every epoch's validated weights, for
             the report's test-oracle bound (never a result).
         conv: (graphs) keyword options of every GFB convolution (``summarize``,

@@ -1,2 +1,2 @@
-"""The graph-classification experiment of the paper (its bioinformatics and social data sets) and its
-report."""
+"""The graph-classification experiment of the paper (its bioinformatics and social data sets)
+and its report."""

@@ -27,6 +27,7 @@ run under ``<out>/raw/own-corpora/``, so an interrupted grid resumes.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,20 +85,23 @@ def own_run(spec: OwnSpec, corpus: Corpus, epochs: int,
                     log=lambda _: None, device=device)
     best_graph = auto.best_graph_only()
     combined = _combined_of(auto, best_graph)
+    baseline = auto.baseline
+    assert baseline is not None  # run_auto searched with its baseline (baseline=True)
     defaults = next(c for c in auto.candidates if c.predictor == "graph")
-    assert defaults.setting.min_freq == 5 and defaults.model == "gfb-max" and not defaults.fast
+    assert (defaults.graph_setting.min_freq == 5 and defaults.model == "gfb-max"
+            and not defaults.fast)
     return {
         "dataset": spec.dataset, "seed": spec.seed, "tokenizer": name,
         "defaults": defaults.test,
         "auto": auto.chosen.test,
         "auto_choice": chosen_summary(auto),
-        "baseline": {"accuracy": auto.baseline.test["accuracy"],
-                     "macro_f1": auto.baseline.test["macro_f1"],
-                     "classifier": auto.baseline.model.description},
+        "baseline": {"accuracy": baseline.test["accuracy"],
+                     "macro_f1": baseline.test["macro_f1"],
+                     "classifier": baseline.model.description},
         "combined": {**combined.test, "weight": combined.weight,
                      "graph_part": best_graph.test,
                      "graph_part_model": f"{best_graph.model_label} "
-                                         f"({best_graph.setting.label()})"},
+                                         f"({best_graph.graph_setting.label()})"},
         "features": features_column(auto.candidates),
         "candidates": [{**c.row(), "test": c.test} for c in auto.candidates],
         "wall_seconds": auto.seconds,
@@ -117,7 +121,7 @@ def features_column(candidates: list[Candidate]) -> dict[str, Any] | None:
     twin = next(c for c in graph if c.features == "onehot" and c.setting == f.setting
                 and c.model == f.model and c.fast == f.fast)
     return {**f.test, "val_accuracy": f.val_accuracy, "kind": f.features,
-            "model": f"{twin.model_label} ({f.setting.label()})",
+            "model": f"{twin.model_label} ({f.graph_setting.label()})",
             "onehot": {**twin.test, "val_accuracy": twin.val_accuracy}}
 
 
@@ -132,7 +136,8 @@ def run_own_grid(datasets: list[str], seeds: range, store: RunStore, data_dir: s
         if all(store.done(s.key()) for s in specs):
             continue
         corpus = load_own_dataset(dataset, data_dir)
-        run_pending(specs, store, lambda spec: own_run(spec, corpus, epochs, device),
+        run_pending(specs, store,
+                    functools.partial(own_run, corpus=corpus, epochs=epochs, device=device),
                     workers=workers, threads=threads, desc=f"reproduce own-corpora {dataset}",
                     on_saved=on_saved)
 

@@ -74,7 +74,8 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
              "vs-linear.md` compares `--auto` with the simple n-gram baselines.", "",
              "Written by `gfbgcn reproduce own-corpora` from the records in "
              "`raw/own-corpora/` (one `--auto` search per data set and seed; see "
-             "`gfbgcn.reproduce.own_corpora.experiment` for what each column is). Test accuracy and macro F1 in %, mean ± sample std over "
+             "`gfbgcn.reproduce.own_corpora.experiment` for what each column is). Test accuracy "
+             "and macro F1 in %, mean ± sample std over "
              "the seeds in column n.", "",
              "| data set | n | " + " | ".join(f"{t} acc" for _, t in ALL_COLUMNS) + " | "
              + " | ".join(f"{t} F1" for _, t in ALL_COLUMNS) + " | --auto wall s |",
@@ -116,7 +117,8 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
 
 def features_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -> list[str]:
     """Column (e), pretrained word features, beside its one-hot twin (same model, graph and
-    seed), from the records that have it (see :func:`gfbgcn.reproduce.own_corpora.experiment.own_run`)."""
+    seed), from the records that have it (see
+    :func:`gfbgcn.reproduce.own_corpora.experiment.own_run`)."""
     lines = ["", "## (e) Pretrained word features (WordLlama, 256-d) against one-hot input", "",
              "The search's best graph-only candidate trained again with `--features wordllama` "
              "(one-hot identity plus WordLlama vectors), beside the same model on the same "

@@ -10,11 +10,12 @@ by :mod:`gfbgcn.reproduce.text.report`.
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -126,10 +127,13 @@ def grid(datasets: Iterable[str], models: Iterable[str], seeds: Iterable[int],
     ]
 
 
-def _pending_by_dataset(specs: Iterable[Any], store: RunStore) -> dict[str, list[Any]]:
+SpecT = TypeVar("SpecT", "RunSpec", "InductiveSpec")  # the specs grouped by their data set
+
+
+def _pending_by_dataset(specs: Iterable[SpecT], store: RunStore) -> dict[str, list[SpecT]]:
     """The specs not yet in ``store``, grouped by dataset (in order): a dataset whose runs are
     all done does not even load its graph."""
-    todo: dict[str, list[Any]] = {}
+    todo: dict[str, list[SpecT]] = {}
     for spec in pending(specs, store):
         todo.setdefault(spec.dataset, []).append(spec)
     return todo
@@ -289,6 +293,7 @@ def run_inductive_grid(specs: list[InductiveSpec], store: RunStore, data_dir: st
         graphs = (build_text_graph(corpus),
                   build_text_graph(corpus.subset(train_docs, name=f"{dataset}-train")))
         run_pending(todo, store,
-                    lambda spec: inductive_run(spec, corpus, graphs, epochs, device),
+                    functools.partial(inductive_run, corpus=corpus, graphs=graphs,
+                                      epochs=epochs, device=device),
                     workers=workers, threads=threads, desc=f"reproduce inductive {dataset}",
                     on_saved=on_saved)

@@ -25,16 +25,18 @@ from gfbgcn.text.estimator.fitting import (
     shared_graph,
 )
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
-from gfbgcn.text.estimator.outcome import write_fitted_run
+from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import ClassifierSettings
-from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
+from gfbgcn.text.estimator.transductive import warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.params import AUTO, DEFAULTS
-from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.predict.combined import CombinedPredictor
 from gfbgcn.text.predict.saved import trained_settings
 from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import run as training  # training.train_text: looked up per call
+from gfbgcn.text.train.batching import Batching
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
@@ -96,6 +98,14 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
     ``load`` (``tokenizer=``).  A pickle (joblib) holds what ``predict`` and ``save`` need,
     not the training state (``graph_``, ``result_``, ``auto_``: ``None`` once unpickled).
     """
+
+    corpus_: Corpus | None  # the fitted state: None where fit made none, after load, unpickled
+    graph_: TextGraph | None
+    result_: TrainResult | None
+    auto_: AutoResult | None
+    baseline_: BaselineResult | None
+    batching_: Batching | None
+    _tokenizer: Tokenizer | None
 
     def __init__(  # the defaults: gfbgcn.text.params.PARAMETERS
         self, *, model: str = D["model"], hidden: int = D["hidden"],
@@ -162,10 +172,10 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         docs = check_documents(X, "X")
         classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        self._fit(labelled_corpus(docs, labels, extra), None,
-                  None if self.multi_label else classes)
+        graph = self._fit(labelled_corpus(docs, labels, extra), None,
+                          None if self.multi_label else classes)
         # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
-        self.graph_.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
+        graph.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
         self._num_unlabeled = len(extra)
         return self
 
@@ -182,8 +192,8 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         return self
 
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
-             report: Report | None = None, baseline: bool = False) -> None:
-        report = report or _silent
+             report: Report = _silent, baseline: bool = False) -> TextGraph:
+        """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``)."""
         self.check_settings()  # before any work
         config = self.train_config()  # the one draw from a RandomState random_state
         tokenizer, _ = self.graph_settings()
@@ -203,6 +213,7 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
             if baseline and self.baseline and not self.multi_label:
                 self.baseline_ = fit_baseline(corpus, graph, result.config)
         self._set_fitted(corpus, graph, result, auto, classes, tokenizer, label_names)
+        return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, config: TrainConfig, device: Any,
                report: Report) -> tuple[TrainResult, list[str] | None]:
@@ -246,7 +257,7 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         self._model_name = result.config.model
         self._threshold = result.threshold if label_names is not None else None
         self._num_unlabeled = 0  # fit(X_unlabeled=...) sets it: documents to find again
-        self._outputs = self._transductive_outputs(corpus, result, auto)
+        self._outputs = transductive_outputs(corpus, result, auto)
         self._predictor: Any = None
         self._save_settings: dict[str, Any] | None = None
         if self._model_name not in INDUCTIVE_MODELS:
@@ -308,17 +319,6 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
             return (proba >= self._threshold).astype(np.int64)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    @staticmethod
-    def _transductive_outputs(corpus: Corpus, result: TrainResult, auto: AutoResult | None
-                              ) -> Transductive:
-        """The fitted documents' probabilities (mixed with the linear model's when ``auto``
-        chose the combination), found again by their text."""
-        probs = result.probabilities
-        chosen = auto.chosen if auto is not None else None
-        if chosen is not None and chosen.predictor != "graph":
-            probs = mix(probs, auto.baseline.probabilities, chosen.weight)
-        return Transductive.of(corpus.texts, probs)
-
     @property
     def predictor_(self) -> Any:
         """The inductive predictor of documents not given to ``fit``: an
@@ -365,7 +365,7 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         clf.batching_ = None
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
-        graph_part = getattr(predictor, "graph", predictor)
+        graph_part = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor
         graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
         clf._model_name, clf._save_settings = graph_part.model_name, None
         clf._threshold = None  # load_fitted refuses multi-label models

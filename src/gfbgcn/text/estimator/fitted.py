@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import ModelLoadError, UserError
+from gfbgcn.text.estimator.outcome import chosen_combination
 from gfbgcn.text.estimator.persist import ESTIMATOR_ENTRY
 from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.estimator.transductive import Transductive
@@ -27,7 +28,8 @@ def _combination(auto: AutoResult | None) -> tuple[Any, float] | None:
     """``(linear model, graph weight)`` when ``auto`` chose a combined predictor."""
     if auto is None or auto.chosen.predictor == "graph":
         return None
-    return auto.baseline.model, float(auto.chosen.weight)
+    baseline, weight = chosen_combination(auto)
+    return baseline.model, float(weight)
 
 
 def inductive_predictor(result: TrainResult, graph: TextGraph, auto: AutoResult | None,
@@ -57,10 +59,10 @@ def save_fitted(path: str | Path, predictor: InductiveTextGCN | CombinedPredicto
     again to :func:`gfbgcn.load`."""
     check_savable(predictor.graph.model_name if isinstance(predictor, CombinedPredictor)
                   else predictor.model_name)
-    graph_part = predictor
+    graph_part = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor
     combination = None
     if isinstance(predictor, CombinedPredictor):
-        graph_part, combination = predictor.graph, (predictor.linear, predictor.weight)
+        combination = (predictor.linear, predictor.weight)
 
     def write_parts(staging: Path) -> dict[str, Any]:  # inside the directory being built
         parts: dict[str, Any] = {}

@@ -40,6 +40,8 @@ def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
         multi_label=multi_label, weight_decay=config.weight_decay)
     if not choice.batch_size:
         return choice, config
+    # choose_batching sets both whenever it picks mini-batches
+    assert choice.fanout is not None and choice.optimizer is not None
     return choice, replace(config, batch_size=choice.batch_size, fanout=choice.fanout,
                            row_budget=choice.row_budget, optimizer=choice.optimizer)
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import SupportsInt, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils.validation import column_or_1d
 
 from gfbgcn.core.errors import InputError, UserError
@@ -45,7 +47,10 @@ def _check_label_values(values: list[object]) -> None:
     if len(kinds) > 1:
         raise UserError(f"y mixes label types ({', '.join(kinds)}): give every label as the "
                         "same type")
-    if kinds[0] == "number" and any(float(v) != int(v) for v in values):
+    # every value is a numbers.Real here (kind "number"), and the real types labels come as
+    # (int, float, NumPy scalars) have __int__, which typeshed's numbers.Real does not declare
+    if kinds[0] == "number" and any(float(v) != int(cast(SupportsInt, v)) for v in values
+                                    if isinstance(v, numbers.Real)):
         raise UserError("y holds continuous values: a classifier needs class labels "
                         "(strings or whole numbers)")
     if kinds[0] not in ("str", "bool", "number"):
@@ -61,11 +66,13 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
                         "give one class label per document")
     if not isinstance(y, (list, tuple)) and hasattr(y, "__array__"):
         y = np.asarray(y)  # array-likes (pandas, any __array__ type) as NumPy sees them
-    if len(np.shape(y)) == 2 and np.shape(y)[1] == 1:
+    # np.shape takes any sequence at run time (it goes through np.asarray); numpy's stubs
+    # only accept ArrayLike, which a Sequence[object] is not
+    if len(np.shape(cast(ArrayLike, y))) == 2 and np.shape(cast(ArrayLike, y))[1] == 1:
         # a column vector: raveled with scikit-learn's DataConversionWarning, as its
         # classifiers do
         y = column_or_1d(y, warn=True)
-    shape = np.shape(y)
+    shape = np.shape(cast(ArrayLike, y))
     if len(shape) != 1:
         raise UserError(f"y must hold one label per document (one-dimensional), got shape "
                         f"{shape}; for multi-label data use gfbgcn train --multi-label")

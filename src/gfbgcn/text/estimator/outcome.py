@@ -10,9 +10,12 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.predict.baseline import BaselineResult, graph_split
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.search.auto import AutoResult, chosen_summary
+from gfbgcn.text.train.config import TrainResult
 from gfbgcn.text.train.run_files import write_run
 
 BASELINE_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoothed idf, L2 per "
@@ -33,16 +36,37 @@ def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
             "method": BASELINE_METHOD if b.model.ngrams is not None else UNIGRAM_METHOD}
 
 
+def chosen_combination(auto: AutoResult) -> tuple[BaselineResult, float]:
+    """``(baseline, graph weight)`` of the combined predictor ``auto`` chose (the baseline
+    alone is graph weight 0); a ``ValueError`` when it chose a graph model alone."""
+    if auto.baseline is None or auto.chosen.weight is None:
+        raise ValueError(f"the search chose a {auto.chosen.predictor} predictor, not a "
+                         "combination with the baseline")
+    return auto.baseline, auto.chosen.weight
+
+
+def transductive_outputs(corpus: Corpus, result: TrainResult, auto: AutoResult | None
+                         ) -> Transductive:
+    """The fitted documents' probabilities (mixed with the linear model's when ``auto`` chose
+    the combination), found again by their text."""
+    probs = result.probabilities
+    if auto is not None and auto.chosen.predictor != "graph":
+        baseline, weight = chosen_combination(auto)
+        probs = mix(probs, baseline.probabilities, weight)
+    return Transductive.of(corpus.texts, probs)
+
+
 def combined_metrics(auto: AutoResult) -> dict[str, Any]:
     """``test``/``val`` metrics of a chosen combination (the combined predictor's; graph weight
     0 is the baseline alone).  Validation documents are scored with the baseline's held-out
     probabilities, the ones the weight was chosen on."""
     g = auto.graph
     split = graph_split(g, auto.result.config.val_ratio, auto.result.config.seed)
-    p_lin = auto.baseline.probabilities.copy()
-    p_lin[auto.baseline.val_idx] = auto.baseline.val_proba()
-    pred = mix(auto.result.probabilities, p_lin, auto.chosen.weight).argmax(1)
-    metrics: dict[str, Any] = {"combined_weight": float(auto.chosen.weight)}
+    baseline, weight = chosen_combination(auto)
+    p_lin = baseline.probabilities.copy()
+    p_lin[baseline.val_idx] = baseline.val_proba()
+    pred = mix(auto.result.probabilities, p_lin, weight).argmax(1)
+    metrics: dict[str, Any] = {"combined_weight": float(weight)}
     for name in ("test", "val"):
         idx = split[name]
         metrics[name] = classification_metrics(g.labels[idx], pred[idx], len(g.label_names))
@@ -59,7 +83,8 @@ def _auto_outputs(auto: AutoResult) -> tuple[dict[str, Any], np.ndarray | None]:
         return extra, None
     extra["graph_part"] = {"test": auto.result.test, "val": auto.result.val}
     extra.update(combined_metrics(auto))
-    return extra, mix(auto.result.probabilities, auto.baseline.probabilities, auto.chosen.weight)
+    baseline, weight = chosen_combination(auto)
+    return extra, mix(auto.result.probabilities, baseline.probabilities, weight)
 
 
 def write_fitted_run(out: str | Path, clf: Any, provenance: dict[str, Any] | None) -> Path:

@@ -43,7 +43,8 @@ the search's order.  Graphs are built once per setting and shared by all their c
 
 Graph settings that leave many documents without a single word (the English stop list removes
 "not", "no" and "nor", ``min_freq`` removes rare words; short phrases lose everything) are
-warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on disk) and shared by all its models.
+warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on
+disk) and shared by all its models.
 Test labels are never read for the choice; every candidate's test metrics are computed (the
 training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
 """
@@ -126,6 +127,18 @@ class Candidate:
     stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
 
     @property
+    def graph_setting(self) -> GraphSetting:
+        """The graph of a graph (or combined) candidate; the baseline's row has none."""
+        if self.setting is None:
+            raise ValueError("the linear baseline's candidate has no graph setting")
+        return self.setting
+
+    @property
+    def result_key(self) -> tuple[GraphSetting, str, bool, str]:
+        """Its key in :attr:`AutoResult.results` (graph and combined candidates only)."""
+        return (self.graph_setting, self.model, self.fast, self.features)
+
+    @property
     def model_label(self) -> str:
         if self.predictor == "linear":
             return f"linear baseline ({self.linear})"
@@ -161,8 +174,7 @@ class AutoResult:
 
     def result_of(self, candidate: Candidate) -> TrainResult:
         """The training result of a graph (or combined) ``candidate``."""
-        return self.results[(candidate.setting, candidate.model, candidate.fast,
-                             candidate.features)]
+        return self.results[candidate.result_key]
 
     def table(self) -> str:
         """The compact table printed and saved as ``auto.csv``."""
@@ -293,7 +305,7 @@ class _Search:
         if not graph or self.base.batch_size or not self.prune:
             return None
         inc = _best(graph)
-        history = self.results[(inc.setting, inc.model, inc.fast, inc.features)].history
+        history = self.results[inc.result_key].history
         return RungRule(history, prune_margin(len(self.split["val"])))
 
     def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
@@ -330,9 +342,9 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
             break
-    best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+    best = _best([c for c in search.candidates if c.predictor == "graph"]).graph_setting
     if search.train(replace(best, window=10), model, fast):
-        best = _best([c for c in search.candidates if c.predictor == "graph"]).setting
+        best = _best([c for c in search.candidates if c.predictor == "graph"]).graph_setting
     classes = len(corpus.label_names)
     for model, fast in STAGE2_MODELS:
         if model == "gfb-topk" and classes <= TOPK_K:  # TopKVec needs more classes than k
@@ -349,8 +361,8 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         chosen.weight = 0.0
     return AutoResult(
         candidates=search.candidates, chosen=chosen,
-        result=search.results[(part.setting, part.model, part.fast, part.features)],
-        graph=search.graphs[part.setting], baseline=search.baseline,
+        result=search.results[part.result_key],
+        graph=search.graphs[part.graph_setting], baseline=search.baseline,
         seconds=time.perf_counter() - start, trained=len(search.results),
         results=search.results,
     )
@@ -365,7 +377,7 @@ def _try_features(search: _Search) -> None:
                    f"is not installed ({word_features.INSTALL_HINT})")
         return
     best = _best([c for c in search.candidates if c.predictor == "graph"])
-    search.train(best.setting, best.model, best.fast, "wordllama")
+    search.train(best.graph_setting, best.model, best.fast, "wordllama")
 
 
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:

@@ -8,7 +8,8 @@ documents, and the layer-1 rows of the nodes those read are taken from the epoch
 model's own ``hidden``/``head`` (the same layers as full-batch training) run on them, and the
 optimiser steps once per batch.  Each step's estimate of ``Â_S W1`` is unbiased; steps of one
 epoch share their nodes' draws (drawing once per epoch instead of once per step is what makes
-a mini-batch epoch cheaper than a full-batch one, ``docs/benchmarks.md``).  After every epoch the validation documents are evaluated on
+a mini-batch epoch cheaper than a full-batch one, ``docs/benchmarks.md``).  After every epoch
+the validation documents are evaluated on
 their exact layer-2 rows over one fixed layer-1 sample (the same draws every epoch; an exact
 pass would cost a full-graph product per epoch), and early stopping watches that validation
 loss as in full-batch training, keeping the best weights.  The test metrics and the
@@ -300,7 +301,9 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = _adjacency(graph, adj)
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
-    model = setup.model  # a TwoLayerTextGCN: TrainConfig refuses batch_size for the others
+    model = setup.model
+    if not isinstance(model, TwoLayerTextGCN):  # TrainConfig refuses batch_size for the others
+        raise TypeError(f"mini-batch training needs a TwoLayerTextGCN, got {type(model).__name__}")
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(model, sparse, device, group, world), model,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,
