@@ -23,8 +23,7 @@ from gfbgcn.cli import main
 from gfbgcn.entity.model import EntityConfig
 from gfbgcn.entity.train import train_once
 from gfbgcn.graph_classification.batching import GraphBatcher
-from gfbgcn.graph_classification.train import GraphTrainConfig
-from gfbgcn.graph_classification.train import make_splits, train_one
+from gfbgcn.graph_classification.train import GraphTrainConfig, make_splits, train_one
 from gfbgcn.nn.sparse import is_marked_symmetric, to_device
 from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph

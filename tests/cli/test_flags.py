@@ -12,7 +12,6 @@ import pytest
 import torch
 
 from gfbgcn.cli import build_parser, flags, main
-from gfbgcn.reproduce import harness
 
 
 def _parse(*argv: str) -> argparse.Namespace:

@@ -12,9 +12,9 @@ from torch_geometric.data import Data
 
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.train import (
+    GraphTrainConfig,
     GraphTrainHooks,
     Split,
-    GraphTrainConfig,
     evaluate,
     make_splits,
     train_one,
@@ -111,8 +111,8 @@ def test_split_is_a_frozen_record() -> None:
     split = make_splits([0, 1] * 10, folds=5, seed=1)[2]
     assert isinstance(split, Split) and split.fold == 2
     assert len(split.test) == 4 and len(split.val) == 4 and len(split.train) == 12
-    assert GraphTrainConfig() == GraphTrainConfig(epochs=100, patience=20, lr=0.01, weight_decay=0.0,
-                                        batch_size=64, dropout=0.5)
+    assert GraphTrainConfig() == GraphTrainConfig(epochs=100, patience=20, lr=0.01,
+                                                  weight_decay=0.0, batch_size=64, dropout=0.5)
 
 
 def test_hooks_are_called_at_their_stages_and_the_base_hooks_change_nothing() -> None:

@@ -43,8 +43,6 @@ from gfbgcn.core.workers import RUNNER, Task, call, run_in_workers
 from gfbgcn.reproduce.store import RunStore
 
 
-
-
 @dataclass(frozen=True)
 class Layout:
     """Where one task's results live under the results directory ``out``."""

@@ -13,7 +13,12 @@ from gfbgcn.core.runinfo import provenance
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.data import load_graph_dataset
 from gfbgcn.graph_classification.model import build_classifier
-from gfbgcn.graph_classification.train import GraphTrainHooks, GraphTrainConfig, make_splits, train_one
+from gfbgcn.graph_classification.train import (
+    GraphTrainConfig,
+    GraphTrainHooks,
+    make_splits,
+    train_one,
+)
 from gfbgcn.nn.models import GraphClassifier
 from gfbgcn.reproduce.fidelity.experiment import Row
 from gfbgcn.reproduce.fidelity.options import (

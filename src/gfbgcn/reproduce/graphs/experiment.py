@@ -18,7 +18,7 @@ from typing import Any
 from gfbgcn.core.device import resolve_device
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.data import GraphDataset
-from gfbgcn.graph_classification.train import Split, GraphTrainConfig, make_splits, train_one
+from gfbgcn.graph_classification.train import GraphTrainConfig, Split, make_splits, train_one
 from gfbgcn.reproduce.harness import run_pending
 from gfbgcn.reproduce.stats import mean_std
 from gfbgcn.reproduce.store import RunStore
