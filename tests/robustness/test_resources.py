@@ -7,7 +7,7 @@ import errno
 from .conftest import FAST
 
 
-def test_a_full_disk_at_save_names_the_option(cli, corpus, tmp_path, monkeypatch):
+def test_a_full_disk_at_save_names_the_model_directory(cli, corpus, tmp_path, monkeypatch):
     from gfbgcn.text.predict import saved
 
     def full(*args, **kwargs):  # as safetensors reports it: its own error around the OSError
@@ -19,7 +19,7 @@ def test_a_full_disk_at_save_names_the_option(cli, corpus, tmp_path, monkeypatch
     monkeypatch.setattr(saved, "save_file", full)
     model = tmp_path / "m"
     result = cli("train", "--dataset", corpus, *FAST, "--save", model)
-    result.assert_user_error(f"writing --save {model}", "no space left on device")
+    result.assert_user_error(f"writing model {model}", "no space left on device")
     assert "internal error" not in result.err and not model.exists()
 
 

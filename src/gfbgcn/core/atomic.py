@@ -182,7 +182,7 @@ def atomic_directory(path: str | os.PathLike[str], kind: str,
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.absolute().parent))
     os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; honour the umask
     try:
-        with phase(f"writing {option} {path}"):
+        with phase(f"writing {kind} {path}"):  # the path says which; no flag below the CLI
             yield tmp
             write_marker(tmp, kind)  # what lets the next write replace it
             _put_in_place(tmp, path)

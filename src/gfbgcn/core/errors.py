@@ -126,7 +126,7 @@ _PHASES: list[str] = []
 
 @contextlib.contextmanager
 def phase(name: str) -> Iterator[None]:
-    """Name what the enclosed code does (``"training"``, ``"writing save m"``), so that an
+    """Name what the enclosed code does (``"training"``, ``"writing model m"``), so that an
     out-of-memory or full-disk failure inside it says where it happened."""
     _PHASES.append(name)
     try:
