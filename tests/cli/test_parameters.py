@@ -46,3 +46,16 @@ def test_the_command_line_reports_its_options(argv, line, tmp_path, capsys):
     data.write_text("text,label\n" + "".join(f"goal {i},a\nbank {i},b\n" for i in range(6)))
     assert main(["train", "--dataset", str(data), "--quiet", "--no-cache", *argv]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith(line)
+
+
+def test_with_flags_renders_any_user_error_keeping_its_type():
+    from gfbgcn.core.errors import CorpusFormatError
+
+    err = CorpusFormatError("{0} and {1} both name column {col!r}", "text_col", "label_col",
+                            col="x")
+    assert str(err) == "text_col and label_col both name column 'x'"
+    shown = with_flags(err)
+    assert type(shown) is CorpusFormatError and shown.__cause__ is err
+    assert str(shown) == "--text-col and --label-col both name column 'x'"
+    plain = UserError("a {brace} stays as it is")  # no parameters: the text is not a template
+    assert str(plain) == "a {brace} stays as it is" and with_flags(plain) is plain

@@ -8,7 +8,9 @@ settings through its options, shows each message with the option instead (``--se
 
 from __future__ import annotations
 
-from gfbgcn.core.errors import OptionError
+import copy
+
+from gfbgcn.core.errors import UserError
 
 #: Parameters whose option is not ``--`` + the name with ``-`` for ``_`` (``min_freq``:
 #: ``--min-freq``).  ``TrainConfig.seed`` and the classifier's ``random_state`` are ``--seed``;
@@ -30,11 +32,14 @@ def flag_of(parameter: str) -> str:
 
 
 def with_flags(err: BaseException) -> BaseException:
-    """``err`` as the command line reports it: an :class:`OptionError` that names parameters
-    is re-made naming their options (the original as its cause; still a user error, exit
+    """``err`` as the command line reports it: a user error that names parameters is the same
+    error naming their options instead (the original as its cause; still a user error, exit
     status 2); any other error is returned as it is."""
-    if not isinstance(err, OptionError) or not err.parameters:
+    if not isinstance(err, UserError) or not getattr(err, "parameters", ()):
         return err
-    shown = OptionError(err.render(flag_of))
+    shown = copy.copy(err)
+    shown.args = (err.render(flag_of),)  # what str() and the one-line report show
+    shown.parameters, shown.values = (), {}
+    shown.template = shown.args[0]
     shown.__cause__ = err
     return shown

@@ -18,7 +18,20 @@ from typing import Any
 
 
 class UserError(ValueError):
-    """Bad input that the user can fix; the message says what and where, in one line."""
+    """Bad input that the user can fix; the message says what and where, in one line.
+
+    A message that names settings is a template, as :class:`OptionError`'s is: its positional
+    fields are Python parameters (``str(err)`` names them; the command line shows its options,
+    :meth:`render`).  A plain message is used as it is.
+    """
+
+    def __init__(self, template: object = "", *parameters: str, **values: Any) -> None:
+        self.template, self.parameters, self.values = str(template), parameters, values
+        super().__init__(self.render(str))
+
+    def render(self, spell: Callable[[str], str]) -> str:
+        """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
+        return _render(self.template, self.parameters, self.values, spell)
 
 
 class OptionError(UserError):
@@ -33,14 +46,6 @@ class OptionError(UserError):
     :func:`gfbgcn.cli.parameters.with_flags`).  A plain message (no parameters, no values) is
     used as it is.
     """
-
-    def __init__(self, template: str, *parameters: str, **values: Any) -> None:
-        self.template, self.parameters, self.values = template, parameters, values
-        super().__init__(self.render(str))
-
-    def render(self, spell: Callable[[str], str]) -> str:
-        """The message with each parameter spelled by ``spell`` (``str``: its Python name)."""
-        return _render(self.template, self.parameters, self.values, spell)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled (process pools) with its parameters, not as the rendered text alone

@@ -91,3 +91,15 @@ def test_jsonl_tsv_and_bad_inputs(tmp_path):
     (tmp_path / "j.jsonl").write_text('[1, 2]\n{"text": "a"\n')
     with pytest.raises(CorpusFormatError, match=r"j.jsonl:1: a JSON object"):
         load_table(tmp_path / "j.jsonl")
+
+
+def test_column_errors_name_the_python_parameters(tmp_path):
+    """From Python the messages name load_table's parameters; the command line shows its
+    options (``--text-col``: tests/robustness/test_columns.py)."""
+    path = tmp_path / "c.csv"
+    path.write_text("body,label\nhello,a\n", encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=r":1: no column 'text' \(text_col\); columns "
+                       r"found: 'body', 'label'$"):
+        load_table(path)
+    with pytest.raises(CorpusFormatError, match=r"^text_col and label_col both name column"):
+        load_table(path, text_col="label", label_col="label")

@@ -43,17 +43,22 @@ def _check_columns(table: Table, wanted: dict[str, str]) -> None:
     """Fail on a header without a named column (naming the columns found), or on one column
     named for two roles (the labels would be read as the texts)."""
     roles: dict[str, str] = {}
-    for option, col in wanted.items():
+    for parameter, col in wanted.items():
         if col in roles:
-            raise CorpusFormatError(f"{roles[col]} and {option} both name column {col!r}")
-        roles[col] = option
+            raise CorpusFormatError("{0} and {1} both name column {col!r}", roles[col],
+                                    parameter, col=col)
+        roles[col] = parameter
     present = _present(table)
-    missing = [f"{col!r} ({option})" for option, col in wanted.items() if col not in present]
+    missing = [(parameter, col) for parameter, col in wanted.items() if col not in present]
     if missing and (present or table.fmt != "jsonl"):
-        found = ", ".join(repr(c) for c in table.columns) or "none"
-        where = "keys" if table.fmt == "jsonl" else "columns"
-        raise CorpusFormatError(f"{table.path}:1: no column {' or '.join(missing)}; {where} "
-                                f"found: {found}{_separator_hint(table)}")
+        # one template field per missing column and its parameter (the CLI shows the option)
+        named = " or ".join(f"{{col{i}!r}} ({{{i}}})" for i in range(len(missing)))
+        raise CorpusFormatError(
+            "{path}:1: no column " + named + "; {where} found: {found}{hint}",
+            *(parameter for parameter, _ in missing), path=str(table.path),
+            where="keys" if table.fmt == "jsonl" else "columns",
+            found=", ".join(repr(c) for c in table.columns) or "none",
+            hint=_separator_hint(table), **{f"col{i}": col for i, (_, col) in enumerate(missing)})
 
 
 def _separator_hint(table: Table) -> str:
@@ -140,8 +145,8 @@ def _read_rows(table: Table, cols: tuple[str, str, str | None], path: Path,
             text, label, split = _read_row(row, cols, path)
         except CorpusFormatError as err:
             if not skip_bad_rows:
-                raise CorpusFormatError(f"{err} (use --skip-bad-rows to skip such rows)") \
-                    from None
+                raise CorpusFormatError("{err} (use {0} to skip such rows)", "skip_bad_rows",
+                                        err=str(err)) from None
             skipped.append(str(err))
             continue
         texts.append(text)
@@ -201,9 +206,9 @@ def load_table(
     """
     path = Path(path)
     table = _open_table(path, encoding)
-    wanted = {"--text-col": text_col, "--label-col": label_col}
+    wanted = {"text_col": text_col, "label_col": label_col}
     if split_col is not None:
-        wanted["--split-col"] = split_col
+        wanted["split_col"] = split_col
     _check_columns(table, wanted)
     cols = (text_col, label_col, _split_column(table, split_col))
     texts, labels, splits, skipped = _read_rows(table, cols, path, skip_bad_rows)
