@@ -80,12 +80,13 @@ class GraphConfig:
 class TextGraph:
     """A built corpus graph plus what is needed to interpret and extend it.
 
-    ``edge_index`` is int64 after a build; a graph read from the cache (or after
+    ``edge_index`` is int32 after a build (int64 from 2^31 nodes on:
+    :func:`~gfbgcn.text.graph.edges.node_id_dtype`); a graph read from the cache (or after
     :meth:`release_edges`) holds int32 copy-on-write maps of the cache file instead, which cost
     no memory until read (:mod:`gfbgcn.text.graph.npz_map`).  The values are the same.
     """
 
-    edge_index: np.ndarray  # int64 (int32 when mapped) [2, E], both directions, no self-loops
+    edge_index: np.ndarray  # int32 (int64 past 2^31 nodes) [2, E], both directions, no self-loops
     edge_weight: np.ndarray  # float32 [E]
     num_docs: int
     vocab: list[str]
