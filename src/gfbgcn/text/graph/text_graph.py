@@ -35,6 +35,7 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
+from gfbgcn.core.memory import release_free_memory
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache_check import check_cached_graph
@@ -242,6 +243,7 @@ def build_graph_from_counts(
     with timed(phases, "ppmi"):
         upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
     num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
+    release_free_memory()  # the counts' temporaries, before the edge arrays
     parts = [tfidf, upper]
     del tfidf, upper  # edges_from_upper frees them as it goes: the build's peak memory
     with timed(phases, "edges"):
