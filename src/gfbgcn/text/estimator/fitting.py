@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.memory import release_free_memory
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -70,9 +71,13 @@ def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
 
 def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig) -> BaselineResult:
     """The linear n-gram baseline on the run's own train/validation/test split
-    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`)."""
-    return baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
-                              config.val_ratio, config.seed)
+    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`), after training's freed
+    memory has gone back to the system (its peak then adds to what training holds only)."""
+    release_free_memory()
+    result = baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
+                                config.val_ratio, config.seed)
+    release_free_memory()
+    return result
 
 
 def shared_graph(build: Callable[[], TextGraph], batch_size: int) -> TextGraph:

@@ -25,6 +25,7 @@ from gfbgcn.text.graph.counts import assemble_adjacency
 
 __all__ = [
     "bmat_edges",
+    "node_id_dtype",
     "edges_from_upper",
     "graph_edges",
     "positive_pmi_upper",
@@ -117,6 +118,12 @@ def positive_pmi_upper(
     return upper
 
 
+def node_id_dtype(num_nodes: int) -> type[np.signedinteger]:
+    """int32 node ids where every node id fits (half the bytes of int64; what the graph cache
+    stores and what a graph read from it holds), else int64."""
+    return np.int32 if num_nodes <= np.iinfo(np.int32).max else np.int64
+
+
 def _fill_node_ids(out: np.ndarray, first_node: int, indptr: np.ndarray) -> None:
     """``out = repeat(first_node + arange(rows), diff(indptr))``, a slice of rows at a time."""
     for r0, r1 in _row_slices(indptr):
@@ -139,33 +146,38 @@ def _scatter_rows(part: sp.csr_matrix | sp.csc_matrix, offset: np.ndarray, first
 
 def edges_from_upper(parts: list[sp.csr_matrix]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`graph_edges` of ``parts = [tfidf, U]`` given only ``U`` of ``U + U^T`` (canonical,
-    strictly upper triangular, e.g. from :func:`positive_pmi_upper`).
+    strictly upper triangular, e.g. from :func:`positive_pmi_upper`), with ``edge_index`` in
+    :func:`node_id_dtype` (int32 unless the graph has 2^31 nodes or more; the same values).
 
     ``U + U^T`` is never built, and ``parts`` is emptied as each matrix has been written (the
-    word-word edges first, then ``U`` goes, then the document-word edges), so a caller that
-    keeps no other reference frees them while the edge arrays fill.
+    document-word edges first, so that TF-IDF is gone before ``U^T`` is made, then ``U^T``
+    and ``U``), so a caller that keeps no other reference frees them while the edge arrays
+    fill: the build's peak is the edge arrays plus ``U`` and ``U^T`` (8 bytes an entry each).
     """
     tfidf, upper = parts
     num_docs, doc_word = tfidf.shape[0], tfidf.nnz
+    sym_counts = np.bincount(upper.indices, minlength=upper.shape[0]) + np.diff(upper.indptr)
+    total = 2 * doc_word + int(sym_counts.sum())
+    edge_index = np.empty((2, total), dtype=node_id_dtype(num_docs + upper.shape[0]))
+    edge_weight = np.empty(total, dtype=np.float32)
+    src, dst = edge_index
+    _fill_node_ids(src[:doc_word], 0, tfidf.indptr)
+    np.add(tfidf.indices, num_docs, out=dst[:doc_word], dtype=edge_index.dtype)
+    src[doc_word : 2 * doc_word] = dst[:doc_word]
+    dst[doc_word : 2 * doc_word] = src[:doc_word]
+    edge_weight[:doc_word] = tfidf.data
+    edge_weight[doc_word : 2 * doc_word] = edge_weight[:doc_word]
+    del tfidf, parts[0]
     lower = upper.tocsc()  # = U^T in CSR terms, indices sorted (a stable counting sort)
     low_counts = np.diff(lower.indptr)
     sym_indptr = np.zeros(upper.shape[0] + 1, dtype=np.int64)
-    np.cumsum(low_counts + np.diff(upper.indptr), out=sym_indptr[1:])
-    total = 2 * doc_word + int(sym_indptr[-1])
-    edge_index = np.empty((2, total), dtype=np.int64)
-    edge_weight = np.empty(total, dtype=np.float32)
-    src, dst = edge_index
+    np.cumsum(sym_counts, out=sym_indptr[1:])
+    del sym_counts
     words = slice(2 * doc_word, None)
     _fill_node_ids(src[words], num_docs, sym_indptr)
     _scatter_rows(lower, sym_indptr[:-1], num_docs, dst[words], edge_weight[words])
     del lower
     _scatter_rows(upper, sym_indptr[:-1] + low_counts, num_docs, dst[words], edge_weight[words])
-    del upper, parts[1]
-    _fill_node_ids(src[:doc_word], 0, tfidf.indptr)
-    np.add(tfidf.indices, num_docs, out=dst[:doc_word], dtype=np.int64)
-    src[doc_word : 2 * doc_word] = dst[:doc_word]
-    dst[doc_word : 2 * doc_word] = src[:doc_word]
-    edge_weight[:doc_word] = tfidf.data
-    edge_weight[doc_word : 2 * doc_word] = edge_weight[:doc_word]
+    del upper
     parts.clear()
     return edge_index, edge_weight

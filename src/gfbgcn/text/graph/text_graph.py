@@ -35,6 +35,7 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.core.io import atomic_write
+from gfbgcn.core.memory import release_free_memory
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache_check import check_cached_graph
@@ -80,12 +81,12 @@ class GraphConfig:
 class TextGraph:
     """A built corpus graph plus what is needed to interpret and extend it.
 
-    ``edge_index`` is int64 after a build; a graph read from the cache (or after
-    :meth:`release_edges`) holds int32 copy-on-write maps of the cache file instead, which cost
-    no memory until read (:mod:`gfbgcn.text.graph.npz_map`).  The values are the same.
+    ``edge_index`` is int32 after a build (int64 from 2^31 nodes on); a graph read from the
+    cache (or after :meth:`release_edges`) holds int32 copy-on-write maps of the cache file,
+    which cost no memory until read (:mod:`gfbgcn.text.graph.npz_map`).  Same values.
     """
 
-    edge_index: np.ndarray  # int64 (int32 when mapped) [2, E], both directions, no self-loops
+    edge_index: np.ndarray  # int32 (int64 past 2^31 nodes) [2, E], both directions, no self-loops
     edge_weight: np.ndarray  # float32 [E]
     num_docs: int
     vocab: list[str]
@@ -219,7 +220,6 @@ def build_graph_from_tokens(
     tfidf, idf = tfidf_matrix(tc)
     pair_windows, word_windows, num_windows = window_counts(tc, config.window, config.cooccurrence)
     ppmi = ppmi_matrix(pair_windows, word_windows, num_windows)
-    del pair_windows
     num_doc_word, num_word_word = int(tfidf.nnz), int(ppmi.nnz // 2)
     edge_index, edge_weight = bmat_edges(tfidf, ppmi)
     del tfidf, ppmi
@@ -242,7 +242,8 @@ def build_graph_from_counts(
         upper = positive_pmi_upper(upper, counts.word_windows, counts.num_windows)  # in place
     num_doc_word, num_word_word = int(tfidf.nnz), int(upper.nnz)
     parts = [tfidf, upper]
-    del tfidf, upper  # edges_from_upper frees them as it goes: the build's peak memory
+    del tfidf, upper  # edges_from_upper frees them as it goes; the counts' garbage goes first
+    release_free_memory()
     with timed(phases, "edges"):
         edge_index, edge_weight = edges_from_upper(parts)  # bmat's order, without bmat
     return _graph_from_parts(edge_index, edge_weight, num_doc_word, num_word_word, idf,

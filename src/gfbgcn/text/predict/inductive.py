@@ -50,7 +50,7 @@ from torch_geometric.nn import GCNConv
 
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.text.corpus.corpus import check_documents
-from gfbgcn.text.graph.adjacency import node_degrees, normalized_adjacency
+from gfbgcn.text.graph.adjacency import node_degrees
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.tokenize.clean import (
@@ -60,7 +60,7 @@ from gfbgcn.text.tokenize.clean import (
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus, preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.features import WordFeatures
-from gfbgcn.text.train.minibatch import exact_hidden
+from gfbgcn.text.train.minibatch import exact_hidden, released_adjacency
 
 log = logging.getLogger(__name__)
 
@@ -216,6 +216,8 @@ class InductiveTextGCN:
             )
         device = model.w1.device
         h = _hidden_outputs(model, graph, adj)
+        deg = node_degrees(graph)
+        graph.release_edges()  # the pages node_degrees read
         d = graph.num_docs
         train_docs = torch.from_numpy(np.flatnonzero(graph.is_train)).to(device)
         w1 = model.w1.detach()  # the free rows (documents: their self rows)
@@ -224,7 +226,7 @@ class InductiveTextGCN:
         return cls(
             vocab=list(graph.vocab),
             idf=np.asarray(graph.idf, dtype=np.float64),
-            deg_words=torch.from_numpy(node_degrees(graph)[d:]).to(device=device, dtype=w1.dtype),
+            deg_words=torch.from_numpy(deg[d:]).to(device=device, dtype=w1.dtype),
             w1_words=w_words.clone(),
             h_words=h[d:].clone(),
             w1_doc_mean=(w1[train_docs].mean(0) if len(train_docs) else w1.new_zeros(w1.shape[1])),
@@ -361,9 +363,9 @@ class InductiveTextGCN:
 
 def _hidden_outputs(model: TwoLayerTextGCN, graph: TextGraph, adj: Tensor | None) -> Tensor:
     """Layer-1 outputs ``[N, hidden]`` of every node of the training graph, in eval mode."""
-    if adj is None:
-        adj = normalized_adjacency(torch.from_numpy(graph.edge_index),
-                                   torch.from_numpy(graph.edge_weight), graph.num_nodes)
+    # Â from the edge arrays as the mini-batch trainer builds it (int32 indices where they
+    # fit, the edges' pages released after: a 383k-document graph's are 2.9 GiB)
+    adj = released_adjacency(graph, adj)
     # in row blocks of Â, as the mini-batch trainer's exact evaluation: the temporaries of one
     # block, not of the whole product (eval mode: no dropout)
     was_training = model.training

@@ -120,11 +120,11 @@ def exact_hidden(model: TwoLayerTextGCN, adj: Tensor) -> Tensor:
     """Layer 1 for every node, ``ReLU(Â X W)`` ``[N, hidden]`` on the model's device, computed
     in row chunks of ``Â`` (bounded temporaries; each chunk moved to the device)."""
     n, x = adj.shape[0], model.input_weight()
-    parts = [
-        torch.relu(_row_range(adj, a, min(a + EVAL_CHUNK_ROWS, n)).to(x.device) @ x)
-        for a in range(0, n, EVAL_CHUNK_ROWS)
-    ]
-    return torch.cat(parts)
+    out = x.new_empty((n, x.shape[1]))  # filled block by block: no second copy to concatenate
+    for a in range(0, n, EVAL_CHUNK_ROWS):
+        b = min(a + EVAL_CHUNK_ROWS, n)
+        out[a:b] = torch.relu(_row_range(adj, a, b).to(x.device) @ x)
+    return out
 
 
 @torch.no_grad()
@@ -248,9 +248,9 @@ def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progr
     return history, stopper
 
 
-def _adjacency(graph: TextGraph, adj: Tensor | None) -> Tensor:
-    """``Â`` with int32 indices where they fit, built from the graph's edge arrays read back
-    from its cache file, which then leave this process's memory (``release_edges``)."""
+def released_adjacency(graph: TextGraph, adj: Tensor | None = None) -> Tensor:
+    """``adj``, or ``Â`` with int32 indices where they fit, built from the graph's edge arrays
+    read back from its cache file, which then leave this process's memory (``release_edges``)."""
     from gfbgcn.text.graph.adjacency import graph_adjacency
 
     if adj is not None:
@@ -299,7 +299,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
 
     check_batch_size(graph.is_train, config.batch_size, config.val_ratio)  # before any work
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
-    adj = _adjacency(graph, adj)
+    adj = released_adjacency(graph, adj)
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):  # TrainConfig refuses batch_size for the others
