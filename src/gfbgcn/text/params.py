@@ -19,6 +19,7 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+from gfbgcn.core.device import DEFAULT_DEVICE, DEVICE_HELP
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.validate import (
     SEED_MAX,
@@ -178,8 +179,7 @@ PARAMETERS: dict[str, Param] = {
                        "per step, drawn by layer-wise importance sampling (0: every sampled "
                        "row)", 0, needs="batch_size", metavar="K"),
     # -- where and how
-    "device": Param("auto", "where to compute: auto (the first CUDA GPU if torch sees one, "
-                    "else the CPU), cpu, cuda or cuda:N", metavar="DEVICE"),
+    "device": Param(DEFAULT_DEVICE, DEVICE_HELP, metavar="DEVICE"),
     "multi_label": _flag(False, "labels are sets joined by label_sep: sigmoid outputs, BCE "
                          "loss, micro/macro F1, threshold chosen on the validation split"),
     "label_sep": Param("|", "multi-label: the separator of a document's labels",

@@ -7,15 +7,14 @@ import argparse
 
 import torch
 
-from gfbgcn.core.device import DEVICE_CHOICES, resolve_device
+from gfbgcn.core.device import DEFAULT_DEVICE, DEVICE_HELP, resolve_device
 from gfbgcn.core.errors import DeviceError
 
 
 def add_device_argument(parser: argparse.ArgumentParser) -> None:
     """``--device`` with the same meaning in every verb."""
-    parser.add_argument("--device", default="auto", metavar="DEVICE",
-                        help=f"where to compute: {DEVICE_CHOICES} (auto: the first CUDA GPU if "
-                        "torch sees one, else the CPU)")
+    parser.add_argument("--device", default=DEFAULT_DEVICE, metavar="DEVICE",
+                        help=f"{DEVICE_HELP} ({DEFAULT_DEVICE})")
 
 
 def device_from_args(args: argparse.Namespace, *, gpu_workers: bool = False) -> torch.device:
