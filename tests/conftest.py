@@ -61,3 +61,17 @@ def _gpu_tests_see_cuda(request: pytest.FixtureRequest) -> Iterator[None]:
     _SEE_CUDA[0] = see
     yield
     _SEE_CUDA[0] = False
+
+
+@pytest.fixture()
+def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch sees no CUDA GPU (device tests of core and the command line)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+@pytest.fixture()
+def two_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch sees two CUDA GPUs named "Fake GPU" (nothing runs on them)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")

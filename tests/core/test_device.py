@@ -9,17 +9,6 @@ from gfbgcn.core.device import device_label, device_name, resolve_device
 from gfbgcn.core.errors import DeviceError
 
 
-@pytest.fixture()
-def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-
-
-@pytest.fixture()
-def two_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
-
-
 def test_cpu_and_auto_without_a_gpu(no_gpu) -> None:
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device(" CPU ") == torch.device("cpu")

@@ -7,22 +7,11 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from gfbgcn.graph_classification.batching import GraphBatcher
-
-
-def _random_graphs(n: int, seed: int = 0) -> list:
-    g = torch.Generator().manual_seed(seed)
-    out = []
-    for i in range(n):
-        nodes = int(torch.randint(1, 9, (1,), generator=g))
-        edges = int(torch.randint(0, 3 * nodes, (1,), generator=g))
-        ei = torch.randint(0, nodes, (2, edges), generator=g)
-        x = torch.randn(nodes, 3, generator=g)
-        out.append(Data(x=x, edge_index=ei, y=torch.tensor([i % 3])))
-    return out
+from tests.graph_classification.toydata import random_graphs
 
 
 def test_graph_batcher_equals_pyg_collation():
-    graphs = _random_graphs(40)
+    graphs = random_graphs(40)
     batcher = GraphBatcher(graphs)
     ids = [17, 3, 39, 0, 22, 22, 5]
     ours = batcher.batch(ids)
@@ -34,7 +23,7 @@ def test_graph_batcher_equals_pyg_collation():
 
 
 def test_shuffled_batches_cover_ids_once_and_follow_the_generator():
-    graphs = _random_graphs(30)
+    graphs = random_graphs(30)
     batcher = GraphBatcher(graphs)
     ids = torch.tensor([1, 4, 5, 8, 9, 12, 13, 20, 21, 29])
     gen = torch.Generator().manual_seed(7)

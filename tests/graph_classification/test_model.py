@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from torch_geometric.data import Batch, Data
+from torch_geometric.data import Batch
 from torch_geometric.nn import SAGEConv, global_add_pool, global_mean_pool
 
 from gfbgcn.graph_classification.batching import GraphBatcher
@@ -17,6 +17,7 @@ from gfbgcn.graph_classification.model import (
     make_conv,
 )
 from gfbgcn.nn import CachedTransposeGCNConv, GFBConv, GFBSAGEConv
+from tests.graph_classification.toydata import random_graphs
 
 
 @pytest.mark.parametrize("model", ["gcn", "sage", "gfb-gcn", "gfb-sage"])
@@ -52,18 +53,6 @@ def test_families_and_their_adjacency():
         build_classifier("gcn", 5, 8, 0, 3)
 
 
-def _random_graphs(n: int, seed: int = 0) -> list:
-    g = torch.Generator().manual_seed(seed)
-    out = []
-    for i in range(n):
-        nodes = int(torch.randint(1, 9, (1,), generator=g))
-        edges = int(torch.randint(0, 3 * nodes, (1,), generator=g))
-        ei = torch.randint(0, nodes, (2, edges), generator=g)
-        x = torch.randn(nodes, 3, generator=g)
-        out.append(Data(x=x, edge_index=ei, y=torch.tensor([i % 3])))
-    return out
-
-
 def _reference_conv(model: str, fan_in: int, fan_out: int) -> torch.nn.Module:
     """The per-layer PyG form: each layer normalises / averages on its own edge_index."""
     from torch_geometric.nn import GCNConv, SAGEConv
@@ -86,7 +75,7 @@ def test_shared_sparse_adjacency_equals_per_layer_pyg_convs(
 ):
     from torch_geometric.utils import coalesce, to_undirected
 
-    graphs = _random_graphs(6)
+    graphs = random_graphs(6)
     for g in graphs:
         if undirected:
             g.edge_index = to_undirected(g.edge_index, num_nodes=g.num_nodes)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import torch
+from torch_geometric.data import Data
+
 # (nodes, undirected edges, graph label, node labels): labels -1/1 as in many TU files
 TOY = [
     (3, [(0, 1), (1, 2)], 1, [0, 1, 0]),
@@ -32,3 +35,16 @@ def write_tu(root: Path, name: str = "TOY", node_labels: bool = True) -> Path:
     if node_labels:
         (raw / f"{name}_node_labels.txt").write_text("\n".join(tags) + "\n")
     return raw
+
+
+def random_graphs(n: int, seed: int = 0) -> list[Data]:
+    """``n`` random graphs of 1-8 nodes, 3 features each and labels 0-2 in turn (seeded)."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for i in range(n):
+        nodes = int(torch.randint(1, 9, (1,), generator=g))
+        edges = int(torch.randint(0, 3 * nodes, (1,), generator=g))
+        ei = torch.randint(0, nodes, (2, edges), generator=g)
+        x = torch.randn(nodes, 3, generator=g)
+        out.append(Data(x=x, edge_index=ei, y=torch.tensor([i % 3])))
+    return out

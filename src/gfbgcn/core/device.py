@@ -26,8 +26,8 @@ DEVICE_CHOICES = "auto, cpu, cuda or cuda:N"
 #: The device every command and the classifier default to, and what the setting means (the
 #: one source of ``--device``'s default and help, and of the classifier's ``device``).
 DEFAULT_DEVICE = "auto"
-DEVICE_HELP = ("where to compute: auto (the first CUDA GPU if torch sees one, else the CPU), "
-               "cpu, cuda or cuda:N")
+DEVICE_HELP = (f"where to compute: {DEVICE_CHOICES} (auto: the first CUDA GPU if torch sees "
+               "one, else the CPU)")
 _PATTERN = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
 

@@ -13,18 +13,6 @@ from gfbgcn.core.device import DEVICE_CHOICES
 from gfbgcn.core.errors import DeviceError
 
 
-@pytest.fixture()
-def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-
-
-@pytest.fixture()
-def two_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")
-
-
 def test_device_argument() -> None:
     parser = argparse.ArgumentParser()
     add_device_argument(parser)

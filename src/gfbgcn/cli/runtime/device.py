@@ -14,7 +14,7 @@ from gfbgcn.core.errors import DeviceError
 def add_device_argument(parser: argparse.ArgumentParser) -> None:
     """``--device`` with the same meaning in every verb."""
     parser.add_argument("--device", default=DEFAULT_DEVICE, metavar="DEVICE",
-                        help=f"{DEVICE_HELP} ({DEFAULT_DEVICE})")
+                        help=f"{DEVICE_HELP}; default {DEFAULT_DEVICE}")
 
 
 def device_from_args(args: argparse.Namespace, *, gpu_workers: bool = False) -> torch.device:
