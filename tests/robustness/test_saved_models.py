@@ -199,24 +199,12 @@ def combined_model(tmp_path_factory) -> Path:
     """A combined model directory (graph + TF-IDF/LR, as ``train --auto --save`` writes one
     when the combination wins)."""
     from gfbgcn.text.corpus.table import load_table
-    from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-    from gfbgcn.text.predict.baseline import baseline_for_graph
-    from gfbgcn.text.predict.combined import write_linear
-    from gfbgcn.text.predict.saved import save_trained
-    from gfbgcn.text.tokenize.registry import UnicodeTokenizer
-    from gfbgcn.text.train.config import TrainConfig
-    from gfbgcn.text.train.run import train_text
+    from tests.text.toydata import save_combined_model
 
     root = tmp_path_factory.mktemp("combined")
     corpus = load_table(write_csv(root / "corpus.csv", documents()))
-    tok = UnicodeTokenizer()
-    graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), tok, cache=False)
-    result = train_text(graph, TrainConfig(model="gcn", epochs=2, hidden=8), progress=False)
-    base = baseline_for_graph(corpus, graph, tok, 0.1, 0)
     path = root / "model"
-    save_trained(path, result, graph, corpus,
-                 extra_writer=lambda staging: {"combined": write_linear(staging, base.model,
-                                                                        0.3)})
+    save_combined_model(path, corpus, epochs=2, hidden=8)
     return path
 
 

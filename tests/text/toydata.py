@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -56,3 +57,26 @@ def topic_documents(n: int = 30, seed: int = 0, topics: tuple[str, ...] = tuple(
         texts.append(" ".join(rng.permutation(words)))
         labels.append(topic)
     return texts, labels
+
+
+def save_combined_model(path: Path, corpus: Corpus, *, epochs: int, hidden: int,
+                        weight: float = 0.3) -> tuple[Any, Any, Any]:
+    """A combined model directory at ``path`` (a ``gcn`` graph part and the n-gram baseline
+    with graph weight ``weight``, as ``train --auto --save`` writes one when the combination
+    wins); returns ``(train result, graph, baseline)``."""
+    from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
+    from gfbgcn.text.predict.baseline import baseline_for_graph
+    from gfbgcn.text.predict.combined import write_linear
+    from gfbgcn.text.predict.saved import save_trained
+    from gfbgcn.text.tokenize.registry import UnicodeTokenizer
+    from gfbgcn.text.train.config import TrainConfig
+    from gfbgcn.text.train.run import train_text
+
+    tok = UnicodeTokenizer()
+    graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), tok, cache=False)
+    result = train_text(graph, TrainConfig(model="gcn", epochs=epochs, hidden=hidden),
+                        progress=False)
+    base = baseline_for_graph(corpus, graph, tok, 0.1, 0)
+    save_trained(path, result, graph, corpus, extra_writer=lambda staging: {
+        "combined": write_linear(staging, base.model, weight)})
+    return result, graph, base

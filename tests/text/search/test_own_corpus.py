@@ -16,13 +16,13 @@ from gfbgcn.text.predict.combined import (
     CombinedPredictor,
     choose_weight,
     mix,
-    write_linear,
 )
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.saved import load_model, save_trained
+from gfbgcn.text.predict.saved import load_model
 from gfbgcn.text.search.auto import Budget, run_auto
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from gfbgcn.text.train.config import TrainConfig
+from tests.text.toydata import save_combined_model
 
 POOLS = {"šport": ["gol", "tekma", "ekipa", "napadalec", "liga", "pokal", "trener", "zmaga"],
          "denar": ["banka", "delnice", "trg", "dobiček", "obresti", "inflacija", "davki", "evro"]}
@@ -173,18 +173,9 @@ def test_train_prints_and_records_the_baseline_or_not(tmp_path, capsys):
 
 
 def test_combined_model_saves_loads_and_predicts(tmp_path):
-    from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-    from gfbgcn.text.predict.baseline import baseline_for_graph
-    from gfbgcn.text.train.run import train_text
-
     corpus = tiny_corpus()
-    tok = UnicodeTokenizer()
-    graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), tok, cache=False)
-    result = train_text(graph, TrainConfig(model="gcn", epochs=10, hidden=16), progress=False)
-    base = baseline_for_graph(corpus, graph, tok, 0.1, 0)
     path = tmp_path / "combined"
-    save_trained(path, result, graph, corpus,
-                 extra_writer=lambda staging: {"combined": write_linear(staging, base.model, 0.3)})
+    result, graph, base = save_combined_model(path, corpus, epochs=10, hidden=16)
     model = load_model(path)
     assert isinstance(model, CombinedPredictor) and model.weight == 0.3
     # the summary names the linear model chosen on validation and its n-gram features
