@@ -190,3 +190,16 @@ def test_to_pyg_gives_unlabeled_documents_label_minus_one_and_no_mask():
     assert data.test_mask[:4].tolist() == [False, False, True, False]
     assert torch.equal(data.train_mask, labelled.train_mask)  # the split is unchanged
     assert torch.equal(graph.to_data(0.5, 0).y, labelled.y)  # training keeps its placeholder
+
+
+def test_a_built_graph_holds_int32_node_ids_as_its_cache_does():
+    """The build's largest array in half the bytes (what a graph read from the cache holds
+    too); int64 only past 2**31 - 1 nodes."""
+    from gfbgcn.text.graph.edges import node_id_dtype
+
+    corpus = Corpus("ids", ["a b c", "b c d", "c d e", "d e a"], ["x", "y", "x", "y"],
+                    np.array([True, True, True, False]))
+    graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache=False)
+    assert graph.edge_index.dtype == np.int32
+    assert node_id_dtype(2**31 - 1) is np.int32 and node_id_dtype(2**31) is np.int64
