@@ -4,16 +4,21 @@ The search is in two stages, each candidate trained with the run's seed on the s
 train/validation documents (the validation split depends only on the seed and the corpus):
 
 1. *Graph settings*, with the paper's model (GFB-MaxVec, exact GenVec): the paper's setting
-   first (English stop words, ``min_freq`` 5, window 20), then stop words off and on crossed with
-   ``min_freq`` 1 and 2 (and 5 without stop words), all at window 20; then the best of these at
-   window 10.  ``min_freq`` 5 drops most of a small corpus's vocabulary and stop words carry the
-   label of style- or question-type corpora, which is why both are searched; window 10 against
-   20 matters little on short texts (a text shorter than the window is one window).
-2. *Models*, on the best graph: GCN, the four GFB operators (MaxVec, MeanVec, DiagVec, TopKVec)
-   with exact GenVec, and the fast GenVec form of MaxVec and TopKVec (for MeanVec and DiagVec the
-   fast form trains identically, see :data:`gfbgcn.reproduce.text.grid.FAST_DIFFERS`).  TopKVec
-   (k = 3) is skipped on corpora with 3 classes or fewer, where it is undefined or equals a
-   sum over all classes.
+   first (English stop words, ``min_freq`` 5, window 20), then stop words off with ``min_freq``
+   1 and 2, and stop words on with ``min_freq`` 1, all at window 20.  ``min_freq`` 5 drops most
+   of a small corpus's vocabulary and stop words carry the label of style- or question-type
+   corpora, which is why both are searched.
+2. *Models*, on the best graph: GCN and the GFB operators MeanVec and DiagVec (MaxVec, with
+   exact GenVec, is stage 1's model).
+
+   Left out, after the 18 searches of ``docs/results/vs-linear.md`` (6 corpora, 3 seeds, the
+   search of 2026-11-26 with 14 trainings): TopKVec, the fast GenVec form of MaxVec, window 10,
+   stop words with ``min_freq`` 2 and no stop words with ``min_freq`` 5.  Of those searches'
+   graph parts (best graph-only candidate on validation) 12 were GFB-MaxVec with exact GenVec,
+   one its fast form and none TopKVec; window 10 gave 3, stop words with ``min_freq`` 2 two and
+   no stop words with ``min_freq`` 5 one, each a validation document or two from a kept
+   setting.  Each costs a training (on R8 3-29 s), and ``--auto`` is to stay within a minute on
+   sentence corpora and two on R8 (``docs/benchmarks.md``).
 
 3. *Pretrained word features*: the best graph-only candidate so far (stages 1 and 2, by
    validation accuracy) trained again on the same graph with ``--features wordllama``
@@ -80,9 +85,7 @@ from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.run import train_text
 
 REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
-TOPK_K = 3  # TopKVec's k (GFBConv's default): it needs more than k output classes
-STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False), ("gfb-topk", False),
-                 ("gfb-max", True), ("gfb-topk", True))
+STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False))
 
 #: Log a warning when a graph setting leaves at least this share of the documents without a word.
 EMPTY_WARN = 0.01
@@ -102,7 +105,7 @@ def stage1_settings(stop_words: str | None = "english") -> list[GraphSetting]:
     """The window-20 settings of stage 1, the paper's first (``stop_words``: the language)."""
     sw = stop_words or "english"
     return [GraphSetting(sw, 5, 20), GraphSetting(None, 1, 20), GraphSetting(None, 2, 20),
-            GraphSetting(None, 5, 20), GraphSetting(sw, 1, 20), GraphSetting(sw, 2, 20)]
+            GraphSetting(sw, 1, 20)]
 
 
 
@@ -241,11 +244,12 @@ class _Search:
         config = GraphConfig(window=s.window, min_freq=s.min_freq, stop_words=s.stop_words,
                              cooccurrence=self.cooccurrence)
         g = build_text_graph(self.corpus, config, self.tokenizer, cache=self.cache)
+        seconds = time.perf_counter() - start  # the build's (the baseline has its own row)
         self.graphs[s] = g
         self._check_empty(s, g)
         if not self.split:  # the split is the same for every graph: fix it once
             self._fix_split(g)
-        return g, time.perf_counter() - start
+        return g, seconds
 
     def _fix_split(self, g: TextGraph) -> None:
         self.split = graph_split(g, self.base.val_ratio, self.base.seed)
@@ -343,12 +347,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         if not search.train(s, model, fast):
             break
     best = _best([c for c in search.candidates if c.predictor == "graph"]).graph_setting
-    if search.train(replace(best, window=10), model, fast):
-        best = _best([c for c in search.candidates if c.predictor == "graph"]).graph_setting
-    classes = len(corpus.label_names)
     for model, fast in STAGE2_MODELS:
-        if model == "gfb-topk" and classes <= TOPK_K:  # TopKVec needs more classes than k
-            continue
         if not search.train(best, model, fast):
             break
     _try_features(search)
