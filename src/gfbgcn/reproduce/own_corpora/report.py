@@ -41,7 +41,7 @@ def _choice(rec: dict[str, Any]) -> str:
         return f"the linear baseline ({a.get('linear', '')})"
     model = a["model"] + (" fast" if a["fast_genvec"] else "") + \
         ("" if a.get("features", "onehot") == "onehot" else f" +{a['features']}")
-    plus = f" + LR (w={a['weight']:.2f})" if a["predictor"] != "graph" else ""
+    plus = f" + linear (w={a['weight']:.2f})" if a["predictor"] != "graph" else ""
     return f"{model}{plus}, stop {a['stop_words'] or 'none'}, min_freq {a['min_freq']}, " \
            f"window {a['window']}"
 
@@ -68,10 +68,9 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
     order = [d for d in OWN_DATASETS if d in by_ds]
     lines = ["# Own corpora: paper defaults, --auto, the linear baseline, the combined "
              "predictor and pretrained features", "",
-             "(c) is the unigram TF-IDF + logistic regression in records written before "
-             "2026-11-26 and the word + char n-gram TF-IDF linear baseline (classifier chosen on "
-             "validation, refitted on the whole training split) after; `docs/results/"
-             "vs-linear.md` compares `--auto` with the simple n-gram baselines.", "",
+             "(c) is the built-in word + char n-gram TF-IDF linear baseline (classifier chosen "
+             "on validation, refitted on the whole training split); `docs/results/"
+             "vs-linear.md` compares `--auto` with four simple n-gram baselines.", "",
              "Written by `gfbgcn reproduce own-corpora` from the records in "
              "`raw/own-corpora/` (one `--auto` search per data set and seed; see "
              "`gfbgcn.reproduce.own_corpora.experiment` for what each column is). Test accuracy "
@@ -106,6 +105,7 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
                      f"{_pct([r['combined']['graph_part']['accuracy'] for r in by_ds[ds]])}; "
                      f"graph weights {', '.join(f'{w:.2f}' for w in weights)}; "
                      + "; ".join(f"{c} ×{n}" for c, n in parts.most_common()))
+    lines += settings_section(by_ds, order)
     lines += features_section(by_ds, order)
     missing = [d for d in OWN_DATASETS if d not in by_ds]
     if missing:
@@ -113,6 +113,40 @@ def own_markdown(records: list[dict[str, Any]], notes: str = "",
     if notes:
         lines += ["", notes]
     return "\n".join(lines + [""] + list(commands))
+
+
+def _setting(row: dict[str, Any]) -> str:
+    return f"stop {row['stop_words']}, min_freq {row['min_freq']}"
+
+
+def settings_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -> list[str]:
+    """Stage 1 of every search: GFB-MaxVec on each graph setting, mean validation (and test)
+    accuracy per data set -- the measurement behind the defaults of a user's file."""
+    table: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    for ds in order:
+        for r in by_ds[ds]:
+            for c in r.get("candidates", []):
+                if (c["predictor"] == "graph" and c["model"] == "gfb-max"
+                        and c.get("features", "onehot") == "onehot" and str(c["window"]) == "20"):
+                    table.setdefault(_setting(c), {}).setdefault(ds, []).append(
+                        (float(c["val_accuracy"]), c["test"]["accuracy"]))
+    if not table:
+        return []
+    lines = ["", "## Graph settings (stage 1: GFB-MaxVec, window 20)", "",
+             "Validation accuracy (the search's choice) / test accuracy in %, mean over the "
+             "seeds; a candidate stopped early by the search counts with its best validated "
+             "weights. The last column averages the data sets' means.", "",
+             "| setting | " + " | ".join(order) + " | mean val | mean test |",
+             "|---|" + "---|" * (len(order) + 2)]
+    for setting, cells in table.items():
+        means = {ds: (_mean([v for v, _ in cells[ds]]), _mean([t for _, t in cells[ds]]))
+                 for ds in order if ds in cells}
+        row = [f"{means[ds][0]:.2f} / {means[ds][1]:.2f}" if ds in means else "–"
+               for ds in order]
+        mv = sum(v for v, _ in means.values()) / len(means)
+        mt = sum(t for _, t in means.values()) / len(means)
+        lines.append(f"| {setting} | " + " | ".join(row) + f" | {mv:.2f} | {mt:.2f} |")
+    return lines
 
 
 def features_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -> list[str]:
