@@ -14,7 +14,8 @@ import pytest
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.reproduce.text import grid as experiment
-from tests.text.toydata import NEW_DOCS, write_topic_csv
+from tests.text.search.test_own_corpus import write_csv
+from tests.text.toydata import NEW_DOCS, skewed_corpus, write_topic_csv
 
 # ---- gfbgcn predict (a model saved from the toy corpus) -------------------------------------
 
@@ -176,6 +177,24 @@ def test_train_writes_the_run_directory(tmp_path, capsys):
     assert config["train"]["train_lambda"] is False
     assert config["train"]["layer_options"] == {"exact": True, "lambda_init": 0.0}
     assert json.loads((out / "metrics.json").read_text())["lambda"] == 0.0
+
+
+def test_train_baseline_class_weight_reaches_the_baseline_and_its_record(tmp_path, capsys):
+    path = tmp_path / "skewed.csv"
+    write_csv(skewed_corpus(), path)
+    base = ["train", "--dataset", str(path), "--model", "gcn", "--min-freq", "1", "--hidden",
+            "8", "--epochs", "3", "--quiet", "--no-cache", "--threads", "1"]
+    grids = {}
+    for weight in (None, "balanced"):
+        out = tmp_path / str(weight)
+        flag = [] if weight is None else ["--baseline-class-weight", weight]
+        assert main([*base, *flag, "--out", str(out)]) == 0
+        baseline = json.loads((out / "metrics.json").read_text())["baseline"]
+        assert baseline["class_weight"] == weight
+        grids[weight] = [row["val_log_loss"] for row in baseline["val_grid"]]
+    assert grids[None] != grids["balanced"]
+    assert main([*base, "--baseline-class-weight", "inverse"]) == 2
+    assert "invalid choice: 'inverse'" in capsys.readouterr().err
 
 
 def test_train_option_errors(tmp_path, capsys):

@@ -69,13 +69,15 @@ def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
     return predictor
 
 
-def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig) -> BaselineResult:
+def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
+                 class_weight: str | None = None) -> BaselineResult:
     """The linear n-gram baseline on the run's own train/validation/test split
-    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`), after training's freed
-    memory has gone back to the system (its peak then adds to what training holds only)."""
+    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`; ``class_weight``: the
+    classifier's ``baseline_class_weight``), after training's freed memory has gone back to
+    the system (its peak then adds to what training holds only)."""
     release_free_memory()
     result = baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
-                                config.val_ratio, config.seed)
+                                config.val_ratio, config.seed, class_weight=class_weight)
     release_free_memory()
     return result
 

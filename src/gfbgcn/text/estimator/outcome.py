@@ -29,10 +29,10 @@ UNIGRAM_METHOD = ("TF-IDF (sublinear tf, smoothed idf, L2) + multinomial logisti
 
 def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
     """The ``baseline`` object of ``metrics.json``: ``test``/``val`` with the graph model's keys,
-    the chosen classifier and the validation grid."""
+    the chosen classifier, its class weighting and the validation grid."""
     return {"test": b.test, "val": b.val, "classifier": b.model.description,
             "kind": b.model.kind, "params": b.model.params, "temperature": b.model.temperature,
-            "val_grid": b.grid, "seconds": b.seconds,
+            "class_weight": b.class_weight, "val_grid": b.grid, "seconds": b.seconds,
             "method": BASELINE_METHOD if b.model.ngrams is not None else UNIGRAM_METHOD}
 
 

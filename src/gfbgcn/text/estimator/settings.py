@@ -184,6 +184,7 @@ class ClassifierSettings:
     multi_label: bool
     label_sep: str
     budget: int | str | None
+    baseline_class_weight: str | None
 
     def train_config(self, seed: int | None = None) -> TrainConfig:
         """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad;
@@ -225,7 +226,7 @@ class ClassifierSettings:
         self.train_config(seed=0)  # the other settings; nothing drawn from random_state
         self.graph_settings()
         resolve_device(self.device)
-        for name in ("auto", "baseline", "verbose"):
+        for name in ("auto", "baseline", "baseline_class_weight", "verbose"):
             check_parameter(name, getattr(self, name))
         check_label_sep(self.label_sep)
         if self.auto and self.multi_label:

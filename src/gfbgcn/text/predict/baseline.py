@@ -178,7 +178,8 @@ class BaselineResult:
     ``probabilities``: ``[num_docs, C]`` of the refitted model for every document of the
     corpus; ``val_probabilities``: ``[len(val_idx), C]`` of the model fitted *without* the
     validation documents -- what every choice on validation must use.  ``grid``: one entry per
-    grid point (kind, params, validation accuracy and log-loss).
+    grid point (kind, params, validation accuracy and log-loss); ``class_weight``: how its
+    fits weighed the classes (None or ``"balanced"``, :func:`fit_baseline`).
     """
 
     model: LinearTextModel
@@ -190,6 +191,7 @@ class BaselineResult:
     val_probabilities: np.ndarray | None = None
     val_idx: np.ndarray | None = None
     grid: list[dict[str, Any]] = field(default_factory=list)
+    class_weight: str | None = None
 
     def val_proba(self) -> np.ndarray:
         """The validation documents' held-out probabilities (``val_idx`` order)."""
@@ -291,7 +293,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         seconds=time.perf_counter() - start,
         val_probabilities=val_probs,
         val_idx=val_idx,
-        grid=rows,
+        grid=rows, class_weight=class_weight,
     )
 
 
