@@ -121,8 +121,13 @@ def test_cli_multilabel_train_save_predict(tmp_path, capsys):
                 ) == 0
     out = capsys.readouterr().out
     assert "micro F1" in out and "threshold" in out
+    assert "one model per label (lr C=" in out  # the linear baseline beside it
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["label_names"] == ["finance", "sport"]  # the output columns, not combinations
+    assert set(metrics["baseline"]["test"]) == set(metrics["test"])
+    assert metrics["baseline"]["threshold"] == metrics["baseline"]["test"]["threshold"]
+    rows = list(csv.DictReader(open(tmp_path / "run" / "predictions.csv", encoding="utf-8")))
+    assert {r["baseline_predicted"] for r in rows} <= {"", "finance", "sport", "finance|sport"}
     assert main(["predict", str(model_dir), "--text", "goal match team"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "row,labels,probabilities"

@@ -32,7 +32,13 @@ def test_fit_corpus_trains_multi_label_and_saves_a_multi_label_model(tmp_path):
     assert proba.shape == (6, 3) and ((proba >= 0) & (proba <= 1)).all()
     pred = clf.predict(corpus.texts[:5])
     assert pred.shape == (5, 3) and set(np.unique(pred)) <= {0, 1}
-    assert clf.baseline_ is None  # the baseline is single-label
+    # the linear baseline beside it: one model per label, the same metrics and split
+    b = clf.baseline_
+    assert b is not None and b.model.multi_label and b.model.label_names == list(clf.classes_)
+    assert set(b.test) == set(clf.result_.test) and b.threshold == b.test["threshold"]
+    assert b.probabilities.shape == (60, 3) and b.test["num_docs"] == clf.result_.test["num_docs"]
+    assert TextGCNClassifier(**FAST, model="gcn", multi_label=True, baseline=False
+                             ).fit_corpus(corpus).baseline_ is None
     path = clf.save(tmp_path / "model", transductive=False)
     saved = load(path)
     assert saved.multi_label and saved.label_names == ["denar", "mixed", "šport"]

@@ -87,7 +87,8 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
     (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
     (:class:`~gfbgcn.text.predict.baseline.BaselineResult`, metrics in ``baseline_.test``)
-    that :meth:`fit_corpus` fits beside a single-label model with ``baseline=True`` (``None``
+    that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
+    linear model per label, :mod:`gfbgcn.text.predict.multilabel_baseline`; ``None``
     otherwise); ``batching_`` what ``batch_size="auto"`` chose; ``predictor_`` the inductive
     predictor, the object :func:`gfbgcn.load` returns for the saved model.
 
@@ -185,8 +186,8 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
                    report: Report | None = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
-        ``result_.test`` holds their metrics; with ``baseline`` (single-label), ``baseline_``
-        is fitted on the same split.  ``graph``: the corpus's graph, built with these
+        ``result_.test`` holds their metrics; with ``baseline``, ``baseline_`` is fitted on
+        the same split.  ``graph``: the corpus's graph, built with these
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("graph", TextGraph)``,
         ``("batching", Batching)``, ``("labels", (Y, label names))`` (multi-label)."""
@@ -211,28 +212,29 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
                 graph = shared_graph(lambda: self.build_graph(corpus), config.batch_size)
             check_has_words(graph.num_words, graph.config.min_freq)
             report("graph", graph)
-            result, label_names = self._train(corpus, graph, config, device, report)
-            if baseline and self.baseline and not self.multi_label:
+            result, labels = self._train(corpus, graph, config, device, report)
+            label_names = None if labels is None else labels[1]
+            if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
-                                              self.baseline_class_weight)
+                                              self.baseline_class_weight, labels)
         self._set_fitted(corpus, graph, result, auto, classes, tokenizer, label_names)
         return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, config: TrainConfig, device: Any,
-               report: Report) -> tuple[TrainResult, list[str] | None]:
+               report: Report) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
-        and a multi-label run's label names."""
+        and a multi-label run's ``(targets [D, L], label names)``."""
         if self.batch_size == AUTO:
             self.batching_, config = chosen_batching(config, graph, device,
                                                      bool(self.multi_label))
             report("batching", self.batching_)
-        targets = label_names = None
-        if self.multi_label:
-            targets, label_names = multi_label_targets(corpus, self.label_sep)
-            report("labels", (targets, label_names))
+        labels = multi_label_targets(corpus, self.label_sep) if self.multi_label else None
+        if labels is not None:
+            report("labels", labels)
         result = training.train_text(graph, config, progress=bool(self.verbose),
-                                     multilabel_targets=targets, device=device)
-        return result, label_names
+                                     multilabel_targets=None if labels is None else labels[0],
+                                     device=device)
+        return result, labels
 
     def _search(self, corpus: Corpus, config: TrainConfig) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
