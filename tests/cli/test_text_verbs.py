@@ -200,6 +200,11 @@ def test_train_baseline_class_weight_reaches_the_baseline_and_its_record(tmp_pat
     assert grids[None] != grids["balanced"]
     assert main([*base, "--baseline-class-weight", "inverse"]) == 2
     assert "invalid choice: 'inverse'" in capsys.readouterr().err
+    # refused where no baseline is fitted: --no-baseline, a benchmark without --auto
+    for argv in ([*base, "--no-baseline"], ["train", "--dataset", "r8", "--quiet"]):
+        assert main([*argv, "--baseline-class-weight", "balanced"]) == 2
+        assert ("error: --baseline-class-weight applies only where the linear baseline is "
+                "fitted" in capsys.readouterr().err)
 
 
 def test_train_option_errors(tmp_path, capsys):

@@ -112,3 +112,5 @@ def test_baseline_class_weight_reaches_every_fit_of_the_baseline(monkeypatch):
                              ).fit_corpus(corpus).auto_
     assert auto.baseline.class_weight == "balanced" and seen == ["balanced"] * fits
     assert auto.baseline.grid == balanced.grid  # the same split, the same weighted fits
+    with pytest.raises(OptionError, match="^baseline_class_weight weighs the linear baseline"):
+        TextGCNClassifier(baseline=False, baseline_class_weight="balanced").check_settings()
