@@ -14,7 +14,8 @@ import pytest
 import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.reproduce.text import grid as experiment
-from tests.text.toydata import NEW_DOCS, write_topic_csv
+from tests.text.search.test_own_corpus import write_csv
+from tests.text.toydata import NEW_DOCS, skewed_corpus, write_topic_csv
 
 # ---- gfbgcn predict (a model saved from the toy corpus) -------------------------------------
 
@@ -120,8 +121,13 @@ def test_cli_multilabel_train_save_predict(tmp_path, capsys):
                 ) == 0
     out = capsys.readouterr().out
     assert "micro F1" in out and "threshold" in out
+    assert "one model per label (lr C=" in out  # the linear baseline beside it
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["label_names"] == ["finance", "sport"]  # the output columns, not combinations
+    assert set(metrics["baseline"]["test"]) == set(metrics["test"])
+    assert metrics["baseline"]["threshold"] == metrics["baseline"]["test"]["threshold"]
+    rows = list(csv.DictReader(open(tmp_path / "run" / "predictions.csv", encoding="utf-8")))
+    assert {r["baseline_predicted"] for r in rows} <= {"", "finance", "sport", "finance|sport"}
     assert main(["predict", str(model_dir), "--text", "goal match team"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "row,labels,probabilities"
@@ -176,6 +182,29 @@ def test_train_writes_the_run_directory(tmp_path, capsys):
     assert config["train"]["train_lambda"] is False
     assert config["train"]["layer_options"] == {"exact": True, "lambda_init": 0.0}
     assert json.loads((out / "metrics.json").read_text())["lambda"] == 0.0
+
+
+def test_train_baseline_class_weight_reaches_the_baseline_and_its_record(tmp_path, capsys):
+    path = tmp_path / "skewed.csv"
+    write_csv(skewed_corpus(), path)
+    base = ["train", "--dataset", str(path), "--model", "gcn", "--min-freq", "1", "--hidden",
+            "8", "--epochs", "3", "--quiet", "--no-cache", "--threads", "1"]
+    grids = {}
+    for weight in (None, "balanced"):
+        out = tmp_path / str(weight)
+        flag = [] if weight is None else ["--baseline-class-weight", weight]
+        assert main([*base, *flag, "--out", str(out)]) == 0
+        baseline = json.loads((out / "metrics.json").read_text())["baseline"]
+        assert baseline["class_weight"] == weight
+        grids[weight] = [row["val_log_loss"] for row in baseline["val_grid"]]
+    assert grids[None] != grids["balanced"]
+    assert main([*base, "--baseline-class-weight", "inverse"]) == 2
+    assert "invalid choice: 'inverse'" in capsys.readouterr().err
+    # refused where no baseline is fitted: --no-baseline, a benchmark without --auto
+    for argv in ([*base, "--no-baseline"], ["train", "--dataset", "r8", "--quiet"]):
+        assert main([*argv, "--baseline-class-weight", "balanced"]) == 2
+        assert ("error: --baseline-class-weight applies only where the linear baseline is "
+                "fitted" in capsys.readouterr().err)
 
 
 def test_train_option_errors(tmp_path, capsys):

@@ -59,6 +59,21 @@ def topic_documents(n: int = 30, seed: int = 0, topics: tuple[str, ...] = tuple(
     return texts, labels
 
 
+def skewed_corpus(n: int = 80, seed: int = 0) -> Corpus:
+    """Two overlapping topics, ``sport`` three times as frequent as ``money`` (every 4th
+    document): 3 words of its topic, 2 of the other and 3 fillers each, so that weighing the
+    classes changes a linear model; every 5th document is a test document."""
+    rng = np.random.default_rng(seed)
+    texts, labels = [], []
+    for i in range(n):
+        topic, other = ("money", "sport") if i % 4 == 0 else ("sport", "money")
+        words = [*rng.choice(TOPIC_WORDS[topic], 3), *rng.choice(TOPIC_WORDS[other], 2),
+                 *rng.choice(FILLER_WORDS, 3)]
+        texts.append(" ".join(rng.permutation(words)))
+        labels.append(topic)
+    return Corpus("skewed", texts, labels, np.arange(n) % 5 != 4)
+
+
 def save_combined_model(path: Path, corpus: Corpus, *, epochs: int, hidden: int,
                         weight: float = 0.3) -> tuple[Any, Any, Any]:
     """A combined model directory at ``path`` (a ``gcn`` graph part and the n-gram baseline

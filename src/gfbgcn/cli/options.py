@@ -184,10 +184,15 @@ def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
     """The :class:`~gfbgcn.TextGCNClassifier` that the options describe (each option's
     destination is its Python parameter; those a verb has not take their defaults).  A
     benchmark's tokenizer is the paper's (``textgcn``); the baseline is fitted beside a model
-    of a user's file, or tried by ``--auto``."""
+    of a user's file, or tried by ``--auto``; ``--baseline-class-weight`` where it is not is
+    refused."""
     params = {name: getattr(args, name) for name in PARAMETERS if hasattr(args, name)}
     params["tokenizer"] = args.tokenizer or default_tokenizer_name(args.dataset)
     if "baseline" in params:
         params["baseline"] = args.baseline and (
             args.auto or benchmark_key(args.dataset) is None)
+        if params.get("baseline_class_weight") is not None and not params["baseline"]:
+            raise OptionError("--baseline-class-weight applies only where the linear baseline "
+                              "is fitted (a corpus file, or --auto; not with --no-baseline): "
+                              "drop it")
     return TextGCNClassifier(**params)

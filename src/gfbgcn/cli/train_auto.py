@@ -11,8 +11,9 @@ from gfbgcn.text.search.auto import AutoResult
 
 def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
                  hint: str = " (try --auto)") -> None:
-    """The baseline's test accuracy and macro F1 beside the graph model's; a note if it wins
-    (``hint``: what to do about it, appended).
+    """The baseline's test accuracy and macro F1 beside the graph model's (multi-label: micro
+    F1, macro F1 and subset accuracy); a note if it wins (``hint``: what to do about it,
+    appended; single-label).
 
     Args:
         name: what ``test`` belongs to (a model name, ``auto``).
@@ -20,6 +21,9 @@ def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
         b: the fitted baseline.
         hint: appended to the note when the baseline wins.
     """
+    if b.threshold is not None:
+        _print_beside_multi_label(name, test, b)  # no hint: --auto is single-label
+        return
     acc, f1 = test["accuracy"], test["macro_f1"]
     bacc, bf1 = b.test["accuracy"], b.test["macro_f1"]
     print(f"baseline {BASELINE_NAME} ({b.model.description}): test accuracy {bacc:.4f} | "
@@ -27,6 +31,18 @@ def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
     if bacc > acc:
         print(f"note: the linear baseline beats {name} on this corpus by "
               f"{100 * (bacc - acc):.1f} accuracy points{hint}")
+
+
+def _print_beside_multi_label(name: str, test: dict[str, Any], b: BaselineResult) -> None:
+    """:func:`print_beside` of a multi-label run: micro F1, macro F1 and subset accuracy."""
+    keys = ("micro_f1", "macro_f1", "subset_accuracy")
+    ours, theirs = (" | ".join(f"{m[k]:.4f}" for k in keys) for m in (test, b.test))
+    print(f"baseline {BASELINE_NAME}, one model per label ({b.model.description}, threshold "
+          f"{b.threshold:.2f}): test micro F1 | macro F1 | subset accuracy {theirs}   "
+          f"[{name}: {ours}]")
+    if b.test["micro_f1"] > test["micro_f1"]:
+        print(f"note: the linear baseline beats {name} on this corpus by "
+              f"{100 * (b.test['micro_f1'] - test['micro_f1']):.1f} micro-F1 points")
 
 
 #: How the baseline is named in printed lines.

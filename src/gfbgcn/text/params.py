@@ -39,6 +39,8 @@ OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
 FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
 CJK_SPLITS: tuple[str, ...] = ("chars", "bigrams")
 COOCCURRENCES: tuple[str, ...] = ("window", "pair")
+#: ``baseline_class_weight``: scikit-learn's class weighting (``None``: every document weighs 1).
+CLASS_WEIGHTS: tuple[str, ...] = ("balanced",)
 #: ``batch_size="auto"``: full batch where it fits the memory, else a mini-batch setting.
 AUTO = "auto"
 
@@ -195,6 +197,10 @@ PARAMETERS: dict[str, Param] = {
     "baseline": _flag(True, "fit the linear baseline (word + char n-gram TF-IDF, classifier "
                       "chosen on validation) beside the graph model on a corpus with a test "
                       "split (auto: also try it and the models combined with it)"),
+    "baseline_class_weight": Param(None, "linear baseline: balanced weighs each class "
+                                   "inversely to its share of the training documents (for "
+                                   "skewed corpora), in every fit of its validation grid and "
+                                   "its refit", choices=CLASS_WEIGHTS, none="unweighted"),
     "cache": _flag(True, "cache the graph on disk ($GFBGCN_CACHE)"),
     "build_workers": _int(None, "processes building the text graph (the graph does not "
                           "depend on it)", 1, none="every available core", metavar="N"),

@@ -1,5 +1,5 @@
-"""``TextGCNClassifier``: scikit-learn conventions, fitting, transductive and inductive
-prediction, save/load, and the one-line errors of bad input."""
+"""``TextGCNClassifier``: scikit-learn conventions, fitting (with ``X_unlabeled`` too), save/load,
+and the one-line errors of bad input; its predicting side: ``test_predicting.py``."""
 
 from __future__ import annotations
 
@@ -17,34 +17,9 @@ from sklearn.preprocessing import FunctionTransformer
 
 import gfbgcn
 from gfbgcn import TextGCNClassifier
-from gfbgcn.core.errors import OptionError, UserError
-from tests.text.toydata import NEW_DOCS, topic_documents, toy_corpus
-
-#: Tiny and quick: a graph of every word, a small model, a few epochs.
-FAST = {"hidden": 8, "epochs": 30, "lr": 0.05, "min_freq": 1, "stop_words": None}
-#: Documents of none of the toy corpus's texts (classified inductively).
-UNSEEN = ["goal match team striker", "bank shares market rates", "protein gene cell lab"]
-
-
-def _split(n: int = 40):
-    corpus = toy_corpus(n)
-    train = [i for i in range(n) if corpus.is_train[i]]
-    test = [i for i in range(n) if not corpus.is_train[i]]
-    return ([corpus.texts[i] for i in train], [corpus.labels[i] for i in train],
-            [corpus.texts[i] for i in test])
-
-
-@pytest.fixture(scope="module")
-def transductive_fit():
-    """``(classifier fitted with X_unlabeled, X, y, X_unlabeled)`` on the toy corpus."""
-    x, y, unlabeled = _split()
-    return TextGCNClassifier(**FAST).fit(x, y, X_unlabeled=unlabeled), x, y, unlabeled
-
-
-@pytest.fixture(scope="module")
-def topics():
-    return topic_documents(30)
-
+from gfbgcn.core.errors import UserError
+from tests.text.estimator.toyfit import FAST, UNSEEN, toy_split
+from tests.text.toydata import NEW_DOCS
 
 # ---- scikit-learn conventions ----------------------------------------------------------------
 
@@ -57,7 +32,7 @@ def test_get_params_equals_the_init_arguments():
              "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,
              "optimizer": "sparse-adam", "row_budget": 64,
              "device": "cpu", "multi_label": True, "label_sep": ";", "auto": True, "budget": "3",
-             "baseline": False, "cache": False,
+             "baseline": False, "baseline_class_weight": "balanced", "cache": False,
              "build_workers": 1, "verbose": True}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
     assert TextGCNClassifier(**given).get_params() == given
@@ -151,22 +126,9 @@ def test_fit_predict_shapes_and_classes(transductive_fit):
     assert clf.predict([]).shape == (0,)
 
 
-def test_probabilities_sum_to_one_in_float64(transductive_fit):
-    import warnings
-
-    from sklearn.metrics import log_loss
-
-    clf, x, y, unlabeled = transductive_fit
-    proba = clf.predict_proba(x + unlabeled + NEW_DOCS)
-    assert proba.dtype == np.float64
-    assert np.abs(proba.sum(1) - 1).max() <= 4 * np.finfo(np.float64).eps
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # "y_pred values do not sum to one" would fail here
-        log_loss(y, clf.predict_proba(x), labels=clf.classes_)
-
 
 def test_labels_keep_their_type_and_sorted_order():
-    x, y, _ = _split()
+    x, y, _ = toy_split()
     as_int = {"a": 2, "b": 10, "c": 7}
     by_int = TextGCNClassifier(**FAST).fit(x, [as_int[v] for v in y])
     by_str = TextGCNClassifier(**FAST).fit(x, [str(as_int[v]) for v in y])
@@ -190,16 +152,8 @@ def test_list_ndarray_and_series_inputs(form, topics):
     assert list(base.predict(UNSEEN)) == ["sport", "money", "science"]
 
 
-# ---- transductive against inductive ----------------------------------------------------------
+# ---- transductive: the graph built with X_unlabeled ------------------------------------------
 
-
-def test_fitted_documents_get_their_node_outputs(transductive_fit):
-    clf, x, _, unlabeled = transductive_fit
-    nodes = clf.result_.probabilities  # [num_docs, C]: x first, then X_unlabeled
-    np.testing.assert_allclose(clf.predict_proba(unlabeled), nodes[len(x):], rtol=1e-6)
-    np.testing.assert_allclose(clf.predict_proba(x[:3]), nodes[:3], rtol=1e-6)
-    inductive = clf.predictor_.predict_proba(unlabeled)
-    assert not np.allclose(inductive, nodes[len(x):], atol=1e-4)  # a different computation
 
 
 def test_to_pyg_leaves_the_unlabeled_documents_out(transductive_fit):
@@ -212,27 +166,7 @@ def test_to_pyg_leaves_the_unlabeled_documents_out(transductive_fit):
     assert int((data.train_mask | data.val_mask)[:n].sum()) == n
 
 
-def test_other_documents_are_classified_inductively(transductive_fit):
-    clf = transductive_fit[0]
-    np.testing.assert_allclose(clf.predict_proba(NEW_DOCS), clf.predictor_.predict_proba(NEW_DOCS))
 
-
-def test_without_unlabeled_documents_new_ones_are_inductive():
-    x, y, unlabeled = _split()
-    clf = TextGCNClassifier(**FAST).fit(x, y)
-    assert clf.graph_.num_docs == len(x)
-    np.testing.assert_allclose(clf.predict_proba(unlabeled),
-                               clf.predictor_.predict_proba(unlabeled))
-
-
-def test_a_whole_model_predicts_its_fitted_documents_only():
-    x, y, unlabeled = _split()
-    clf = TextGCNClassifier(**{**FAST, "model": "sgc"}).fit(x, y, X_unlabeled=unlabeled)
-    assert clf.predict(unlabeled).shape == (len(unlabeled),)
-    with pytest.raises(UserError, match="sgc classifies only the documents given to fit"):
-        clf.predict(UNSEEN)
-    with pytest.raises(OptionError, match="^save supports the two-layer models only"):
-        clf.save("never-written")
 
 
 # ---- scikit-learn's tools ----------------------------------------------------------------------
@@ -482,10 +416,6 @@ def test_a_bad_unlabeled_document_is_named():
     with pytest.raises(UserError, match=r"X_unlabeled\[0\] is int"):
         TextGCNClassifier().fit(X3, Y3, X_unlabeled=[3])
 
-
-def test_predict_names_a_bad_document(transductive_fit):
-    with pytest.raises(UserError, match=r"X\[1\] is bytes"):
-        transductive_fit[0].predict(["goal", b"bank"])
 
 
 def test_messages_name_parameters_in_python_and_options_on_the_command_line(tmp_path, capsys):

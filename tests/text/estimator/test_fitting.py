@@ -11,6 +11,7 @@ from gfbgcn.core.errors import OptionError
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator import fitting
 from tests.text.search.test_own_corpus import tiny_corpus
+from tests.text.toydata import skewed_corpus
 
 FAST = {"hidden": 8, "epochs": 6, "min_freq": 1, "stop_words": None, "cache": False}
 
@@ -31,7 +32,13 @@ def test_fit_corpus_trains_multi_label_and_saves_a_multi_label_model(tmp_path):
     assert proba.shape == (6, 3) and ((proba >= 0) & (proba <= 1)).all()
     pred = clf.predict(corpus.texts[:5])
     assert pred.shape == (5, 3) and set(np.unique(pred)) <= {0, 1}
-    assert clf.baseline_ is None  # the baseline is single-label
+    # the linear baseline beside it: one model per label, the same metrics and split
+    b = clf.baseline_
+    assert b is not None and b.model.multi_label and b.model.label_names == list(clf.classes_)
+    assert set(b.test) == set(clf.result_.test) and b.threshold == b.test["threshold"]
+    assert b.probabilities.shape == (60, 3) and b.test["num_docs"] == clf.result_.test["num_docs"]
+    assert TextGCNClassifier(**FAST, model="gcn", multi_label=True, baseline=False
+                             ).fit_corpus(corpus).baseline_ is None
     path = clf.save(tmp_path / "model", transductive=False)
     saved = load(path)
     assert saved.multi_label and saved.label_names == ["denar", "mixed", "šport"]
@@ -72,3 +79,38 @@ def test_batch_size_auto_chooses_after_the_graph_and_reports_it(monkeypatch):
     assert small.result_.config.batch_size > 0 and small.result_.config.optimizer == \
         "sparse-adam"
     assert small.batch_size == "auto"  # the choice is a fitted attribute, not a parameter
+
+
+def _spy_on_baseline_fits(monkeypatch) -> list:
+    """The ``class_weight`` of every fit of the linear baseline (grid points and refit)."""
+    from gfbgcn.text.predict import baseline
+
+    seen: list = []
+    real = baseline.fit_point
+
+    def fit_point(*args):
+        seen.append(args[-1])  # fit_point(x, y, classes, point, seed, class_weight)
+        return real(*args)
+
+    monkeypatch.setattr(baseline, "fit_point", fit_point)
+    return seen
+
+
+def test_baseline_class_weight_reaches_every_fit_of_the_baseline(monkeypatch):
+    corpus = skewed_corpus()
+    seen = _spy_on_baseline_fits(monkeypatch)
+    plain = TextGCNClassifier(**FAST, model="gcn").fit_corpus(corpus).baseline_
+    fits = len(seen)
+    balanced = TextGCNClassifier(**FAST, model="gcn", baseline_class_weight="balanced"
+                                 ).fit_corpus(corpus).baseline_
+    assert fits == len(plain.grid) + 1 and seen == [None] * fits + ["balanced"] * fits
+    assert (plain.class_weight, balanced.class_weight) == (None, "balanced")
+    # weighing the rare class changes what the grid's classifiers score on validation
+    assert [r["val_log_loss"] for r in plain.grid] != [r["val_log_loss"] for r in balanced.grid]
+    seen.clear()
+    auto = TextGCNClassifier(**FAST, auto=True, budget=1, baseline_class_weight="balanced"
+                             ).fit_corpus(corpus).auto_
+    assert auto.baseline.class_weight == "balanced" and seen == ["balanced"] * fits
+    assert auto.baseline.grid == balanced.grid  # the same split, the same weighted fits
+    with pytest.raises(OptionError, match="^baseline_class_weight weighs the linear baseline"):
+        TextGCNClassifier(baseline=False, baseline_class_weight="balanced").check_settings()

@@ -1,7 +1,10 @@
-"""--auto's search mechanics: weak candidates stopped at successive halving's rungs, and graph
-settings that empty documents flagged."""
+"""--auto's search mechanics: weak candidates stopped at successive halving's rungs, graph
+settings that empty documents flagged, and every choice made on validation only (real data)."""
 
 from __future__ import annotations
+
+import csv
+import io
 
 import numpy as np
 import pytest
@@ -74,3 +77,50 @@ def test_a_candidate_names_its_graph_and_the_baseline_has_none():
         _ = baseline.graph_setting
     with pytest.raises(ValueError, match="no graph setting"):
         _ = baseline.result_key
+
+
+def _choices(auto) -> dict:
+    """What a search chose and every number it chose by, without its timings and test scores:
+    the table (no test columns; ``seconds`` dropped), the chosen row and weight, the baseline's
+    classifier, regularisation, temperature and validation grid, each candidate's validation
+    metrics."""
+    rows = list(csv.DictReader(io.StringIO(auto.table())))
+    b = auto.baseline
+    return {"table": [{k: v for k, v in r.items() if k != "seconds"} for r in rows],
+            "chosen": auto.chosen.row() | {"seconds": ""}, "weight": auto.chosen.weight,
+            "baseline": None if b is None else (b.model.kind, b.model.params,
+                                                b.model.temperature, b.grid, b.val),
+            "val": {key: r.val for key, r in auto.results.items()}}
+
+
+@pytest.mark.realdata
+def test_auto_chooses_the_same_with_the_test_labels_permuted(data_dir):
+    """Issue 34's "every choice on validation only": on a small R8 sample, the search with the
+    test documents' labels permuted makes every choice the same, with the baseline and its
+    combinations and among graph models alone (only the test scores move)."""
+    from gfbgcn.text.corpus.benchmarks import load_benchmark
+
+    corpus = load_benchmark("r8", data_dir)
+    rng = np.random.default_rng(0)
+    idx = np.sort(np.r_[rng.choice(np.flatnonzero(corpus.is_train), 200, replace=False),
+                        rng.choice(np.flatnonzero(~corpus.is_train), 60, replace=False)])
+    sample = corpus.subset(idx, name="r8-sample")
+    test = np.flatnonzero(~sample.is_train)
+    permuted = list(sample.labels)
+    for i, j in zip(test, rng.permutation(test)):
+        permuted[i] = sample.labels[j]
+    assert sum(a != b for a, b in zip(permuted, sample.labels)) >= 20
+
+    def search(labels: list[str], baseline: bool):
+        return run_auto(Corpus("r8-sample", sample.texts, labels, sample.is_train),
+                        UnicodeTokenizer(), TrainConfig(seed=0, epochs=30, hidden=16,
+                                                        patience=30, val_ratio=0.2),
+                        budget=Budget(candidates=3), cache=False, log=lambda _: None,
+                        baseline=baseline)
+
+    for baseline in (True, False):
+        first, second = search(list(sample.labels), baseline), search(permuted, baseline)
+        assert len(first.candidates) == (1 + 2 * 3 if baseline else 3)
+        assert _choices(first) == _choices(second)
+        # the permutation reached the test scores: the choices are equal despite them
+        assert [c.test for c in first.candidates] != [c.test for c in second.candidates]

@@ -26,8 +26,8 @@ from gfbgcn.text.estimator.fitting import (
 )
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
+from gfbgcn.text.estimator.predicting import FittedPrediction
 from gfbgcn.text.estimator.settings import ClassifierSettings
-from gfbgcn.text.estimator.transductive import warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.params import AUTO, DEFAULTS
 from gfbgcn.text.predict.baseline import BaselineResult
@@ -46,7 +46,7 @@ D = DEFAULTS  # the defaults of __init__'s signature
 _silent: Report = lambda event, value: None  # noqa: E731
 
 
-class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
+class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, BaseEstimator):
     """Text GCN / GFB-GCN as a scikit-learn classifier of raw text documents.
 
     ``fit(X, y)`` takes the documents themselves: ``X`` a list, NumPy array or pandas Series
@@ -87,7 +87,8 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
     (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
     (:class:`~gfbgcn.text.predict.baseline.BaselineResult`, metrics in ``baseline_.test``)
-    that :meth:`fit_corpus` fits beside a single-label model with ``baseline=True`` (``None``
+    that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
+    linear model per label, :mod:`gfbgcn.text.predict.multilabel_baseline`; ``None``
     otherwise); ``batching_`` what ``batch_size="auto"`` chose; ``predictor_`` the inductive
     predictor, the object :func:`gfbgcn.load` returns for the saved model.
 
@@ -123,7 +124,8 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         row_budget: int = D["row_budget"], device: str = D["device"],
         multi_label: bool = D["multi_label"], label_sep: str = D["label_sep"],
         auto: bool = D["auto"], budget: int | str | None = D["budget"],
-        baseline: bool = D["baseline"], cache: bool = D["cache"],
+        baseline: bool = D["baseline"],
+        baseline_class_weight: str | None = D["baseline_class_weight"], cache: bool = D["cache"],
         build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
     ) -> None:
         self.model = model
@@ -155,6 +157,7 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         self.auto = auto
         self.budget = budget
         self.baseline = baseline
+        self.baseline_class_weight = baseline_class_weight
         self.cache = cache
         self.build_workers = build_workers
         self.verbose = verbose
@@ -183,8 +186,8 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
                    report: Report | None = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
-        ``result_.test`` holds their metrics; with ``baseline`` (single-label), ``baseline_``
-        is fitted on the same split.  ``graph``: the corpus's graph, built with these
+        ``result_.test`` holds their metrics; with ``baseline``, ``baseline_`` is fitted on
+        the same split.  ``graph``: the corpus's graph, built with these
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("graph", TextGraph)``,
         ``("batching", Batching)``, ``("labels", (Y, label names))`` (multi-label)."""
@@ -209,27 +212,29 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
                 graph = shared_graph(lambda: self.build_graph(corpus), config.batch_size)
             check_has_words(graph.num_words, graph.config.min_freq)
             report("graph", graph)
-            result, label_names = self._train(corpus, graph, config, device, report)
-            if baseline and self.baseline and not self.multi_label:
-                self.baseline_ = fit_baseline(corpus, graph, result.config)
+            result, labels = self._train(corpus, graph, config, device, report)
+            label_names = None if labels is None else labels[1]
+            if baseline and self.baseline:
+                self.baseline_ = fit_baseline(corpus, graph, result.config,
+                                              self.baseline_class_weight, labels)
         self._set_fitted(corpus, graph, result, auto, classes, tokenizer, label_names)
         return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, config: TrainConfig, device: Any,
-               report: Report) -> tuple[TrainResult, list[str] | None]:
+               report: Report) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
-        and a multi-label run's label names."""
+        and a multi-label run's ``(targets [D, L], label names)``."""
         if self.batch_size == AUTO:
             self.batching_, config = chosen_batching(config, graph, device,
                                                      bool(self.multi_label))
             report("batching", self.batching_)
-        targets = label_names = None
-        if self.multi_label:
-            targets, label_names = multi_label_targets(corpus, self.label_sep)
-            report("labels", (targets, label_names))
+        labels = multi_label_targets(corpus, self.label_sep) if self.multi_label else None
+        if labels is not None:
+            report("labels", labels)
         result = training.train_text(graph, config, progress=bool(self.verbose),
-                                     multilabel_targets=targets, device=device)
-        return result, label_names
+                                     multilabel_targets=None if labels is None else labels[0],
+                                     device=device)
+        return result, labels
 
     def _search(self, corpus: Corpus, config: TrainConfig) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
@@ -238,7 +243,8 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=bool(self.cache),
-                        log=self._log, device=self.device, baseline=bool(self.baseline))
+                        log=self._log, device=self.device, baseline=bool(self.baseline),
+                        baseline_class_weight=self.baseline_class_weight)
 
     def _log(self, message: str) -> None:
         if self.verbose:
@@ -258,7 +264,7 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
         self._threshold = result.threshold if label_names is not None else None
         self._num_unlabeled = 0  # fit(X_unlabeled=...) sets it: documents to find again
         self._outputs = transductive_outputs(corpus, result, auto)
-        self._predictor: Any = None
+        self._predictor = None
         self._save_settings: dict[str, Any] | None = None
         if self._model_name not in INDUCTIVE_MODELS:
             return
@@ -287,50 +293,6 @@ class TextGCNClassifier(ClassifierSettings, ClassifierMixin, BaseEstimator):
             raise UserError("this classifier holds no training state (loaded or unpickled): "
                             "fit it again to write its run")
         return write_fitted_run(out, self, provenance)
-
-    # -- predicting ------------------------------------------------------------------------
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``[n, C]`` class probabilities of the documents ``X``, columns in ``classes_``
-        order: transductive for the documents given to ``fit``, inductive for others."""
-        check_is_fitted(self, "classes_")
-        docs = check_documents(X, "X")
-        outputs = self._outputs
-        rows = outputs.rows(docs)
-        warn_if_all_inductive(rows, self._num_unlabeled)
-        proba = np.empty((len(docs), outputs.probabilities.shape[1]), dtype=np.float64)
-        seen = rows >= 0
-        proba[seen] = outputs.probabilities[rows[seen]]
-        new = np.flatnonzero(~seen)
-        if len(new):
-            proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
-        if not self._threshold:  # multi-label: independent sigmoid outputs
-            # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns
-            # about: renormalised in float64, each row sums to 1 within a few float64 eps
-            proba /= proba.sum(axis=1, keepdims=True)
-        return proba[:, self._columns]
-
-    def predict(self, X: Any) -> np.ndarray:
-        """``[n]`` the most probable class of each document of ``X`` (see
-        :meth:`predict_proba`); multi-label: ``[n, L]`` 0/1, the labels at or above the
-        threshold chosen on validation."""
-        proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
-        if self._threshold:
-            return (proba >= self._threshold).astype(np.int64)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    @property
-    def predictor_(self) -> Any:
-        """The inductive predictor of documents not given to ``fit``: an
-        :class:`~gfbgcn.text.predict.inductive.InductiveTextGCN` (or, chosen by ``auto``, a
-        :class:`~gfbgcn.text.predict.combined.CombinedPredictor`); a
-        :class:`~gfbgcn.core.errors.UserError` for sgc and gin, which have none."""
-        check_is_fitted(self, "classes_")
-        if self._predictor is None:
-            raise UserError(f"{self._model_name} classifies only the documents given to fit "
-                            f"(X or X_unlabeled): new documents need a two-layer model "
-                            f"({', '.join(INDUCTIVE_MODELS)})")
-        return self._predictor
 
     # -- saving and loading ----------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separa
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
+from gfbgcn.text.predict.multilabel_baseline import multilabel_baseline_for_graph
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.batching import (
     Batching,
@@ -69,13 +70,23 @@ def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
     return predictor
 
 
-def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig) -> BaselineResult:
+def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
+                 class_weight: str | None = None,
+                 multi_label: tuple[np.ndarray, list[str]] | None = None) -> BaselineResult:
     """The linear n-gram baseline on the run's own train/validation/test split
-    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`), after training's freed
-    memory has gone back to the system (its peak then adds to what training holds only)."""
+    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`; ``class_weight``: the
+    classifier's ``baseline_class_weight``; ``multi_label``: a multi-label run's ``(targets
+    [D, L], label names)``, one linear model per label,
+    :func:`gfbgcn.text.predict.multilabel_baseline.multilabel_baseline_for_graph`), after
+    training's freed memory has gone back to the system (its peak then adds to what training
+    holds only)."""
     release_free_memory()
-    result = baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
-                                config.val_ratio, config.seed)
+    if multi_label is not None:
+        result = multilabel_baseline_for_graph(corpus, graph, *multi_label, config.val_ratio,
+                                               config.seed, class_weight=class_weight)
+    else:
+        result = baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
+                                    config.val_ratio, config.seed, class_weight=class_weight)
     release_free_memory()
     return result
 

@@ -23,17 +23,26 @@ BASELINE_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoot
                    "Huber or complement naive Bayes) and its regularisation chosen on validation, "
                    "refitted on the whole training split, temperature-calibrated probabilities "
                    "(scikit-learn)")
+MULTI_LABEL_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoothed idf, L2 "
+                      "per block) + one logistic regression per label, its C and one decision "
+                      "threshold chosen on validation by micro F1, refitted on the whole "
+                      "training split (scikit-learn)")
 UNIGRAM_METHOD = ("TF-IDF (sublinear tf, smoothed idf, L2) + multinomial logistic regression "
                   "(scikit-learn), C chosen on validation")
 
 
 def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
     """The ``baseline`` object of ``metrics.json``: ``test``/``val`` with the graph model's keys,
-    the chosen classifier and the validation grid."""
+    the chosen classifier, its class weighting and the validation grid (multi-label: and the
+    decision threshold)."""
+    method = BASELINE_METHOD if b.model.ngrams is not None else UNIGRAM_METHOD
+    if b.threshold is not None:
+        method = MULTI_LABEL_METHOD
     return {"test": b.test, "val": b.val, "classifier": b.model.description,
             "kind": b.model.kind, "params": b.model.params, "temperature": b.model.temperature,
-            "val_grid": b.grid, "seconds": b.seconds,
-            "method": BASELINE_METHOD if b.model.ngrams is not None else UNIGRAM_METHOD}
+            "class_weight": b.class_weight, "val_grid": b.grid, "seconds": b.seconds,
+            "method": method,
+            **({"threshold": b.threshold} if b.threshold is not None else {})}
 
 
 def chosen_combination(auto: AutoResult) -> tuple[BaselineResult, float]:
@@ -104,4 +113,5 @@ def write_fitted_run(out: str | Path, clf: Any, provenance: dict[str, Any] | Non
     return write_run(out, clf.result_, clf.graph_, label_names, extra_metrics=extra or None,
                      extra_files=files or None, probabilities=probs,
                      baseline=None if baseline is None else baseline.probabilities,
+                     baseline_threshold=None if baseline is None else baseline.threshold,
                      provenance=provenance)

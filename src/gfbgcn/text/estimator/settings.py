@@ -184,6 +184,8 @@ class ClassifierSettings:
     multi_label: bool
     label_sep: str
     budget: int | str | None
+    baseline_class_weight: str | None
+    baseline: bool
 
     def train_config(self, seed: int | None = None) -> TrainConfig:
         """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad;
@@ -225,9 +227,13 @@ class ClassifierSettings:
         self.train_config(seed=0)  # the other settings; nothing drawn from random_state
         self.graph_settings()
         resolve_device(self.device)
-        for name in ("auto", "baseline", "verbose"):
+        for name in ("auto", "baseline", "baseline_class_weight", "verbose"):
             check_parameter(name, getattr(self, name))
         check_label_sep(self.label_sep)
+        if self.baseline_class_weight is not None and not self.baseline:
+            # (the command line refuses it first, in its own words: gfbgcn.cli.options)
+            raise OptionError("{0} weighs the linear baseline's classes: drop it, or fit the "
+                              "baseline ({1}=True)", "baseline_class_weight", "baseline")
         if self.auto and self.multi_label:
             raise OptionError("{0} is single-label only: drop {1}", "auto", "multi_label")
         if self.budget is not None:

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.special import softmax
+from scipy.special import expit, softmax
 
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.graph.counts import doc_word_counts
@@ -98,7 +98,9 @@ class LinearTextModel:
     """A fitted linear text classifier: everything :meth:`predict_proba` needs.
 
     ``coef``/``intercept`` already include the calibration temperature, so
-    ``predict_proba(x) = softmax(features(x) @ coef.T + intercept)`` for every kind.
+    ``predict_proba(x) = softmax(features(x) @ coef.T + intercept)`` for every kind;
+    ``multi_label``: one independent binary model per label (``label_names`` are the labels),
+    ``sigmoid`` instead of the softmax (:mod:`gfbgcn.text.predict.multilabel_baseline`).
     ``features`` is None for a model of the old unigram format, whose features are the graph
     tokenizer's words (``vocab``, ``tokenizer_name``).
     """
@@ -115,6 +117,7 @@ class LinearTextModel:
     kind: str = "lr-unigram"
     params: dict[str, Any] = field(default_factory=dict)
     temperature: float = 1.0
+    multi_label: bool = False
 
     def __post_init__(self) -> None:
         self._index = pd.Index(self.vocab) if self.ngrams is None else None
@@ -135,8 +138,9 @@ class LinearTextModel:
         return tfidf_features(doc_word_counts(tc), self.idf)
 
     def proba_of(self, x: sp.csr_matrix) -> np.ndarray:
-        """Class probabilities of TF-IDF rows ``x``."""
-        return softmax(np.asarray(x @ self.coef.T) + self.intercept[None, :], axis=1)
+        """Class (multi-label: label) probabilities of TF-IDF rows ``x``."""
+        scores = np.asarray(x @ self.coef.T) + self.intercept[None, :]
+        return expit(scores) if self.multi_label else softmax(scores, axis=1)
 
     def predict_proba(self, texts: Sequence[str] | str) -> np.ndarray:
         """``[n, C]`` class probabilities of ``texts``."""
@@ -152,6 +156,8 @@ class LinearTextModel:
         if self.ngrams is not None:
             meta.update(features=self.ngrams.meta(), kind=self.kind, params=self.params,
                         temperature=self.temperature)
+            if self.multi_label:
+                meta["multi_label"] = True
         return arrays, meta
 
     @classmethod
@@ -169,7 +175,8 @@ class LinearTextModel:
                    C=float(meta["C"]), tokenizer=tokenizer, ngrams=ngrams,
                    kind=str(meta.get("kind", "lr-unigram")),
                    params=dict(meta.get("params", {"C": float(meta["C"])})),
-                   temperature=float(meta.get("temperature", 1.0)))
+                   temperature=float(meta.get("temperature", 1.0)),
+                   multi_label=bool(meta.get("multi_label", False)))
 
 
 @dataclass
@@ -179,7 +186,10 @@ class BaselineResult:
     ``probabilities``: ``[num_docs, C]`` of the refitted model for every document of the
     corpus; ``val_probabilities``: ``[len(val_idx), C]`` of the model fitted *without* the
     validation documents -- what every choice on validation must use.  ``grid``: one entry per
-    grid point (kind, params, validation accuracy and log-loss).
+    grid point (kind, params, validation accuracy and log-loss); ``class_weight``: how its
+    fits weighed the classes (None or ``"balanced"``, :func:`fit_baseline`); ``threshold``: a
+    multi-label baseline's decision threshold (:mod:`gfbgcn.text.predict.multilabel_baseline`;
+    None: single-label).
     """
 
     model: LinearTextModel
@@ -191,6 +201,8 @@ class BaselineResult:
     val_probabilities: np.ndarray | None = None
     val_idx: np.ndarray | None = None
     grid: list[dict[str, Any]] = field(default_factory=list)
+    class_weight: str | None = None
+    threshold: float | None = None  # multi-label: the decision threshold
 
     def val_proba(self) -> np.ndarray:
         """The validation documents' held-out probabilities (``val_idx`` order)."""
@@ -292,7 +304,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         seconds=time.perf_counter() - start,
         val_probabilities=val_probs,
         val_idx=val_idx,
-        grid=rows,
+        grid=rows, class_weight=class_weight,
     )
 
 

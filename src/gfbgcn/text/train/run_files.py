@@ -30,7 +30,8 @@ def history_csv(history: list[dict[str, float]]) -> str:
 
 def predictions_csv(graph: TextGraph, probabilities: np.ndarray,
                     label_names: Sequence[str] | None = None, threshold: float | None = None,
-                    baseline: np.ndarray | None = None) -> str:
+                    baseline: np.ndarray | None = None,
+                    baseline_threshold: float | None = None) -> str:
     """The test documents' predictions, one row each: ``doc`` (row of the corpus), ``label``
     (the true one), ``predicted``, ``probability`` (of the predicted class) and, when a
     baseline was fitted, ``baseline_predicted`` -- what a paired test (McNemar) needs.
@@ -43,6 +44,8 @@ def predictions_csv(graph: TextGraph, probabilities: np.ndarray,
             ``threshold`` with ``|`` and ``probability`` is empty).
         threshold: the multi-label decision threshold.
         baseline: ``[num_docs, C]`` probabilities of the linear baseline, or None.
+        baseline_threshold: a multi-label baseline's decision threshold (``baseline_predicted``
+            then joins its labels at or above it with ``|``).
     """
     names = list(graph.label_names if label_names is None else label_names)
     test = np.flatnonzero(~np.asarray(graph.is_train))
@@ -59,7 +62,9 @@ def predictions_csv(graph: TextGraph, probabilities: np.ndarray,
         else:
             j = int(probs[i].argmax())
             row = [int(i), true, names[j], f"{probs[i, j]:.6f}"]
-        if baseline is not None:
+        if baseline is not None and baseline_threshold is not None:
+            row.append("|".join(n for n, p in zip(names, baseline[i]) if p >= baseline_threshold))
+        elif baseline is not None:
             row.append(names[int(baseline[i].argmax())])
         writer.writerow(row)
     return buf.getvalue()
@@ -71,6 +76,7 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
               extra_files: dict[str, str] | None = None,
               probabilities: np.ndarray | None = None,
               baseline: np.ndarray | None = None,
+              baseline_threshold: float | None = None,
               provenance: dict[str, Any] | None = None) -> Path:
     """``config.json`` (seed, settings, versions), ``history.csv``, ``metrics.json`` and
     ``predictions.csv`` (:func:`predictions_csv`).
@@ -82,7 +88,8 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     ``extra_metrics`` are merged into ``metrics.json``; ``extra_files`` (name -> text, e.g.
     ``auto.csv``) are written into the same directory.  ``probabilities``: the reported
     predictor's ``[num_docs, C]`` outputs when they are not ``result``'s (a combination);
-    ``baseline``: the linear baseline's, for the ``baseline_predicted`` column.
+    ``baseline``: the linear baseline's, for the ``baseline_predicted`` column
+    (``baseline_threshold``: a multi-label baseline's threshold).
     ``provenance`` (the command line, the input file and its columns:
     ``gfbgcn.cli.options.run_provenance``) becomes ``config.json``'s ``run`` entry, so a run
     directory says what made it.
@@ -91,7 +98,8 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     with atomic_directory(out_dir, "run", "out") as staging:
         _write_run_files(staging, result, graph, label_names, extra_metrics, provenance)
         atomic_write_text(staging / "predictions.csv",
-                          predictions_csv(graph, probs, label_names, result.threshold, baseline))
+                          predictions_csv(graph, probs, label_names, result.threshold, baseline,
+                                          baseline_threshold))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
     return Path(out_dir)
