@@ -54,6 +54,7 @@ from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_finite_loss
+from gfbgcn.text.train.features import DocInput
 from gfbgcn.text.train.row_budget import limit_rows
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 
@@ -87,7 +88,7 @@ class _BatchForward(nn.Module):
     def _input_rows(self, columns: Tensor) -> Tensor:
         x = self.embedding(columns)
         if isinstance(self.model, FeatureTextGCN):
-            x = torch.addmm(x, self.model.features[columns].to(x.dtype), self.model.w2)
+            x = x + self.model.feature_rows(columns)
         return x
 
     def forward(self, layer1_rows: Tensor, layer2_rows: Tensor,
@@ -287,7 +288,8 @@ def _step_module(model: TwoLayerTextGCN, sparse: bool, device: torch.device, gro
 
 
 def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
-                    adj: Tensor | None = None, device: torch.device | None = None):
+                    adj: Tensor | None = None, device: torch.device | None = None,
+                    doc_input: DocInput | None = None):
     """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step on
     ``device`` (default the CPU); data-parallel when a process group is initialised
     (:mod:`gfbgcn.text.train.distributed`)."""
@@ -300,7 +302,8 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     check_batch_size(graph.is_train, config.batch_size, config.val_ratio)  # before any work
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = released_adjacency(graph, adj)
-    setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
+    setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False,
+                        doc_input=doc_input)
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):  # TrainConfig refuses batch_size for the others
         raise TypeError(f"mini-batch training needs a TwoLayerTextGCN, got {type(model).__name__}")
