@@ -90,6 +90,10 @@ def test_ngram_input_rows_are_the_documents_then_empty_word_rows():
     dense = f.to_dense()
     assert torch.equal(dense[graph.num_docs:], torch.zeros(graph.num_words, 50))
     assert np.allclose(dense[:graph.num_docs].numpy(), inputs.rows.toarray(), atol=1e-7)
+    # the TF-IDF rows of the training split's capped vocabulary, times the scale
+    ngrams, plain = ni.fit_input_ngrams(corpus.texts, np.flatnonzero(graph.is_train), 50, 1.0)
+    assert inputs.source.ngrams.word_vocab == ngrams.word_vocab
+    assert abs(inputs.rows - ni.FEATURE_SCALE * plain).max() < 1e-15
     with pytest.raises(ValueError, match="doc_input"):
         node_features(graph, "ngram")
     with pytest.raises(ValueError, match="doc_input"):

@@ -36,6 +36,8 @@ from gfbgcn.text.train.features import DocInput, WordFeatures, sparse_node_featu
 MAX_FEATURES = 20_000
 #: N-grams in more than this share of the training documents are dropped.
 MAX_DF = 0.1
+#: ``F`` is the TF-IDF times this: with Adam, the feature part's step size relative to ``W1``'s.
+FEATURE_SCALE = 0.1
 
 
 def capped_ngrams(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_features: int,
@@ -85,32 +87,62 @@ def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: in
     return ngrams, sp.csr_matrix(stacked[np.argsort(order, kind="stable")])
 
 
+@dataclass
+class DocNgrams:
+    """The featuriser of ``features="ngram"``: a document's row of ``F`` is ``scale`` times
+    its capped n-gram TF-IDF row (:data:`FEATURE_SCALE`)."""
+
+    ngrams: NgramFeatures
+    scale: float = FEATURE_SCALE
+
+    @property
+    def num_features(self) -> int:
+        return self.ngrams.num_features
+
+    def scaled(self, rows: sp.csr_matrix) -> sp.csr_matrix:
+        out = sp.csr_matrix(rows, dtype=np.float64, copy=True)
+        out.data *= self.scale
+        return out
+
+    def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """``[B, f]`` rows of ``F`` of ``texts``, as training computes them."""
+        return self.scaled(self.ngrams.transform(list(texts)))
+
+    def meta(self) -> dict[str, Any]:
+        return {**self.ngrams.meta(), "scale": self.scale}
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any], idf: np.ndarray) -> DocNgrams:
+        return cls(NgramFeatures.from_meta(meta, idf), float(meta["scale"]))
+
+
 def ngram_input(texts: Sequence[str], graph: TextGraph, max_features: int = MAX_FEATURES,
-                max_df: float = MAX_DF) -> DocInput:
+                max_df: float = MAX_DF, scale: float = FEATURE_SCALE) -> DocInput:
     """The documents' input rows for training on ``graph`` with ``features="ngram"``
     (vocabulary and IDF from the graph's training split, ``graph.is_train``)."""
     if len(texts) != graph.num_docs:
         raise ValueError(f"{len(texts)} texts for a graph of {graph.num_docs} documents")
     ngrams, rows = fit_input_ngrams(list(texts), np.flatnonzero(graph.is_train), max_features,
                                     max_df)
-    return DocInput(rows, ngrams)
+    source = DocNgrams(ngrams, scale)
+    return DocInput(source.scaled(rows), source)
 
 
 @dataclass
 class NgramDocFeatures:
     """The feature part of a model trained with ``features="ngram"``, for new documents
     (:mod:`gfbgcn.text.predict.inductive`): a document's part of layer 1 is ``F_d W2`` with
-    ``F_d`` its n-gram TF-IDF row from the saved vocabulary and IDF."""
+    ``F_d`` its row from the saved vocabulary, IDF and scale (:class:`DocNgrams`)."""
 
-    ngrams: NgramFeatures
+    featuriser: DocNgrams
     w2: torch.Tensor  # [f, hidden]
     info: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if list(self.w2.shape[:1]) != [self.ngrams.num_features] or self.w2.dim() != 2:
+        if self.w2.dim() != 2 or self.w2.shape[0] != self.featuriser.num_features:
             raise ValueError(f"feature_w2 has shape {list(self.w2.shape)}, expected "
-                             f"[{self.ngrams.num_features}, hidden]")
-        self.info = {"kind": "ngram", **self.ngrams.meta()}
+                             f"[{self.featuriser.num_features}, hidden]")
+        self.info = {"kind": "ngram", **self.featuriser.meta()}
 
     @classmethod
     def from_model(cls, model: Any) -> NgramDocFeatures | None:
@@ -118,7 +150,7 @@ class NgramDocFeatures:
         whose ``source`` is the featuriser (None for any other model)."""
         if not (isinstance(model, FeatureTextGCN) and model.sparse_features):
             return None
-        if not isinstance(model.source, NgramFeatures):
+        if not isinstance(model.source, DocNgrams):
             raise ValueError("a model on sparse features needs its n-gram featuriser "
                              "(FeatureTextGCN.source) to classify new documents")
         return cls(model.source, model.w2.detach().clone())
@@ -129,7 +161,7 @@ class NgramDocFeatures:
 
     def rows(self, texts: Sequence[str]) -> sp.csr_matrix:
         """``F_d`` ``[B, f]`` of ``texts``, as training computes them."""
-        return self.ngrams.transform(list(texts))
+        return self.featuriser.transform(texts)
 
     def doc_rows(self, weights: sp.csr_matrix, texts: Sequence[str] | None = None
                  ) -> torch.Tensor:
@@ -142,7 +174,7 @@ class NgramDocFeatures:
 
     def tensors(self) -> dict[str, torch.Tensor]:
         """What a saved model stores (the vocabularies go to ``config.json``: :attr:`info`)."""
-        return {"feature_w2": self.w2, "feature_idf": torch.from_numpy(self.ngrams.idf)}
+        return {"feature_w2": self.w2, "feature_idf": torch.from_numpy(self.featuriser.ngrams.idf)}
 
     @classmethod
     def from_saved(cls, tensors: dict[str, torch.Tensor], entry: dict[str, Any], hidden: int
@@ -153,15 +185,15 @@ class NgramDocFeatures:
         if missing:
             raise ValueError(f"features 'ngram' recorded but tensors {missing} are missing")
         try:
-            ngrams = NgramFeatures.from_meta(entry, tensors["feature_idf"].numpy()
-                                             .astype(np.float64))
+            idf = tensors["feature_idf"].numpy().astype(np.float64)
+            featuriser = DocNgrams.from_meta(entry, idf)
         except (KeyError, TypeError) as err:
             raise ValueError(f"features 'ngram': incomplete n-gram settings ({err})") from None
         w2 = tensors["feature_w2"]
-        if list(w2.shape) != [ngrams.num_features, hidden]:
+        if list(w2.shape) != [featuriser.num_features, hidden]:
             raise ValueError(f"feature_w2 has shape {list(w2.shape)}, expected "
-                             f"[{ngrams.num_features}, {hidden}]")
-        return cls(ngrams, w2)
+                             f"[{featuriser.num_features}, {hidden}]")
+        return cls(featuriser, w2)
 
 
 #: The feature part of a model for new documents, by kind.
