@@ -15,7 +15,8 @@ from gfbgcn import TextGCNClassifier
 from gfbgcn.cli import main
 from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.models import FeatureTextGCN
-from gfbgcn.text.graph.adjacency import normalized_adjacency
+from gfbgcn.nn.sparse import csr_rows
+from gfbgcn.text.graph.adjacency import graph_adjacency, normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict import ngram_input as ni
 from gfbgcn.text.predict.inductive import InductiveTextGCN
@@ -24,7 +25,9 @@ from gfbgcn.text.predict.saved import load_model, read_config, save_trained
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.features import DocInput, doc_word_weights, node_features
+from gfbgcn.text.train.minibatch import _BatchForward
 from gfbgcn.text.train.run import train_text
+from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 from tests.text.search.test_own_corpus import tiny_corpus, write_csv
 from tests.text.toydata import NEW_DOCS, toy_corpus
 
@@ -166,6 +169,16 @@ def test_minibatch_training_with_ngram_features():
         assert result.model.w2.abs().sum() > 0 and np.isfinite(result.probabilities).all()
         ind = InductiveTextGCN.from_trained(result.model, graph, "gcn")
         assert ind.predict_proba(NEW_DOCS[:2]).shape == (2, 3)
+    # a step reads F W2 at its rows' columns only: the same logits as over every node
+    model = result.model.eval()
+    sampler = SubgraphSampler(graph_adjacency(graph), 4, seed=0)
+    rows2, needed = sampler.batch_rows(torch.arange(6))
+    rows1 = csr_rows(sampler.presample(step=1), needed)
+    local, columns = local_columns(rows1)
+    with torch.no_grad():
+        for sparse in (False, True):
+            step = _BatchForward(model, sparse)
+            assert torch.allclose(step(local, rows2, columns), step(rows1, rows2), atol=1e-6)
 
 
 def test_estimator_and_command_line_train_and_predict_with_ngram_features(tmp_path, capsys):

@@ -83,10 +83,11 @@ class _BatchForward(nn.Module):
         super().__init__()
         if sparse:  # registered before the model: DDP attributes W1 to the embedding
             self.embedding = _shared_embedding(model.w1)
+        self.sparse = sparse
         self.model = model
 
     def _input_rows(self, columns: Tensor) -> Tensor:
-        x = self.embedding(columns)
+        x = self.embedding(columns) if self.sparse else self.model.w1[columns]
         if isinstance(self.model, FeatureTextGCN):
             x = x + self.model.feature_rows(columns)
         return x
@@ -170,13 +171,15 @@ class _Loop:
             rows2, kept = limit_rows(rows2, self.row_budget, *key, 2)
             needed = needed[kept]
         rows1 = csr_rows(layer1, needed)
-        if not (self.sparse or self.row_budget):
+        # sparse input features: F W2 at the columns the rows use only, never for every node
+        local = self.sparse or getattr(self.model, "sparse_features", False)
+        if not (local or self.row_budget):
             return rows1.to(self.device), rows2.to(self.device)
         rows1, columns = local_columns(rows1)
         if self.row_budget:
             rows1, kept = limit_rows(rows1, self.row_budget, *key, 1)
             columns = columns[kept]
-        if not self.sparse:  # dense W1: the kept rows over W1's global rows again
+        if not local:  # dense W1: the kept rows over W1's global rows again
             rows1 = torch.sparse_csr_tensor(rows1.crow_indices(), columns[rows1.col_indices()],
                                             rows1.values(), (len(needed), self.sampler.num_nodes))
             return rows1.to(self.device), rows2.to(self.device)
