@@ -10,16 +10,18 @@ a vocabulary of their own (each block normalised over its kept columns), so a ne
 is ``ngrams.transform([text])`` with the saved vocabulary and IDF, exactly as in training
 (:class:`NgramDocFeatures`).
 
-Why these caps (``gfb-max``, seed 0, validation accuracy; one 2-core machine shared with other
-work, so times are rough).  The cost of ``F W2`` is its stored entries times ``hidden`` (forward
-and backward), not its width: on R8 the 20,000 n-grams in the most documents still hold 6.2M of
-the 7.0M entries of all 280k, and an epoch took 2.5x a one-hot one (1,266 against 497 ms) with
-validation accuracy 97.08 (one-hot 97.26); 5,000 of them: 95.62.  The n-grams in more than
-:data:`MAX_DF` (10 %) of the training documents are nearly constant (IDF near 1) but hold most
-entries: without them R8 keeps 2.7M entries, about 1.3-1.5x a one-hot epoch, validation 97.26
-(5 %: 95.07).  Unscaled, the feature part learns about ``||F_d||_1`` times faster than ``W1``
+Why these caps (``gfb-max``, seed 0, validation accuracy; epoch times alternated with one-hot
+runs in one process, one thread, on a 2-core machine shared with other work, so rough).  The
+cost of ``F W2`` is its stored entries times ``hidden`` (forward and backward), not its width:
+on R8 the 20,000 n-grams in the most documents still hold 6.2M of the 7.0M entries of all 280k,
+and an epoch took 2.5x a one-hot one, validation 97.08 (one-hot 97.26).  The n-grams in more
+than :data:`MAX_DF` (10 %) of the training documents are nearly constant (IDF near 1) but hold
+most entries: without them 20,000 n-grams hold 2.7M entries (1.65x a one-hot epoch), 5,000
+hold 1.75M.  Unscaled, the feature part learns about ``||F_d||_1`` times faster than ``W1``
 under Adam and overfits short texts within 3 epochs (subjectivity: 87.71 against one-hot
-89.29); :data:`FEATURE_SCALE` 0.1 gave 89.71 there (0.03: 89.57) and 96.53 on R8.
+89.29); :data:`FEATURE_SCALE` 0.1 gave 89.71 (0.03: 89.57).  With both, 20,000 / 10,000 / 5,000
+n-grams gave 96.53 / 97.08 / 97.26 on R8 and 89.71 / 89.57 / 89.43 on subjectivity: the same
+within a seed's spread, so the cheapest.
 
 At scale (the baseline's hashing thresholds, :data:`gfbgcn.text.predict.baseline.HASH_ABOVE`
 training documents or :data:`~gfbgcn.text.predict.baseline.HASH_CHARS` characters) the full
@@ -44,7 +46,7 @@ from gfbgcn.text.predict.ngrams import NgramFeatures
 from gfbgcn.text.train.features import DocInput, WordFeatures, sparse_node_features
 
 #: The n-gram columns kept (those in the most training documents, below :data:`MAX_DF`).
-MAX_FEATURES = 20_000
+MAX_FEATURES = 5_000
 #: N-grams in more than this share of the training documents are dropped.
 MAX_DF = 0.1
 #: ``F`` is the TF-IDF times this: with Adam, the feature part's step size relative to ``W1``'s.
