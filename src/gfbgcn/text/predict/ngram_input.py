@@ -5,10 +5,11 @@ the baseline's own :class:`~gfbgcn.text.predict.ngrams.NgramFeatures` (sublinear
 IDF, each block L2-normalised); a word node's row is zero.  The vocabulary and IDF are fitted on
 the texts of the training split (training and validation documents: texts, never labels; test
 documents are not looked at), and only the :data:`MAX_FEATURES` n-grams found in the most
-training documents are kept, so that ``W2`` ``[f, hidden]`` stays small.  The kept n-grams are
-a vocabulary of their own (each block normalised over its kept columns), so a new document's row
-is ``ngrams.transform([text])`` with the saved vocabulary and IDF, exactly as in training
-(:class:`NgramDocFeatures`).
+training documents (but in at most :data:`MAX_DF` of them) are kept, so that ``W2``
+``[f, hidden]`` stays small and an epoch cheap.  The kept n-grams are a vocabulary of their own
+(each block normalised over its kept columns), and ``F`` is their TF-IDF times
+:data:`FEATURE_SCALE` (:class:`DocNgrams`), so a new document's row is computed from its text
+with the saved vocabulary, IDF and scale exactly as in training (:class:`NgramDocFeatures`).
 
 Why these caps (``gfb-max``, seed 0, validation accuracy; epoch times alternated with one-hot
 runs in one process, one thread, on a 2-core machine shared with other work, so rough).  The
