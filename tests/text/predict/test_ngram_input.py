@@ -87,6 +87,7 @@ def test_ngram_input_rows_are_the_documents_then_empty_word_rows():
     corpus = toy_corpus()
     graph = _graph(corpus)
     inputs = ni.ngram_input(corpus.texts, graph, max_features=50, max_df=1.0)
+    assert inputs.seconds > 0
     f = node_features(graph, "ngram", inputs)
     assert f is not None and f.layout == torch.sparse_csr
     assert f.shape == (graph.num_nodes, 50)
@@ -215,7 +216,7 @@ def test_auto_tries_the_best_graph_model_with_ngram_features():
                     log=lambda _: None)
     graph_only = [c for c in auto.candidates if c.predictor == "graph"]
     ngram = [c for c in graph_only if c.features == "ngram"]
-    assert len(ngram) == 1
+    assert len(ngram) == 1 and ngram[0].seconds > 0
     best = max((c for c in graph_only if c.features == "onehot"),
                key=lambda c: c.val_accuracy)  # max keeps the first on ties, as the search
     assert (ngram[0].setting, ngram[0].model, ngram[0].fast) == \

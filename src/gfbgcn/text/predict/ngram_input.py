@@ -31,6 +31,7 @@ character-n-gram vocabulary would not fit in memory: such a corpus is refused in
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,10 +137,11 @@ def ngram_input(texts: Sequence[str], graph: TextGraph, max_features: int = MAX_
     (vocabulary and IDF from the graph's training split, ``graph.is_train``)."""
     if len(texts) != graph.num_docs:
         raise ValueError(f"{len(texts)} texts for a graph of {graph.num_docs} documents")
+    start = time.perf_counter()
     ngrams, rows = fit_input_ngrams(list(texts), np.flatnonzero(graph.is_train), max_features,
                                     max_df)
     source = DocNgrams(ngrams, scale)
-    return DocInput(source.scaled(rows), source)
+    return DocInput(source.scaled(rows), source, time.perf_counter() - start)
 
 
 @dataclass

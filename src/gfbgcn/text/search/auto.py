@@ -287,7 +287,7 @@ class _Search:
         result = train_text(g, config, progress=False, device=self.device, stop_rule=rule,
                             doc_input=inputs)
         self.results[(s, model, fast, features)] = result
-        seconds = graph_seconds + result.train_seconds
+        seconds = graph_seconds + result.train_seconds + getattr(inputs, "seconds", 0.0)
         y, ti = g.labels, self.split["test"]
         graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
                             test=_test_summary(y, result.probabilities, ti, len(g.label_names)),

@@ -159,10 +159,12 @@ class DocInput:
 
     ``rows``: ``[num_docs, f]`` sparse rows of every document of the graph, in its order;
     ``source``: the fitted featuriser (kept with the model for new documents, see
-    :class:`gfbgcn.nn.models.FeatureTextGCN`'s ``source``)."""
+    :class:`gfbgcn.nn.models.FeatureTextGCN`'s ``source``); ``seconds``: what computing them
+    took (``--auto`` counts it in the candidate's time)."""
 
     rows: sp.csr_matrix
     source: Any = None
+    seconds: float = 0.0
 
 
 def sparse_node_features(rows: sp.csr_matrix, num_nodes: int) -> torch.Tensor:
