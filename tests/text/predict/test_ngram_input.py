@@ -111,6 +111,7 @@ def test_bad_combinations_are_refused_naming_the_parameter(monkeypatch):
         TrainConfig(model="gin", features="ngram")
     TrainConfig(batch_size=8, features="ngram")  # mini-batch is supported
     monkeypatch.setattr(ni, "HASH_ABOVE", 5)
+    assert not ni.ngram_fits(toy_corpus().texts, np.arange(10))
     with pytest.raises(OptionError, match="^features ngram: the training split is too large"):
         ni.fit_input_ngrams(toy_corpus().texts, np.arange(10))
 
@@ -224,3 +225,14 @@ def test_auto_tries_the_best_graph_model_with_ngram_features():
     combined = [c for c in auto.candidates if c.predictor == "graph+linear"
                 and c.features == "ngram"]
     assert len(combined) == 1
+
+
+def test_auto_skips_ngram_features_on_a_corpus_too_large_for_them(monkeypatch):
+    from gfbgcn.text.search import auto as auto_mod
+    from gfbgcn.text.tokenize.registry import UnicodeTokenizer
+
+    monkeypatch.setattr(ni, "HASH_ABOVE", 5)
+    base = TrainConfig(seed=0, epochs=3, hidden=8, patience=2)
+    result = auto_mod.run_auto(tiny_corpus(40), UnicodeTokenizer(), base,
+                               budget=auto_mod.Budget(), cache=False, log=lambda _: None)
+    assert all(c.features != "ngram" for c in result.candidates if c.predictor != "linear")

@@ -76,6 +76,12 @@ def capped_ngrams(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_featur
     return capped, cut
 
 
+def ngram_fits(texts: Sequence[str], fit_idx: np.ndarray) -> bool:
+    """Whether the training split ``texts[fit_idx]`` is small enough for an n-gram vocabulary
+    (the baseline's hashing thresholds; see the module docstring)."""
+    return len(fit_idx) <= HASH_ABOVE and sum(len(texts[i]) for i in fit_idx) <= HASH_CHARS
+
+
 def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: int = MAX_FEATURES,
                      max_df: float = MAX_DF) -> tuple[NgramFeatures, sp.csr_matrix]:
     """The capped featuriser fitted on ``texts[fit_idx]`` and the ``[len(texts), f]`` TF-IDF
@@ -87,7 +93,7 @@ def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: in
         max_features, max_df: the columns kept (:data:`MAX_FEATURES`, :data:`MAX_DF`).
     """
     fit_idx = np.asarray(fit_idx)
-    if len(fit_idx) > HASH_ABOVE or sum(len(texts[i]) for i in fit_idx) > HASH_CHARS:
+    if not ngram_fits(texts, fit_idx):
         raise OptionError("{0} ngram: the training split is too large for an n-gram "
                           "vocabulary (more than {docs:,} documents or {chars:,} characters); "
                           "use onehot", "features", docs=HASH_ABOVE, chars=HASH_CHARS)

@@ -16,9 +16,9 @@ train/validation documents (the validation split depends only on the seed and th
    sum over all classes.
 
 3. *Input features*: the best graph-only candidate so far (stages 1 and 2, by validation
-   accuracy) again on its graph with ``--features ngram`` (the baseline's n-gram TF-IDF as document
-   input), then ``wordllama`` (256-d WordLlama vectors, :mod:`gfbgcn.text.train.features`) if
-   the ``embeddings`` extra is installed; otherwise the search says so in one line.
+   accuracy) again on its graph with ``--features ngram`` (the baseline's n-gram TF-IDF as
+   document input, below its vocabulary's size limit), then ``wordllama`` (256-d WordLlama
+   vectors) if the ``embeddings`` extra is installed; otherwise the search says so in one line.
 
 The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
 on validation, :mod:`gfbgcn.text.predict.baseline`) is fitted first, as the search's first and
@@ -67,7 +67,7 @@ from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
 from gfbgcn.text.predict.combined import choose_weight, mix
-from gfbgcn.text.predict.ngram_input import ngram_input
+from gfbgcn.text.predict.ngram_input import ngram_fits, ngram_input
 from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-exported)
     RUNGS,
     Budget,
@@ -226,9 +226,8 @@ class _Search:
                  device: str | torch.device | None = None, with_baseline: bool = True,
                  prune: bool = True, class_weight: str | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
-        self.prune, self.class_weight = prune, class_weight
-        self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
-        self.device, self.with_baseline = device, with_baseline
+        self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
+        self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
         self.graphs: dict[GraphSetting, TextGraph] = {}
         self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
@@ -376,7 +375,8 @@ def _try_features(search: _Search) -> None:
     if not search.candidates:
         return
     best = _best([c for c in search.candidates if c.predictor == "graph"])
-    search.train(best.graph_setting, best.model, best.fast, "ngram")
+    if ngram_fits(search.corpus.texts, np.flatnonzero(search.corpus.is_train)):
+        search.train(best.graph_setting, best.model, best.fast, "ngram")
     if not word_features.wordllama_available():
         search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
                    f"is not installed ({word_features.INSTALL_HINT})")
