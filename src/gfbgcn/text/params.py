@@ -36,7 +36,7 @@ SECOND_LAYERS: tuple[str, ...] = ("gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb
 WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
 MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
 OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
-FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama")
+FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama", "ngram")
 CJK_SPLITS: tuple[str, ...] = ("chars", "bigrams")
 COOCCURRENCES: tuple[str, ...] = ("window", "pair")
 #: ``baseline_class_weight``: scikit-learn's class weighting (``None``: every document weighs 1).
@@ -146,7 +146,9 @@ PARAMETERS: dict[str, Param] = {
                            -LAMBDA_MAX, LAMBDA_MAX, none="learned", metavar="VALUE"),
     "features": Param("onehot", "node input: onehot identity (the paper), or wordllama: "
                       "identity plus 256-d pretrained word vectors, documents the TF-IDF-"
-                      "weighted mean of their words' (needs pip install 'gfbgcn[embeddings]')",
+                      "weighted mean of their words' (needs pip install 'gfbgcn[embeddings]'), "
+                      "or ngram: identity plus each document's word 1-2-gram and char 2-5-gram "
+                      "TF-IDF, the linear baseline's features (words: identity only)",
                       choices=FEATURE_KINDS),
     # -- the graph and its tokenization
     "window": _int(20, "PMI sliding window", 2, WINDOW_MAX),
@@ -189,8 +191,9 @@ PARAMETERS: dict[str, Param] = {
     "auto": _flag(False, "choose graph settings and model on the validation split, against "
                   "the linear baseline (the answer when no graph model beats it on "
                   "validation); also tries each model combined with the baseline, and the best "
-                  "one with wordllama features when installed; the model, its features, the "
-                  "rare-word cut, the window and the stop words are then searched"),
+                  "one with ngram features and with wordllama features when installed; the "
+                  "model, its features, the rare-word cut, the window and the stop words are "
+                  "then searched"),
     "budget": Param(None, "auto: at most N candidates trained (each also tried combined with "
                     "the baseline, at no training cost), or N minutes", none="all",
                     needs="auto", metavar="N|Nm"),

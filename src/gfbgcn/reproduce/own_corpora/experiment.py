@@ -117,7 +117,7 @@ def features_column(candidates: list[Candidate]) -> dict[str, Any] | None:
     """Column (e): the stage-3 (pretrained features) candidate's test metrics and validation
     accuracy, and those of its one-hot twin (same graph setting and model); None if absent."""
     graph = [c for c in candidates if c.predictor == "graph"]
-    featured = [c for c in graph if c.features != "onehot"]
+    featured = [c for c in graph if c.features == "wordllama"]
     if not featured:
         return None
     f = featured[0]

@@ -19,6 +19,7 @@ from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.fitting import (
     chosen_batching,
+    doc_input_for,
     fit_baseline,
     multi_label_predictor,
     multi_label_targets,
@@ -225,15 +226,15 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
         and a multi-label run's ``(targets [D, L], label names)``."""
         if self.batch_size == AUTO:
-            self.batching_, config = chosen_batching(config, graph, device,
-                                                     bool(self.multi_label))
+            self.batching_, config = chosen_batching(config, graph, device, bool(self.multi_label))
             report("batching", self.batching_)
         labels = multi_label_targets(corpus, self.label_sep) if self.multi_label else None
         if labels is not None:
             report("labels", labels)
         result = training.train_text(graph, config, progress=bool(self.verbose),
                                      multilabel_targets=None if labels is None else labels[0],
-                                     device=device)
+                                     device=device,
+                                     doc_input=doc_input_for(config, corpus, graph))
         return result, labels
 
     def _search(self, corpus: Corpus, config: TrainConfig) -> AutoResult:
@@ -323,8 +324,7 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
         clf = cls(**{k: v for k, v in params.items() if k in known})
         clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer))
                           if v is not None})
-        clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = None
-        clf.batching_ = None
+        clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = clf.batching_ = None
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
         graph_part = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor

@@ -18,6 +18,7 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.multilabel_baseline import multilabel_baseline_for_graph
+from gfbgcn.text.predict.ngram_input import ngram_input
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.batching import (
     Batching,
@@ -27,6 +28,7 @@ from gfbgcn.text.train.batching import (
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
+from gfbgcn.text.train.features import DocInput
 
 
 def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
@@ -46,6 +48,11 @@ def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
     assert choice.fanout is not None and choice.optimizer is not None
     return choice, replace(config, batch_size=choice.batch_size, fanout=choice.fanout,
                            row_budget=choice.row_budget, optimizer=choice.optimizer)
+
+
+def doc_input_for(config: TrainConfig, corpus: Corpus, graph: TextGraph) -> DocInput | None:
+    """The documents' input rows ``features="ngram"`` trains on (None for the other kinds)."""
+    return ngram_input(corpus.texts, graph) if config.features == "ngram" else None
 
 
 def multi_label_targets(corpus: Corpus, label_sep: str) -> tuple[np.ndarray, list[str]]:

@@ -27,10 +27,11 @@ then optional post-aggregation map and bias" for every second layer of
 with ``h_w`` the word's layer-1 output in the full training graph (stored with the model).
 Everything is batched: a sparse ``[B, V]`` document-word matrix times dense word tables.
 
-With pretrained input features (``X = [I | F]``, :mod:`gfbgcn.text.train.features`) the word tables
-hold the words' rows of ``W1 + F W2``, and ``e_d`` gains ``F_d W2``, ``F_d`` the new document's
+With input features (``X = [I | F]``, :mod:`gfbgcn.text.train.features`) the word tables
+hold the words' rows of ``W1 + F W2``, and ``e_d`` gains ``F_d W2``: ``F_d`` the new document's
 TF-IDF-weighted mean of its known words' vectors
-(:class:`~gfbgcn.text.train.features.WordFeatures`).
+(:class:`~gfbgcn.text.train.features.WordFeatures`), or its n-gram TF-IDF row from the saved
+vocabulary and IDF (:class:`~gfbgcn.text.predict.ngram_input.NgramDocFeatures`).
 """
 
 from __future__ import annotations
@@ -53,13 +54,13 @@ from gfbgcn.text.corpus.corpus import check_documents
 from gfbgcn.text.graph.adjacency import node_degrees
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.predict.ngram_input import InputFeatures, input_features
 from gfbgcn.text.tokenize.clean import (
     Tokenizer,
     textgcn_tokenize,
 )
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus, preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
-from gfbgcn.text.train.features import WordFeatures
 from gfbgcn.text.train.minibatch import exact_hidden, released_adjacency
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,7 @@ class InductiveTextGCN:
     multi_label: bool = False
     threshold: float = 0.5
     self_embedding: str = "zero"
-    features: WordFeatures | None = None  # pretrained input features (text/train/features.py)
+    features: InputFeatures | None = None  # input features (text/train/features.py)
 
     def __post_init__(self) -> None:
         if self.self_embedding not in SELF_EMBEDDINGS:
@@ -239,7 +240,7 @@ class InductiveTextGCN:
             multi_label=multi_label,
             threshold=threshold,
             self_embedding=self_embedding,
-            features=WordFeatures.from_model(model, d),
+            features=input_features(model, d),
         )
 
     # -- the computation ------------------------------------------------------------------
@@ -263,8 +264,10 @@ class InductiveTextGCN:
         a.eliminate_zeros()  # words with idf 0 (in every training document) have no edge
         return a
 
-    def logits_from_weights(self, a: sp.csr_matrix, self_rows: Tensor | None = None) -> Tensor:
-        """Logits ``[B, C]`` of documents with doc-word weights ``a`` ``[B, V]``.
+    def logits_from_weights(self, a: sp.csr_matrix, self_rows: Tensor | None = None,
+                            texts: Sequence[str] | None = None) -> Tensor:
+        """Logits ``[B, C]`` of documents with doc-word weights ``a`` ``[B, V]`` (``texts``:
+        the documents themselves, which n-gram input features are computed from).
 
         ``self_rows`` ``[B, hidden]`` replaces the unknown ``W1[d]`` (default: zero or the mean
         training-document row, per ``self_embedding``); passing a training document's own row
@@ -293,7 +296,7 @@ class InductiveTextGCN:
             if self.self_embedding == "mean":
                 self_rows = self.w1_doc_mean.unsqueeze(0).expand(a.shape[0], -1)
             if self.features is not None:  # the document's feature part, F_d W2
-                part = self.features.doc_rows(a)
+                part = self.features.doc_rows(a, texts)
                 self_rows = part if self_rows is None else self_rows + part
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # torch's "sparse CSR is beta"
@@ -325,7 +328,7 @@ class InductiveTextGCN:
         for start in range(0, len(texts), batch_size):
             chunk = texts[start : start + batch_size]
             a = self.doc_word_weights(chunk)
-            p = self._probabilities(self.logits_from_weights(a))
+            p = self._probabilities(self.logits_from_weights(a, texts=chunk))
             no_word = np.diff(a.indptr) == 0
             p[no_word] = self.prior
             probs[start : start + len(chunk)] = p

@@ -11,7 +11,10 @@ A model directory holds three files:
   With pretrained input features (:mod:`gfbgcn.text.train.features`), ``w1_words`` holds the word
   rows of ``W1 + F W2`` and two more tensors are kept: the words' feature vectors
   (``feature_words`` ``[V, f]``) and ``feature_w2`` ``[f, hidden]``; ``config.json`` says
-  which features (``features``; absent or ``onehot``: identity only).
+  which features (``features``; absent or ``onehot``: identity only).  With n-gram document
+  features (``ngram``) ``feature_w2`` and the n-grams' IDF (``feature_idf``) are kept, and
+  ``config.json``'s ``features`` holds the n-gram vocabularies
+  (:class:`~gfbgcn.text.predict.ngram_input.NgramDocFeatures`).
 * ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
 * ``config.json``, written last: format version, model and graph settings, tokenizer name,
   label names, multi-label settings, package versions, a hash of the training data
@@ -69,9 +72,9 @@ from gfbgcn.text.predict.model_schema import (
     VOCAB,
     WEIGHTS,
 )
+from gfbgcn.text.predict.ngram_input import saved_features
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import resolve_tokenizer, tokenizer_from_name
-from gfbgcn.text.train.features import WordFeatures
 from gfbgcn.text.train.models import make_second_layer
 
 
@@ -255,8 +258,7 @@ def _predictor(path: Path, config: dict[str, Any], tensors: dict[str, torch.Tens
     m, labels = config["model"], config["labels"]
     try:
         tok = resolve_tokenizer(config["tokenizer"]["name"], tokenizer)
-        features = WordFeatures.from_saved(tensors, config["features"], len(vocab),
-                                           int(m["hidden"]))
+        features = saved_features(tensors, config["features"], len(vocab), int(m["hidden"]))
     except ValueError as err:
         raise ModelLoadError(f"{path}: {err}") from err
     return InductiveTextGCN(

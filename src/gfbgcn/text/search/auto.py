@@ -20,10 +20,10 @@ train/validation documents (the validation split depends only on the seed and th
    setting.  Each costs a training (on R8 3-29 s), and ``--auto`` is to stay within a minute on
    sentence corpora and two on R8 (``docs/benchmarks.md``).
 
-3. *Pretrained word features*: the best graph-only candidate so far (stages 1 and 2, by
-   validation accuracy) trained again on the same graph with ``--features wordllama``
-   (identity plus 256-d WordLlama vectors, :mod:`gfbgcn.text.train.features`).  Only when the
-   ``embeddings`` extra is installed; otherwise the search says so in one line and skips it.
+3. *Input features*: the best graph-only candidate so far (stages 1 and 2, by validation
+   accuracy) again on its graph with ``--features ngram`` (the baseline's n-gram TF-IDF as
+   document input, below its vocabulary's size limit), then ``wordllama`` (256-d WordLlama
+   vectors) if the ``embeddings`` extra is installed; otherwise the search says so in one line.
 
 The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
 on validation, :mod:`gfbgcn.text.predict.baseline`) is fitted first, as the search's first and
@@ -72,6 +72,7 @@ from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
 from gfbgcn.text.predict.combined import choose_weight, mix
+from gfbgcn.text.predict.ngram_input import ngram_fits, ngram_input
 from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-exported)
     RUNGS,
     Budget,
@@ -228,9 +229,8 @@ class _Search:
                  device: str | torch.device | None = None, with_baseline: bool = True,
                  prune: bool = True, class_weight: str | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
-        self.prune, self.class_weight = prune, class_weight
-        self.cache, self.log, self.cooccurrence = cache, log, cooccurrence
-        self.device, self.with_baseline = device, with_baseline
+        self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
+        self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
         self.graphs: dict[GraphSetting, TextGraph] = {}
         self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
@@ -286,9 +286,11 @@ class _Search:
         options = {"exact": not fast} if model.startswith("gfb-") else {}
         config = replace(self.base, model=model, layer_options=options, features=features)
         rule = self._rule()
-        result = train_text(g, config, progress=False, device=self.device, stop_rule=rule)
+        inputs = ngram_input(self.corpus.texts, g) if features == "ngram" else None
+        result = train_text(g, config, progress=False, device=self.device, stop_rule=rule,
+                            doc_input=inputs)
         self.results[(s, model, fast, features)] = result
-        seconds = graph_seconds + result.train_seconds
+        seconds = graph_seconds + result.train_seconds + getattr(inputs, "seconds", 0.0)
         y, ti = g.labels, self.split["test"]
         graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
                             test=_test_summary(y, result.probabilities, ti, len(g.label_names)),
@@ -368,14 +370,16 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
 
 
 def _try_features(search: _Search) -> None:
-    """Stage 3: the best graph-only candidate again with WordLlama features, if installed."""
+    """Stage 3: the best graph-only candidate again with ngram, then wordllama features."""
     if not search.candidates:
         return
+    best = _best([c for c in search.candidates if c.predictor == "graph"])
+    if ngram_fits(search.corpus.texts, np.flatnonzero(search.corpus.is_train)):
+        search.train(best.graph_setting, best.model, best.fast, "ngram")
     if not word_features.wordllama_available():
         search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
                    f"is not installed ({word_features.INSTALL_HINT})")
         return
-    best = _best([c for c in search.candidates if c.predictor == "graph"])
     search.train(best.graph_setting, best.model, best.fast, "wordllama")
 
 

@@ -1,4 +1,5 @@
-"""Input features of the text models: one-hot identity (the paper) or pretrained word vectors.
+"""Input features of the text models: one-hot identity (the paper), pretrained word vectors, or
+the documents' n-gram TF-IDF.
 
 ``--features onehot`` is the paper's ``X = I``.  ``--features wordllama`` keeps that identity
 part and appends a fixed 256-d vector per node, ``X = [I | F]``
@@ -24,12 +25,19 @@ Both weight files ship inside the ``wordllama`` wheel and are read from the inst
 not used: in wordllama 0.4.0.post1 it looks for the tokenizer under ``wordllama/tokenizer/``
 while the wheel ships it under ``wordllama/tokenizers/``, and then downloads it from Hugging
 Face.  The extra: ``pip install 'gfbgcn[embeddings]'``.
+
+``--features ngram`` (no extra) gives each **document** node the row the linear baseline sees,
+its word 1-2-gram + ``char_wb`` 2-5-gram TF-IDF, as a sparse ``F``; **word** rows are zero, so
+a word node's layer-1 input is its identity row as in the paper.  The vocabulary and IDF are
+fitted on the training split's texts and capped (:mod:`gfbgcn.text.predict.ngram_input`, which
+computes them above this floor and passes them in as a :class:`DocInput`).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -145,14 +153,51 @@ def doc_word_weights(graph: TextGraph) -> sp.csr_matrix:
                          shape=(d, graph.num_words))
 
 
-def node_features(graph: TextGraph, kind: str) -> torch.Tensor | None:
+@dataclass
+class DocInput:
+    """The documents' input rows of ``--features ngram`` and what computed them.
+
+    ``rows``: ``[num_docs, f]`` sparse rows of every document of the graph, in its order;
+    ``source``: the fitted featuriser (kept with the model for new documents, see
+    :class:`gfbgcn.nn.models.FeatureTextGCN`'s ``source``); ``seconds``: what computing them
+    took (``--auto`` counts it in the candidate's time)."""
+
+    rows: sp.csr_matrix
+    source: Any = None
+    seconds: float = 0.0
+
+
+def sparse_node_features(rows: sp.csr_matrix, num_nodes: int) -> torch.Tensor:
+    """``[num_nodes, f]`` float32 torch sparse CSR: ``rows`` ``[D, f]`` first, then empty
+    rows (the words)."""
+    import torch
+
+    rows = sp.csr_matrix(rows, dtype=np.float32)
+    rows.sort_indices()
+    if rows.shape[0] > num_nodes:
+        raise ValueError(f"{rows.shape[0]} document rows for a graph of {num_nodes} nodes")
+    crow = np.concatenate([rows.indptr, np.full(num_nodes - rows.shape[0], rows.indptr[-1])])
+    # int32 indices where they fit, as Â's: less memory traffic in every product
+    index = np.int32 if max(rows.nnz, rows.shape[1]) < 2 ** 31 else np.int64
+    return torch.sparse_csr_tensor(torch.from_numpy(crow.astype(index)),
+                                   torch.from_numpy(rows.indices.astype(index)),
+                                   torch.from_numpy(rows.data), (num_nodes, rows.shape[1]))
+
+
+def node_features(graph: TextGraph, kind: str, doc_input: DocInput | None = None
+                  ) -> torch.Tensor | None:
     """``F`` ``[num_nodes, f]`` of the graph's nodes (documents first), or ``None`` for
-    ``onehot`` (identity only)."""
+    ``onehot`` (identity only); ``ngram``: the sparse rows of ``doc_input`` (required)."""
     import torch
 
     require_features(kind)
     if kind == "onehot":
         return None
+    if kind == "ngram":
+        if doc_input is None or doc_input.rows.shape[0] != graph.num_docs:
+            raise ValueError("features 'ngram' need doc_input with one row per document of "
+                             "the graph (gfbgcn.text.predict.ngram_input.ngram_input)")
+        return sparse_node_features(doc_input.rows, graph.num_nodes)
     words = word_vectors(graph.vocab)
     docs = weighted_means(doc_word_weights(graph), words)
     return torch.from_numpy(np.concatenate([docs, words]))
@@ -160,7 +205,7 @@ def node_features(graph: TextGraph, kind: str) -> torch.Tensor | None:
 
 def check_features_fit(config: Any) -> None:
     """Refuse a :class:`~gfbgcn.text.train.config.TrainConfig` whose ``features`` cannot be used:
-    unknown, extra missing, a whole model (sgc, gin) or mini-batch training."""
+    unknown, extra missing, a whole model (sgc, gin), or mini-batch training with wordllama."""
     require_features(config.features)
     if config.features == "onehot":
         return
@@ -168,7 +213,7 @@ def check_features_fit(config: Any) -> None:
         raise OptionError("{0} {kind} applies to the two-layer models (gcn, gfb-*, fbp, "
                           "cbp, bp, sqrt), not to {model}", "features", kind=config.features,
                           model=config.model)
-    if config.batch_size:
+    if config.batch_size and config.features != "ngram":
         raise OptionError("{0} {kind} trains full batch only in this version (drop {1})",
                           "features", "batch_size", kind=config.features)
 
@@ -186,9 +231,9 @@ class WordFeatures:
 
     @classmethod
     def from_model(cls, model: Any, num_docs: int) -> WordFeatures | None:
-        """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` (None for others;
-        wordllama is the only pretrained kind of this version)."""
-        if not isinstance(model, FeatureTextGCN):
+        """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` (None for others, and
+        for sparse document features: :mod:`gfbgcn.text.predict.ngram_input`)."""
+        if not isinstance(model, FeatureTextGCN) or model.sparse_features:
             return None
         return cls(model.features[num_docs:].detach().clone(), model.w2.detach().clone(),
                    wordllama_info())
@@ -199,8 +244,10 @@ class WordFeatures:
         self.vectors, self.w2 = self.vectors.cpu(), self.w2.to(device)
         return self
 
-    def doc_rows(self, weights: sp.csr_matrix) -> torch.Tensor:
-        """``F_d W2`` ``[B, hidden]`` of documents with doc-word weights ``[B, V]``."""
+    def doc_rows(self, weights: sp.csr_matrix, texts: Sequence[str] | None = None
+                 ) -> torch.Tensor:
+        """``F_d W2`` ``[B, hidden]`` of documents with doc-word weights ``[B, V]`` (their
+        ``texts`` are not needed: the words' vectors give ``F_d``)."""
         import torch
 
         means = weighted_means(weights, self.vectors.cpu().numpy())  # no copy on the host

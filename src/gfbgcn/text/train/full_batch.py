@@ -33,6 +33,7 @@ from gfbgcn.text.train.checks import (
     check_finite_loss,
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.features import DocInput
 from gfbgcn.text.train.hooks import TrainHooks
 from gfbgcn.text.train.setup import (
     RunSetup,
@@ -162,10 +163,11 @@ def train_full_batch(graph: TextGraph, config: TrainConfig, *, progress: bool = 
                      adj: torch.Tensor | None = None,
                      multilabel_targets: np.ndarray | None = None,
                      device: torch.device, hooks: TrainHooks | None = None,
-                     stop_rule: StopRule | None = None) -> TrainResult:
+                     stop_rule: StopRule | None = None,
+                     doc_input: DocInput | None = None) -> TrainResult:
     """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`;
     ``hooks``: :class:`~gfbgcn.text.train.hooks.TrainHooks`; ``stop_rule``: :data:`StopRule`)."""
-    setup = prepare_run(graph, config, adj, multilabel_targets, device)
+    setup = prepare_run(graph, config, adj, multilabel_targets, device, doc_input=doc_input)
     start = time.perf_counter()
     history, stopper = _fit(setup, config, progress, hooks or TrainHooks(), stop_rule)
     check_converged(stopper.best_epoch, history, config.lr)

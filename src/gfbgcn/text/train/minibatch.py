@@ -54,6 +54,7 @@ from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_finite_loss
+from gfbgcn.text.train.features import DocInput
 from gfbgcn.text.train.row_budget import limit_rows
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 
@@ -82,12 +83,13 @@ class _BatchForward(nn.Module):
         super().__init__()
         if sparse:  # registered before the model: DDP attributes W1 to the embedding
             self.embedding = _shared_embedding(model.w1)
+        self.sparse = sparse
         self.model = model
 
     def _input_rows(self, columns: Tensor) -> Tensor:
-        x = self.embedding(columns)
+        x = self.embedding(columns) if self.sparse else self.model.w1[columns]
         if isinstance(self.model, FeatureTextGCN):
-            x = torch.addmm(x, self.model.features[columns].to(x.dtype), self.model.w2)
+            x = x + self.model.feature_rows(columns)
         return x
 
     def forward(self, layer1_rows: Tensor, layer2_rows: Tensor,
@@ -169,13 +171,15 @@ class _Loop:
             rows2, kept = limit_rows(rows2, self.row_budget, *key, 2)
             needed = needed[kept]
         rows1 = csr_rows(layer1, needed)
-        if not (self.sparse or self.row_budget):
+        # sparse input features: F W2 at the columns the rows use only, never for every node
+        local = self.sparse or getattr(self.model, "sparse_features", False)
+        if not (local or self.row_budget):
             return rows1.to(self.device), rows2.to(self.device)
         rows1, columns = local_columns(rows1)
         if self.row_budget:
             rows1, kept = limit_rows(rows1, self.row_budget, *key, 1)
             columns = columns[kept]
-        if not self.sparse:  # dense W1: the kept rows over W1's global rows again
+        if not local:  # dense W1: the kept rows over W1's global rows again
             rows1 = torch.sparse_csr_tensor(rows1.crow_indices(), columns[rows1.col_indices()],
                                             rows1.values(), (len(needed), self.sampler.num_nodes))
             return rows1.to(self.device), rows2.to(self.device)
@@ -287,7 +291,8 @@ def _step_module(model: TwoLayerTextGCN, sparse: bool, device: torch.device, gro
 
 
 def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
-                    adj: Tensor | None = None, device: torch.device | None = None):
+                    adj: Tensor | None = None, device: torch.device | None = None,
+                    doc_input: DocInput | None = None):
     """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step on
     ``device`` (default the CPU); data-parallel when a process group is initialised
     (:mod:`gfbgcn.text.train.distributed`)."""
@@ -300,7 +305,8 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     check_batch_size(graph.is_train, config.batch_size, config.val_ratio)  # before any work
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = released_adjacency(graph, adj)
-    setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False)
+    setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False,
+                        doc_input=doc_input)
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):  # TrainConfig refuses batch_size for the others
         raise TypeError(f"mini-batch training needs a TwoLayerTextGCN, got {type(model).__name__}")

@@ -76,12 +76,14 @@ def build_text_model(
     hidden: int = 200,
     dropout: float = 0.5,
     features: Tensor | None = None,
+    feature_source: Any = None,
     **layer_options: Any,
 ) -> nn.Module:
     """Any of :data:`MODELS` taking ``model(adj)`` and returning logits for every node.
 
     ``features`` ``[num_nodes, f]``: fixed node features beside the identity (two-layer models
-    only, :class:`~gfbgcn.nn.models.FeatureTextGCN`; see :mod:`gfbgcn.text.train.features`)."""
+    only, :class:`~gfbgcn.nn.models.FeatureTextGCN`; see :mod:`gfbgcn.text.train.features`),
+    dense or sparse CSR; ``feature_source``: what computed them (kept by the model)."""
     if features is not None and name in WHOLE_MODELS:
         raise ValueError(f"input features apply to the two-layer models, not to {name}")
     if name == "sgc":
@@ -94,5 +96,5 @@ def build_text_model(
     check_model(name)
     conv2 = make_second_layer(name, hidden, num_classes, **layer_options)
     if features is not None:
-        return FeatureTextGCN(num_nodes, conv2, features, hidden, dropout)
+        return FeatureTextGCN(num_nodes, conv2, features, hidden, dropout, feature_source)
     return TwoLayerTextGCN(num_nodes, conv2, hidden, dropout)

@@ -10,6 +10,7 @@ from gfbgcn.core.errors import phase
 from gfbgcn.core.runinfo import torch_seeded
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.features import DocInput
 from gfbgcn.text.train.full_batch import StopRule, train_full_batch
 from gfbgcn.text.train.hooks import TrainHooks
 from gfbgcn.text.train.minibatch import train_minibatch
@@ -25,6 +26,7 @@ def train_text(
     device: str | torch.device | None = None,
     hooks: TrainHooks | None = None,
     stop_rule: StopRule | None = None,
+    doc_input: DocInput | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
@@ -48,6 +50,9 @@ def train_text(
 
     ``stop_rule`` (full batch only; ignored in mini-batch): may end training early
     (:data:`gfbgcn.text.train.full_batch.StopRule`).
+
+    ``doc_input``: the documents' input rows, required by ``config.features == "ngram"``
+    (:func:`gfbgcn.text.predict.ngram_input.ngram_input`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"), torch_seeded(config.seed, device):
@@ -56,7 +61,8 @@ def train_text(
                 raise ValueError("mini-batch training (batch_size > 0) is single-label only")
             if hooks is not None:
                 raise ValueError("hooks are for full-batch training (batch_size 0)")
-            return train_minibatch(graph, config, progress=progress, adj=adj, device=device)
+            return train_minibatch(graph, config, progress=progress, adj=adj, device=device,
+                                   doc_input=doc_input)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device,
-                                hooks=hooks, stop_rule=stop_rule)
+                                hooks=hooks, stop_rule=stop_rule, doc_input=doc_input)

@@ -17,7 +17,7 @@ from gfbgcn.text.graph.adjacency import graph_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.features import node_features
+from gfbgcn.text.train.features import DocInput, node_features
 from gfbgcn.text.train.models import build_text_model
 from gfbgcn.text.train.optim import RowSparseAdam, make_optimizer
 
@@ -41,10 +41,12 @@ class RunSetup:
 
 def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
                 multilabel_targets: np.ndarray | None, device: torch.device, *,
-                adj_device: torch.device | None = None, row_adj: bool = True) -> RunSetup:
+                adj_device: torch.device | None = None, row_adj: bool = True,
+                doc_input: DocInput | None = None) -> RunSetup:
     """Model, optimiser, ``Â``, targets and document indices, all on ``device`` (``Â`` on
     ``adj_device`` when given: mini-batch training samples it where it is); ``row_adj``: also
-    the rows of ``Â`` of the training and validation documents (full-batch training).
+    the rows of ``Â`` of the training and validation documents (full-batch training);
+    ``doc_input``: the documents' input rows of ``features="ngram"``.
 
     The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
     on every device: from torch's default generator, which the caller
@@ -63,7 +65,9 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     num_classes = targets.shape[1] if multi else len(graph.label_names)
     targets = targets.to(device)
     model = build_text_model(config.model, data.num_nodes, num_classes, config.hidden,
-                             config.dropout, features=node_features(graph, config.features),
+                             config.dropout,
+                             features=node_features(graph, config.features, doc_input),
+                             feature_source=doc_input.source if doc_input else None,
                              **dict(config.layer_options)).to(device)
     if not config.train_lambda:
         for p in lambda_parameters(model):
