@@ -192,8 +192,8 @@ PARAMETERS: dict[str, Param] = {
                   "the linear baseline (the answer when no graph model beats it on "
                   "validation); also tries each model combined with the baseline, and the best "
                   "one with ngram features and with wordllama features when installed; the "
-                  "model, its features, the rare-word cut, the window and the stop words are "
-                  "then searched"),
+                  "model, its features, the rare-word cut and the stop words are then "
+                  "searched, and the window is 20"),
     "budget": Param(None, "auto: at most N candidates trained (each also tried combined with "
                     "the baseline, at no training cost), or N minutes", none="all",
                     needs="auto", metavar="N|Nm"),
