@@ -129,19 +129,24 @@ def settings_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -
                 if (c["predictor"] == "graph" and c["model"] == "gfb-max"
                         and c.get("features", "onehot") == "onehot" and str(c["window"]) == "20"):
                     table.setdefault(_setting(c), {}).setdefault(ds, []).append(
-                        (float(c["val_accuracy"]), c["test"]["accuracy"]))
+                        (float(c["val_accuracy"]), c["test"]["accuracy"],
+                         bool(c.get("stopped_at"))))
     if not table:
         return []
     lines = ["", "## Graph settings (stage 1: GFB-MaxVec, window 20)", "",
              "Validation accuracy (the search's choice) / test accuracy in %, mean over the "
-             "seeds; a candidate stopped early by the search counts with its best validated "
-             "weights. The last column averages the data sets' means.", "",
+             "seeds; a candidate stopped early by the search (at a rung, trailing the best one "
+             "so far at the same epoch) counts with its best validated weights, and \"k "
+             "stopped\" says how many seeds' were. The last columns average the data sets' "
+             "means.", "",
              "| setting | " + " | ".join(order) + " | mean val | mean test |",
              "|---|" + "---|" * (len(order) + 2)]
     for setting, cells in table.items():
-        means = {ds: (_mean([v for v, _ in cells[ds]]), _mean([t for _, t in cells[ds]]))
+        means = {ds: (_mean([v for v, _, _ in cells[ds]]), _mean([t for _, t, _ in cells[ds]]))
                  for ds in order if ds in cells}
-        row = [f"{means[ds][0]:.2f} / {means[ds][1]:.2f}" if ds in means else "–"
+        stopped = {ds: sum(x for _, _, x in cells[ds]) for ds in means}
+        row = [f"{means[ds][0]:.2f} / {means[ds][1]:.2f}"
+               + (f" ({stopped[ds]} stopped)" if stopped[ds] else "") if ds in means else "–"
                for ds in order]
         mv = sum(v for v, _ in means.values()) / len(means)
         mt = sum(t for _, t in means.values()) / len(means)
@@ -156,10 +161,12 @@ def features_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -
     lines = ["", "## (e) Pretrained word features (WordLlama, 256-d) against one-hot input", "",
              "The search's best graph-only candidate trained again with `--features wordllama` "
              "(one-hot identity plus WordLlama vectors), beside the same model on the same "
-             "graph and seed with one-hot input only. Δ: mean paired difference in points.", "",
+             "graph and seed with one-hot input only. Δ: mean paired difference in points; "
+             "\"stopped early\": seeds whose features candidate the search stopped at a rung "
+             "(its accuracy is then that of an unfinished model).", "",
              "| data set | n | (e) pretrained features acc | one-hot acc | Δ acc | "
-             "(e) pretrained features F1 | one-hot F1 | Δ F1 | wins (acc) | model, graph |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "(e) pretrained features F1 | one-hot F1 | Δ F1 | wins (acc) | stopped early | "
+             "model, graph |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     shown = 0
     for ds in order:
         recs = sorted((r for r in by_ds[ds] if r.get("features")), key=lambda r: r["seed"])
@@ -172,10 +179,18 @@ def features_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -
             diffs = [a[key] - b[key] for a, b in zip(e, one)]
             cells += [_pct([a[key] for a in e]), _pct([b[key] for b in one]), _pct(diffs)]
         wins = sum(a["accuracy"] > b["accuracy"] for a, b in zip(e, one))
+        stopped = sum(_featured_stopped(r) for r in recs)
         models = Counter(f["model"] for f in e)
         lines.append(f"| {ds} | {len(recs)} | " + " | ".join(cells) + f" | {wins}/{len(recs)} | "
-                     + "; ".join(f"{m} ×{n}" for m, n in models.most_common()) + " |")
+                     f"{stopped} | " + "; ".join(f"{m} ×{n}" for m, n in models.most_common())
+                     + " |")
     return lines if shown else []
+
+
+def _featured_stopped(record: dict[str, Any]) -> bool:
+    """The record's WordLlama candidate was stopped early by the search."""
+    return any(c["predictor"] == "graph" and c.get("features") == "wordllama"
+               and c.get("stopped_at") for c in record.get("candidates", []))
 
 
 def render_own_report(layout: Layout) -> None:
