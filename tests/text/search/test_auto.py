@@ -11,7 +11,7 @@ import pytest
 
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-from gfbgcn.text.search.auto import Budget, Candidate, GraphSetting, run_auto
+from gfbgcn.text.search.auto import RUNGS, Budget, Candidate, GraphSetting, run_auto
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.run import train_text
@@ -43,9 +43,9 @@ def test_auto_stops_a_trailing_candidate_and_records_where(monkeypatch):
                     budget=Budget(candidates=3), cache=False, log=lambda _: None)
     graph = [c for c in auto.candidates if c.predictor == "graph"]
     assert graph[0].stopped_at is None  # the first graph candidate has no incumbent
-    assert [c.stopped_at for c in graph[1:]] == [10, 10]
+    assert [c.stopped_at for c in graph[1:]] == [RUNGS[0]] * 2
     assert "stopped_at" in auto.table().splitlines()[0]
-    assert auto.table().splitlines()[4].endswith(",10")  # the second graph candidate's row
+    assert auto.table().splitlines()[4].endswith(f",{RUNGS[0]}")  # the second graph candidate's row
     whole = run_auto(corpus, UnicodeTokenizer(),
                      TrainConfig(seed=0, epochs=30, hidden=16, patience=30),
                      budget=Budget(candidates=3), cache=False, log=lambda _: None, prune=False)

@@ -22,15 +22,15 @@ def _history(accs: list[float]) -> list[dict[str, float]]:
 def test_rung_rule_compares_at_equal_epochs_and_only_at_rungs():
     incumbent = _history([0.5] * 5 + [0.8] * 25)  # reaches 0.8 at epoch 6, stops at 30
     rule = RungRule(incumbent, margin=0.05)
-    trailing = _history([0.7] * 9)
-    assert not rule(trailing)  # epoch 9: not a rung
-    assert rule(_history([0.7] * 10)) and rule.stopped_at == 10  # 0.7 + 0.05 < 0.8
+    assert not rule(_history([0.7] * 10))  # epoch 10: no longer a rung (slow starters)
+    assert not rule(_history([0.7] * 19))  # epoch 19: not a rung
+    assert rule(_history([0.7] * 20)) and rule.stopped_at == 20  # 0.7 + 0.05 < 0.8
     close = RungRule(incumbent, margin=0.05)
-    assert not close(_history([0.76] * 10))  # within the margin
+    assert not close(_history([0.76] * 20))  # within the margin
     # a slow starter is compared with what the incumbent had at the same epoch
-    slow = RungRule(_history([0.3] * 10 + [0.9] * 10), margin=0.05)
-    assert not slow(_history([0.3] * 10))  # at epoch 10 the incumbent had 0.3 too
+    slow = RungRule(_history([0.3] * 20 + [0.9] * 10), margin=0.05)
+    assert not slow(_history([0.3] * 20))  # at epoch 20 the incumbent had 0.3 too
     # past the incumbent's last epoch its best stays what it reached
     short = RungRule(_history([0.9] * 12), margin=0.05)
     assert short(_history([0.8] * 20)) and short.stopped_at == 20
-    assert RUNGS[0] == 10 and prune_margin(100) == 0.03 and prune_margin(1000) == 0.02
+    assert RUNGS == (20, 40, 80) and prune_margin(100) == 0.03 and prune_margin(1000) == 0.02

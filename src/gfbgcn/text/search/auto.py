@@ -39,7 +39,7 @@ candidate (the baseline first, then the paper's setting; a graph model before it
 combination), so a later candidate is chosen only when it is strictly better on validation.
 
 *Weak candidates are stopped early* (successive halving's rule, applied as each candidate trains,
-full batch only): at the rungs of :data:`RUNGS` (epochs 10, 20, 40, 80) a graph candidate whose
+full batch only): at the rungs of :data:`RUNGS` (epochs 20, 40, 80) a graph candidate whose
 best validation accuracy so far trails the incumbent's (the best graph-only candidate trained
 so far) at the same epoch by more than :func:`prune_margin` is stopped, keeping its best
 validated weights; ``auto.csv`` gives the epoch in ``stopped_at``.  Comparing at equal epochs
