@@ -122,7 +122,7 @@ def _setting(row: dict[str, Any]) -> str:
 def settings_section(by_ds: dict[str, list[dict[str, Any]]], order: list[str]) -> list[str]:
     """Stage 1 of every search: GFB-MaxVec on each graph setting, mean validation (and test)
     accuracy per data set -- the measurement behind the defaults of a user's file."""
-    table: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    table: dict[str, dict[str, list[tuple[float, float, bool]]]] = {}
     for ds in order:
         for r in by_ds[ds]:
             for c in r.get("candidates", []):
