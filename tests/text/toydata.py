@@ -95,3 +95,26 @@ def save_combined_model(path: Path, corpus: Corpus, *, epochs: int, hidden: int,
     save_trained(path, result, graph, corpus, extra_writer=lambda staging: {
         "combined": write_linear(staging, base.model, weight)})
     return result, graph, base
+
+
+def features_cli_round_trip(tmp_path: Path, capsys: Any, csv: Path, features: str) -> str:
+    """``gfbgcn train --features F --save`` on ``csv``, ``gfbgcn predict`` on the saved model,
+    then ``--model sgc`` with the same features (refused: exit 2); returns that refusal's
+    standard error."""
+    import json
+
+    from gfbgcn.cli import main
+
+    saved = tmp_path / "model"
+    assert main(["train", "--dataset", str(csv), "--features", features, "--min-freq", "1",
+                 "--hidden", "8", "--epochs", "5", "--quiet", "--no-cache", "--threads", "1",
+                 "--no-baseline", "--out", str(tmp_path / "run"), "--save", str(saved)]) == 0
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["train"]["features"] == features
+    capsys.readouterr()
+    assert main(["predict", str(saved), "--text", "gol tekma liga"]) == 0
+    assert capsys.readouterr().out.startswith("row,label,probability")
+    # the whole models take no input features: refused in one line before any work
+    assert main(["train", "--dataset", str(csv), "--features", features, "--model", "sgc",
+                 "--quiet", "--no-cache"]) == 2
+    return capsys.readouterr().err.strip()

@@ -4,15 +4,12 @@ line and ``--auto``'s stage 3."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import torch
 
 from gfbgcn import TextGCNClassifier
-from gfbgcn.cli import main
 from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.nn.sparse import csr_rows
@@ -29,7 +26,7 @@ from gfbgcn.text.train.minibatch import _BatchForward
 from gfbgcn.text.train.run import train_text
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 from tests.text.search.test_own_corpus import tiny_corpus, write_csv
-from tests.text.toydata import NEW_DOCS, toy_corpus
+from tests.text.toydata import NEW_DOCS, features_cli_round_trip, toy_corpus
 
 
 def _graph(corpus):
@@ -193,18 +190,7 @@ def test_estimator_and_command_line_train_and_predict_with_ngram_features(tmp_pa
     assert clf.predict(["Gol tekma liga", corpus.texts[0]]).shape == (2,)
     path = tmp_path / "own.csv"
     write_csv(corpus, path)
-    saved = tmp_path / "model"
-    assert main(["train", "--dataset", str(path), "--features", "ngram", "--min-freq", "1",
-                 "--hidden", "8", "--epochs", "5", "--quiet", "--no-cache", "--threads", "1",
-                 "--no-baseline", "--out", str(tmp_path / "run"), "--save", str(saved)]) == 0
-    config = json.loads((tmp_path / "run" / "config.json").read_text())
-    assert config["train"]["features"] == "ngram"
-    capsys.readouterr()
-    assert main(["predict", str(saved), "--text", "gol tekma liga"]) == 0
-    assert capsys.readouterr().out.startswith("row,label,probability")
-    assert main(["train", "--dataset", str(path), "--features", "ngram", "--model", "sgc",
-                 "--quiet", "--no-cache"]) == 2
-    err = capsys.readouterr().err.strip()
+    err = features_cli_round_trip(tmp_path, capsys, path, "ngram")
     assert len(err.splitlines()) == 1 and "--features ngram" in err and "two-layer" in err
 
 

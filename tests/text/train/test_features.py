@@ -26,7 +26,7 @@ from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.models import build_text_model, make_second_layer
 from gfbgcn.text.train.run import train_text
 from tests.text.search.test_own_corpus import tiny_corpus, write_csv
-from tests.text.toydata import NEW_DOCS, toy_corpus
+from tests.text.toydata import NEW_DOCS, features_cli_round_trip, toy_corpus
 
 # CI installs the extra (Makefile: .[test,embeddings]) and sets GFBGCN_REQUIRE_DATA=1: there a
 # missing wordllama fails these tests instead of skipping them.
@@ -239,16 +239,4 @@ def test_gfbgcn_load_sees_feature_models(featured, tmp_path):
 def test_train_features_from_the_command_line_then_predict(tmp_path, capsys):
     path = tmp_path / "own.csv"
     write_csv(tiny_corpus(), path)
-    saved = tmp_path / "model"
-    assert main(["train", "--dataset", str(path), "--features", "wordllama", "--min-freq", "1",
-                 "--hidden", "8", "--epochs", "5", "--quiet", "--no-cache", "--threads", "1",
-                 "--no-baseline", "--out", str(tmp_path / "run"), "--save", str(saved)]) == 0
-    config = json.loads((tmp_path / "run" / "config.json").read_text())
-    assert config["train"]["features"] == "wordllama"
-    capsys.readouterr()
-    assert main(["predict", str(saved), "--text", "gol tekma liga"]) == 0
-    assert capsys.readouterr().out.startswith("row,label,probability")
-    # the whole models take no input features: refused in one line before any work
-    assert main(["train", "--dataset", str(path), "--features", "wordllama", "--model", "sgc",
-                 "--quiet", "--no-cache"]) == 2
-    assert "two-layer" in capsys.readouterr().err
+    assert "two-layer" in features_cli_round_trip(tmp_path, capsys, path, "wordllama")
