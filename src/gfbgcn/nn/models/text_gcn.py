@@ -9,6 +9,7 @@ from torch_geometric.nn import MessagePassing
 from torch_geometric.nn.inits import glorot
 
 from gfbgcn.nn.sparse import spmm
+from gfbgcn.nn.utils import dropout
 
 __all__ = ["TwoLayerTextGCN"]
 
@@ -62,7 +63,7 @@ class TwoLayerTextGCN(nn.Module):
 
     def head(self, h: Tensor, adj: Tensor) -> Tensor:
         """Layer 2 on hidden features (dropout applied in training mode)."""
-        return self.conv2(F.dropout(h, self.dropout, self.training), adj)
+        return self.conv2(dropout(h, self.dropout, self.training), adj)
 
     def forward(self, adj: Tensor) -> Tensor:
         return self.head(self.hidden(adj), adj)

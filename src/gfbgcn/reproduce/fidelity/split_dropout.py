@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import cast
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.typing import Adj, OptTensor
 
 from gfbgcn.nn.conv.gfb_conv import GFBConv
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
+from gfbgcn.nn.utils import dropout
 
 
 def split_forward(conv: GFBConv, x_first: Tensor, x_second: Tensor, edge_index: Adj,
@@ -58,7 +58,7 @@ class UndroppedSecondOrder(nn.Module):
 
     def head(self, h: Tensor, adj: Tensor) -> Tensor:
         """Layer 2: ``dropout(h)`` in the first-order term, ``h`` in the second."""
-        dropped = F.dropout(h, self.model.dropout, self.training)
+        dropped = dropout(h, self.model.dropout, self.training)
         return split_forward(cast(GFBConv, self.model.conv2), dropped, h, adj)
 
     def forward(self, adj: Tensor) -> Tensor:
