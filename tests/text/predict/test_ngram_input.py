@@ -16,6 +16,7 @@ from gfbgcn.nn.sparse import csr_rows
 from gfbgcn.text.graph.adjacency import graph_adjacency, normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict import ngram_input as ni
+from gfbgcn.text.predict.baseline import fit_baseline, graph_split
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.ngrams import NgramFeatures
 from gfbgcn.text.predict.saved import load_model, read_config, save_trained
@@ -99,6 +100,33 @@ def test_ngram_input_rows_are_the_documents_then_empty_word_rows():
         node_features(graph, "ngram")
     with pytest.raises(ValueError, match="doc_input"):
         node_features(graph, "ngram", DocInput(inputs.rows[:3]))
+
+
+def test_the_baselines_counts_give_the_same_input_without_fitting_again(monkeypatch):
+    corpus = toy_corpus()
+    graph = _graph(corpus)
+    split = graph_split(graph, 0.2, 0)
+    base = fit_baseline(corpus.texts, graph.labels, graph.label_names, split["train"],
+                        split["val"], split["test"], keep_counts=True)
+    counts = base.take_counts()
+    assert counts is not None and base.fit_counts is None  # released once taken
+    # the baseline fits on training then validation rows: not the graph's order
+    assert not np.array_equal(counts.rows, np.sort(counts.rows))
+    plain = ni.ngram_input(corpus.texts, graph, max_features=50, max_df=1.0)
+    assert fit_baseline(corpus.texts, graph.labels, graph.label_names, split["train"],
+                        split["val"], split["test"]).fit_counts is None  # kept only if asked
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted again")
+
+    monkeypatch.setattr(NgramFeatures, "fit", no_fit)
+    shared = ni.ngram_input(corpus.texts, graph, max_features=50, max_df=1.0, counts=counts)
+    assert shared.source.ngrams.word_vocab == plain.source.ngrams.word_vocab
+    assert shared.source.ngrams.char_vocab == plain.source.ngrams.char_vocab
+    assert np.array_equal(shared.source.ngrams.idf, plain.source.ngrams.idf)
+    assert (shared.rows != plain.rows).nnz == 0
+    with pytest.raises(ValueError, match="other documents"):
+        counts.in_order(np.arange(3))
 
 
 def test_bad_combinations_are_refused_naming_the_parameter(monkeypatch):

@@ -74,6 +74,7 @@ from gfbgcn.text.predict.ngrams import (  # noqa: F401  (re-exported)
     HASH_FEATURES,
     PARALLEL_ABOVE,
     WORD_NGRAMS,
+    FittedCounts,
     NgramFeatures,
     hash_counts,
     smoothed_idf,
@@ -189,7 +190,9 @@ class BaselineResult:
     grid point (kind, params, validation accuracy and log-loss); ``class_weight``: how its
     fits weighed the classes (None or ``"balanced"``, :func:`fit_baseline`); ``threshold``: a
     multi-label baseline's decision threshold (:mod:`gfbgcn.text.predict.multilabel_baseline`;
-    None: single-label).
+    None: single-label); ``fit_counts``: the n-gram counts of the refit, kept on request
+    (``keep_counts``) for the search's n-gram input features, which take them with
+    :meth:`take_counts`.
     """
 
     model: LinearTextModel
@@ -203,6 +206,12 @@ class BaselineResult:
     grid: list[dict[str, Any]] = field(default_factory=list)
     class_weight: str | None = None
     threshold: float | None = None  # multi-label: the decision threshold
+    fit_counts: FittedCounts | None = field(default=None, repr=False)
+
+    def take_counts(self) -> FittedCounts | None:
+        """The kept n-gram counts, released from this result (None if none were kept)."""
+        counts, self.fit_counts = self.fit_counts, None
+        return counts
 
     def val_proba(self) -> np.ndarray:
         """The validation documents' held-out probabilities (``val_idx`` order)."""
@@ -250,7 +259,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
                  train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
                  tokenizer: Tokenizer | None = None, tokenizer_name: str = "unicode",
                  seed: int = 0, *, class_weight: str | None = None,
-                 hashed: bool | None = None) -> BaselineResult:
+                 hashed: bool | None = None, keep_counts: bool = False) -> BaselineResult:
     """Choose the classifier on ``val_idx`` (fitted on ``train_idx``), refit it on both, and
     evaluate it on ``test_idx``.
 
@@ -265,6 +274,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         class_weight: ``"balanced"`` weighs classes inversely to their training frequency.
         hashed: the scale mode; None: when there are more than :data:`HASH_ABOVE` training
             documents or :data:`HASH_CHARS` characters of training text.
+        keep_counts: keep the refit's n-gram counts in ``fit_counts`` (vocabulary mode only).
     """
     start = time.perf_counter()
     num_classes = len(label_names)
@@ -277,6 +287,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
             sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
     ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
     x_fit = ngrams.transform_counts(fit_counts)
+    kept = FittedCounts(ngrams, fit_idx, fit_counts) if keep_counts and not hashed else None
     del fit_counts
     y_val = labels[val_idx]
     point, t, val_probs, rows = _choose_on_validation(
@@ -304,7 +315,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         seconds=time.perf_counter() - start,
         val_probabilities=val_probs,
         val_idx=val_idx,
-        grid=rows, class_weight=class_weight,
+        grid=rows, class_weight=class_weight, fit_counts=kept,
     )
 
 
@@ -368,7 +379,8 @@ def graph_split(graph, val_ratio: float, seed: int) -> dict[str, np.ndarray]:
 
 
 def baseline_for_graph(corpus, graph, tokenizer: Tokenizer, val_ratio: float, seed: int,
-                       class_weight: str | None = None) -> BaselineResult:
+                       class_weight: str | None = None, keep_counts: bool = False
+                       ) -> BaselineResult:
     """The baseline on the same train/validation/test documents as a graph model trained on
     ``graph`` with ``val_ratio`` and ``seed``.
 
@@ -377,9 +389,9 @@ def baseline_for_graph(corpus, graph, tokenizer: Tokenizer, val_ratio: float, se
         graph: the :class:`TextGraph` (labels, label names, tokenizer name, the split).
         tokenizer: the graph's tokenizer (recorded, see :func:`fit_baseline`).
         val_ratio, seed: the graph model's validation split and seed.
-        class_weight: see :func:`fit_baseline`.
+        class_weight, keep_counts: see :func:`fit_baseline`.
     """
     idx = graph_split(graph, val_ratio, seed)
     return fit_baseline(corpus.texts, graph.labels, graph.label_names, idx["train"], idx["val"],
                         idx["test"], tokenizer, graph.tokenizer, seed,
-                        class_weight=class_weight)
+                        class_weight=class_weight, keep_counts=keep_counts)

@@ -44,7 +44,7 @@ from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.baseline import HASH_ABOVE, HASH_CHARS
-from gfbgcn.text.predict.ngrams import NgramFeatures
+from gfbgcn.text.predict.ngrams import FittedCounts, NgramFeatures
 from gfbgcn.text.train.features import DocInput, WordFeatures, sparse_node_features
 
 #: The n-gram columns kept (those in the most training documents, below :data:`MAX_DF`).
@@ -83,7 +83,8 @@ def ngram_fits(texts: Sequence[str], fit_idx: np.ndarray) -> bool:
 
 
 def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: int = MAX_FEATURES,
-                     max_df: float = MAX_DF) -> tuple[NgramFeatures, sp.csr_matrix]:
+                     max_df: float = MAX_DF, counts: FittedCounts | None = None
+                     ) -> tuple[NgramFeatures, sp.csr_matrix]:
     """The capped featuriser fitted on ``texts[fit_idx]`` and the ``[len(texts), f]`` TF-IDF
     rows of every text (the fitting ones from the counts already made).
 
@@ -91,13 +92,19 @@ def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: in
         texts: every document, in the graph's order.
         fit_idx: the documents of the training split (vocabulary and IDF).
         max_features, max_df: the columns kept (:data:`MAX_FEATURES`, :data:`MAX_DF`).
+        counts: the full featuriser already fitted on ``texts[fit_idx]`` with its counts (the
+            baseline's, :meth:`~gfbgcn.text.predict.baseline.BaselineResult.take_counts`):
+            the same vocabulary, not fitted again.
     """
     fit_idx = np.asarray(fit_idx)
     if not ngram_fits(texts, fit_idx):
         raise OptionError("{0} ngram: the training split is too large for an n-gram "
                           "vocabulary (more than {docs:,} documents or {chars:,} characters); "
                           "use onehot", "features", docs=HASH_ABOVE, chars=HASH_CHARS)
-    fitted, blocks = NgramFeatures.fit([texts[i] for i in fit_idx], hashed=False)
+    if counts is None:
+        fitted, blocks = NgramFeatures.fit([texts[i] for i in fit_idx], hashed=False)
+    else:
+        fitted, blocks = counts.featuriser, counts.in_order(fit_idx)
     ngrams, blocks = capped_ngrams(fitted, blocks, max_features, max_df)
     parts = [(fit_idx, ngrams.transform_counts(blocks))]
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
@@ -138,14 +145,16 @@ class DocNgrams:
 
 
 def ngram_input(texts: Sequence[str], graph: TextGraph, max_features: int = MAX_FEATURES,
-                max_df: float = MAX_DF, scale: float = FEATURE_SCALE) -> DocInput:
+                max_df: float = MAX_DF, scale: float = FEATURE_SCALE,
+                counts: FittedCounts | None = None) -> DocInput:
     """The documents' input rows for training on ``graph`` with ``features="ngram"``
-    (vocabulary and IDF from the graph's training split, ``graph.is_train``)."""
+    (vocabulary and IDF from the graph's training split, ``graph.is_train``; ``counts``: see
+    :func:`fit_input_ngrams`)."""
     if len(texts) != graph.num_docs:
         raise ValueError(f"{len(texts)} texts for a graph of {graph.num_docs} documents")
     start = time.perf_counter()
     ngrams, rows = fit_input_ngrams(list(texts), np.flatnonzero(graph.is_train), max_features,
-                                    max_df)
+                                    max_df, counts)
     source = DocNgrams(ngrams, scale)
     return DocInput(source.scaled(rows), source, time.perf_counter() - start)
 

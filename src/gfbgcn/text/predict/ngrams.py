@@ -51,6 +51,31 @@ def smoothed_idf(counts: sp.csr_matrix) -> np.ndarray:
 
 
 @dataclass
+class FittedCounts:
+    """A fitted vocabulary with the counts it was fitted from, to fit again for free.
+
+    ``blocks`` (one ``[len(rows), V_b]`` matrix per block) are the counts of the documents
+    ``rows`` (indices into the corpus), in that order; ``featuriser`` was fitted on exactly them.
+    The baseline keeps them for the search's n-gram input features
+    (:func:`gfbgcn.text.predict.ngram_input.fit_input_ngrams`), which fits the same vocabulary
+    on the same documents.
+    """
+
+    featuriser: NgramFeatures
+    rows: np.ndarray
+    blocks: list[sp.csr_matrix]
+
+    def in_order(self, rows: np.ndarray) -> list[sp.csr_matrix]:
+        """The blocks with their rows in the order of ``rows`` (the same documents)."""
+        if not np.array_equal(np.sort(self.rows), np.sort(rows)):
+            raise ValueError("these counts are of other documents")
+        position = np.empty(int(self.rows.max(initial=-1)) + 1, dtype=np.int64)
+        position[self.rows] = np.arange(len(self.rows))
+        take = position[rows]
+        return [b[take] for b in self.blocks]
+
+
+@dataclass
 class NgramFeatures:
     """Word 1-2-gram + ``char_wb`` 2-5-gram TF-IDF (or hashed word n-grams at scale).
 

@@ -17,8 +17,7 @@ train/validation documents (the validation split depends only on the seed and th
    graph parts (best graph-only candidate on validation) 12 were GFB-MaxVec with exact GenVec,
    one its fast form and none TopKVec; window 10 gave 3, stop words with ``min_freq`` 2 two and
    no stop words with ``min_freq`` 5 one, each a validation document or two from a kept
-   setting.  Each costs a training (on R8 3-29 s), and ``--auto`` is to stay within a minute on
-   sentence corpora and two on R8 (``docs/benchmarks.md``).
+   setting.  Each costs a training, and ``--auto`` has a time target (``docs/benchmarks.md``).
 
 3. *Input features*: the best graph-only candidate so far (stages 1 and 2, by validation
    accuracy) again on its graph with ``--features ngram`` (the baseline's n-gram TF-IDF as
@@ -44,12 +43,12 @@ best validation accuracy so far trails the incumbent's (the best graph-only cand
 so far) at the same epoch by more than :func:`prune_margin` is stopped, keeping its best
 validated weights; ``auto.csv`` gives the epoch in ``stopped_at``.  Comparing at equal epochs
 is what successive halving's rungs do; unlike halving it needs no resumable training and keeps
-the search's order.  Graphs are built once per setting and shared by all their candidates.
+the search's order.  Graphs are built once per setting (cached on disk) and shared by all their
+candidates; the baseline's n-gram counts are reused by the n-gram candidate.
 
 Graph settings that leave many documents without a single word (the English stop list removes
 "not", "no" and "nor", ``min_freq`` removes rare words; short phrases lose everything) are
-warned about with their count (:data:`EMPTY_WARN`).  Each graph is built once (and cached on
-disk) and shared by all its models.
+warned about with their count (:data:`EMPTY_WARN`).
 Test labels are never read for the choice; every candidate's test metrics are computed (the
 training loop always evaluates) and kept in :attr:`Candidate.test` for the results tables only.
 """
@@ -107,7 +106,6 @@ def stage1_settings(stop_words: str | None = "english") -> list[GraphSetting]:
     sw = stop_words or "english"
     return [GraphSetting(sw, 5, 20), GraphSetting(None, 1, 20), GraphSetting(None, 2, 20),
             GraphSetting(sw, 1, 20)]
-
 
 
 @dataclass
@@ -255,8 +253,9 @@ class _Search:
         self.split = graph_split(g, self.base.val_ratio, self.base.seed)
         if not self.with_baseline:
             return
-        self.baseline = baseline_for_graph(self.corpus, g, self.tokenizer, self.base.val_ratio,
-                                           self.base.seed, class_weight=self.class_weight)
+        self.baseline = baseline_for_graph(  # its n-gram counts: for the ngram candidate
+            self.corpus, g, self.tokenizer, self.base.val_ratio, self.base.seed,
+            class_weight=self.class_weight, keep_counts=True)
         b = self.baseline
         self.candidates.insert(0, Candidate(
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
@@ -286,7 +285,8 @@ class _Search:
         options = {"exact": not fast} if model.startswith("gfb-") else {}
         config = replace(self.base, model=model, layer_options=options, features=features)
         rule = self._rule()
-        inputs = ngram_input(self.corpus.texts, g) if features == "ngram" else None
+        inputs = None if features != "ngram" else ngram_input(  # the baseline's counts, once
+            self.corpus.texts, g, counts=self.baseline.take_counts() if self.baseline else None)
         result = train_text(g, config, progress=False, device=self.device, stop_rule=rule,
                             doc_input=inputs)
         self.results[(s, model, fast, features)] = result
@@ -298,8 +298,8 @@ class _Search:
                             stopped_at=None if rule is None else rule.stopped_at)
         self.candidates.append(graph_c)
         combined = "" if self.baseline is None else self._combine(graph_c, result, g)
-        stopped = "" if graph_c.stopped_at is None else \
-            f" (stopped at epoch {graph_c.stopped_at}: trailing)"
+        stop = graph_c.stopped_at
+        stopped = f" (stopped at epoch {stop}: trailing)" if stop else ""
         self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
                  f"{graph_c.val_accuracy:.4f}{stopped}{combined}, {seconds:.1f} s")
         return True
@@ -310,9 +310,8 @@ class _Search:
         graph = [c for c in self.candidates if c.predictor == "graph"]
         if not graph or self.base.batch_size or not self.prune:
             return None
-        inc = _best(graph)
-        history = self.results[inc.result_key].history
-        return RungRule(history, prune_margin(len(self.split["val"])))
+        return RungRule(self.results[_best(graph).result_key].history,  # the incumbent's
+                        prune_margin(len(self.split["val"])))
 
     def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
         """Add the candidate combined with the baseline; the log's words for it."""
@@ -353,6 +352,8 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         if not search.train(best, model, fast):
             break
     _try_features(search)
+    if search.baseline is not None:  # stage 3 did not take them: not needed after the search
+        search.baseline.take_counts()
     chosen = _best(search.candidates)
     # the graph part: the chosen one's, or for the baseline alone the best graph-only candidate
     # (served with graph weight 0, so its output is the baseline's)
