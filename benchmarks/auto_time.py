@@ -16,6 +16,7 @@ average is printed with each row.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import statistics
@@ -57,12 +58,17 @@ def run_one(dataset: str, seed: int, threads: int, cache: bool) -> dict:
         if proc.returncode:
             raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err[-400:]}")
         metrics = json.loads((out / "metrics.json").read_text())
+        with (out / "auto.csv").open(newline="") as f:
+            table = list(csv.DictReader(f))
     chosen = metrics["auto"]
     what = "linear baseline" if chosen["predictor"] == "linear" else \
         f"{chosen['model']}{' + linear' if chosen['predictor'] != 'graph' else ''}"
     return {"dataset": dataset, "seed": seed, "wall": wall,
             "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
             "search": chosen["seconds"], "trained": chosen["trained"], "chosen": what,
+            "baseline": sum(float(r["seconds"]) for r in table if r["predictor"] == "linear"),
+            "graphs": sum(float(r["seconds"]) for r in table if r["predictor"] == "graph"),
+            "stopped": sum(1 for r in table if r["predictor"] == "graph" and r["stopped_at"]),
             "test": metrics["test"]["accuracy"], "load": load}
 
 
@@ -74,12 +80,16 @@ def render(rows: list[dict], threads: int, cache: bool, note: str) -> str:
              f"{threads} --out DIR`" + ("" if cache else " --no-cache") + " in a fresh process "
              "(wall, user + system CPU seconds and peak RSS of the finished process; "
              "search: the search's own clock in `metrics.json`, the rest is start-up, reading "
-             "and writing; load: the 1-minute load average when it started).", "",
-             "| corpus | seed | wall s | CPU s | search s | peak RSS MiB | trainings | chosen | "
-             "test acc | load |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "and writing; baseline and graph candidates: the seconds of `auto.csv`, the "
+             "latter summed over the trainings (graph builds included), with how many were "
+             "stopped at a rung; load: the 1-minute load average when it started).", "",
+             "| corpus | seed | wall s | CPU s | search s | baseline s | graph candidates s "
+             "(stopped) | peak RSS MiB | trainings | chosen | test acc | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['dataset']} | {r['seed']} | {r['wall']:.1f} | {r['cpu']:.1f} | "
-                     f"{r['search']:.1f} | {r['rss_mib']:,.0f} | {r['trained']} | "
+                     f"{r['search']:.1f} | {r['baseline']:.1f} | {r['graphs']:.1f} "
+                     f"({r['stopped']}) | {r['rss_mib']:,.0f} | {r['trained']} | "
                      f"{r['chosen']} | {100 * r['test']:.2f} | {r['load']:.1f} |")
     lines += ["", "| corpus | median wall s | target s | verdict |", "|---|---|---|---|"]
     for ds in dict.fromkeys(r["dataset"] for r in rows):

@@ -276,15 +276,12 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
             documents or :data:`HASH_CHARS` characters of training text.
         keep_counts: keep the refit's n-gram counts in ``fit_counts`` (vocabulary mode only).
     """
-    start = time.perf_counter()
-    num_classes = len(label_names)
-    labels = np.asarray(labels)
+    start, num_classes, labels = time.perf_counter(), len(label_names), np.asarray(labels)
     texts = list(texts)
     train_idx, val_idx = np.asarray(train_idx), np.asarray(val_idx)
     fit_idx = np.concatenate([train_idx, val_idx])  # the whole training split
     if hashed is None:
-        hashed = len(fit_idx) > HASH_ABOVE or \
-            sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
+        hashed = len(fit_idx) > HASH_ABOVE or sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
     ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
     x_fit = ngrams.transform_counts(fit_counts)
     kept = FittedCounts(ngrams, fit_idx, fit_counts) if keep_counts and not hashed else None
