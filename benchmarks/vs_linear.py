@@ -3,7 +3,8 @@
 Per corpus and seed, two parts, each in a fresh process (so that its peak RSS is its own):
 
 * ``baselines``: four simple classifiers, each tuned on a 10 % stratified validation split of
-  the training split (scikit-learn's ``train_test_split(..., stratify=y, random_state=seed)``),
+  the training split (scikit-learn's ``train_test_split(..., stratify=y, random_state=seed)``;
+  a class with one training document stays out of the validation split: :func:`validation_split`),
   refitted on the whole training split with the chosen setting and scored once on test:
 
   (a) word 1-2-gram TF-IDF (sublinear tf) + ``LogisticRegression`` (lbfgs), C in 1, 10, 100;
@@ -122,18 +123,31 @@ GRIDS = {"a": ("word", "C", (1.0, 10.0, 100.0)), "b": ("wordchar", "C", (0.1, 0.
          "d": ("wordchar", "alpha", (1e-5, 3e-5, 1e-4, 3e-4))}
 
 
+def validation_split(train: np.ndarray, y: np.ndarray, seed: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """``(fit, val)``: a 10 % stratified validation split of the training documents ``train``.
+    A class with a single training document (R52 has one) cannot be stratified: its document
+    stays in ``fit`` and the others are split as usual (without such classes: exactly
+    ``train_test_split(train, test_size=0.1, stratify=y[train], random_state=seed)``)."""
+    from sklearn.model_selection import train_test_split
+
+    single = np.bincount(y[train])[y[train]] < 2
+    rest = train[~single]
+    fit, val = train_test_split(rest, test_size=0.1, stratify=y[rest], random_state=seed)
+    return np.concatenate([train[single], fit]), val
+
+
 def run_baselines(corpus, seed: int) -> dict[str, Any]:
     """The four baselines with the protocol of the module docstring."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.model_selection import train_test_split
 
     y = np.asarray(corpus.label_ids())
     texts = list(corpus.texts)
     train = np.flatnonzero(corpus.is_train)
     test = np.flatnonzero(~np.asarray(corpus.is_train))
-    fit, val = train_test_split(train, test_size=0.1, stratify=y[train], random_state=seed)
+    fit, val = validation_split(train, y, seed)
     k = len(corpus.label_names)
     out: dict[str, Any] = {}
     for key, (kind, param, values) in GRIDS.items():
