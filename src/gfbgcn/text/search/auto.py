@@ -206,11 +206,7 @@ class AutoResult:
 
 
 def _best(candidates: Sequence[Candidate]) -> Candidate:
-    best = candidates[0]
-    for c in candidates[1:]:
-        if c.val_accuracy > best.val_accuracy:
-            best = c
-    return best
+    return max(candidates, key=lambda c: c.val_accuracy)  # max keeps the earliest of equals
 
 
 def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
@@ -377,6 +373,9 @@ def _try_features(search: _Search) -> None:
     best = _best([c for c in search.candidates if c.predictor == "graph"])
     if ngram_fits(search.corpus.texts, np.flatnonzero(search.corpus.is_train)):
         search.train(best.graph_setting, best.model, best.fast, "ngram")
+    else:  # the baseline hashes its n-grams at this size: no vocabulary to give the documents
+        search.log("auto: skipping the n-gram-features candidate: the training split is too "
+                   "large for an n-gram vocabulary (features ngram)")
     if not word_features.wordllama_available():
         search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
                    f"is not installed ({word_features.INSTALL_HINT})")
