@@ -16,6 +16,7 @@ from gfbgcn.nn.sparse import csr_rows
 from gfbgcn.text.graph.adjacency import graph_adjacency, normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict import ngram_input as ni
+from gfbgcn.text.predict import ngrams as ngram_module
 from gfbgcn.text.predict.baseline import fit_baseline, graph_split
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.ngrams import NgramFeatures
@@ -135,7 +136,7 @@ def test_bad_combinations_are_refused_naming_the_parameter(monkeypatch):
     with pytest.raises(OptionError, match="gin"):
         TrainConfig(model="gin", features="ngram")
     TrainConfig(batch_size=8, features="ngram")  # mini-batch is supported
-    monkeypatch.setattr(ni, "HASH_ABOVE", 5)
+    monkeypatch.setattr(ngram_module, "HASH_ABOVE", 5)  # the scale threshold (ngrams.needs_hashing)
     assert not ni.ngram_fits(toy_corpus().texts, np.arange(10))
     with pytest.raises(OptionError, match="^features ngram: the training split is too large"):
         ni.fit_input_ngrams(toy_corpus().texts, np.arange(10))
@@ -245,8 +246,12 @@ def test_auto_skips_ngram_features_on_a_corpus_too_large_for_them(monkeypatch):
     from gfbgcn.text.search import auto as auto_mod
     from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 
-    monkeypatch.setattr(ni, "HASH_ABOVE", 5)
+    monkeypatch.setattr(ngram_module, "HASH_ABOVE", 5)  # the scale threshold (ngrams.needs_hashing)
     base = TrainConfig(seed=0, epochs=3, hidden=8, patience=2)
+    lines: list[str] = []
     result = auto_mod.run_auto(tiny_corpus(40), UnicodeTokenizer(), base,
-                               budget=auto_mod.Budget(), cache=False, log=lambda _: None)
+                               budget=auto_mod.Budget(), cache=False, log=lines.append)
     assert all(c.features != "ngram" for c in result.candidates if c.predictor != "linear")
+    # and says so in one line
+    assert sum(line.startswith("auto: skipping the n-gram-features candidate: the training "
+                               "split is too large") for line in lines) == 1

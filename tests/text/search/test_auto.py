@@ -126,20 +126,6 @@ def test_auto_chooses_the_same_with_the_test_labels_permuted(data_dir):
         assert [c.test for c in first.candidates] != [c.test for c in second.candidates]
 
 
-def test_auto_says_when_it_skips_the_ngram_candidate(monkeypatch):
-    """A training split too large for an n-gram vocabulary: the search says so in one line
-    and trains no n-gram candidate."""
-    from gfbgcn.text.search import auto as search
-
-    monkeypatch.setattr(search, "ngram_fits", lambda texts, idx: False)
-    lines: list[str] = []
-    auto = run_auto(tiny_corpus(60), UnicodeTokenizer(), TrainConfig(seed=0, epochs=3, hidden=8),
-                    cache=False, log=lines.append)
-    assert any(line.startswith("auto: skipping the n-gram-features candidate: the training "
-                               "split is too large") for line in lines)
-    assert not any(c.features == "ngram" for c in auto.candidates)
-
-
 def test_the_best_candidate_is_the_earliest_of_equals():
     from gfbgcn.text.search.auto import _best
 

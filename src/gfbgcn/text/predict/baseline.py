@@ -64,6 +64,7 @@ from gfbgcn.text.predict.linear_grid import (  # noqa: F401  (the baseline's nam
     SGD_MAX_CLASSES,
     TEMPERATURES,
     GridPoint,
+    best_on_validation,
     choose_temperature,
     fit_point,
     grid,
@@ -71,12 +72,15 @@ from gfbgcn.text.predict.linear_grid import (  # noqa: F401  (the baseline's nam
 )
 from gfbgcn.text.predict.ngrams import (  # noqa: F401  (re-exported)
     CHAR_NGRAMS,
+    HASH_ABOVE,
+    HASH_CHARS,
     HASH_FEATURES,
     PARALLEL_ABOVE,
     WORD_NGRAMS,
     FittedCounts,
     NgramFeatures,
     hash_counts,
+    needs_hashing,
     smoothed_idf,
     tfidf_features,
 )
@@ -86,13 +90,6 @@ from gfbgcn.text.tokenize.registry import resolve_tokenizer
 
 #: Inverse regularisation strengths of the unigram baseline (:func:`fit_unigram_baseline`).
 C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
-
-#: Above this many training documents the features are hashed and the grid keeps SGD and
-#: complement naive Bayes only (see the module docstring).
-HASH_ABOVE = 50_000
-#: ... or above this many characters of training text (the character block's size follows it).
-HASH_CHARS = 20_000_000
-
 
 @dataclass
 class LinearTextModel:
@@ -221,6 +218,18 @@ class BaselineResult:
         return self.val_probabilities
 
 
+def corpus_probabilities(model: LinearTextModel, texts: Sequence[str], fit_idx: np.ndarray,
+                         x_fit: sp.csr_matrix) -> np.ndarray:
+    """``[num_docs, C]`` probabilities of ``model`` for every document: those of the fitting
+    documents ``fit_idx`` from their TF-IDF rows ``x_fit``, the others from their texts."""
+    probs = np.empty((len(texts), len(model.label_names)))
+    probs[fit_idx] = model.proba_of(x_fit)
+    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
+    if len(rest):
+        probs[rest] = model.predict_proba([texts[i] for i in rest])
+    return probs
+
+
 def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp.csr_matrix,
                           y_val: np.ndarray, points: list[GridPoint], num_classes: int,
                           seed: int, class_weight: str | None
@@ -228,8 +237,7 @@ def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp
     """Fit every grid point on the training rows and score it on the validation rows.
 
     Returns ``(best point, its temperature, its validation probabilities, one row per point)``;
-    best: the highest validation accuracy, ties broken by the lower log-loss, then the earlier
-    point.
+    best: the highest validation accuracy (:func:`best_on_validation`).
 
     Args:
         x_train, y_train: the training documents' TF-IDF rows and classes.
@@ -238,21 +246,18 @@ def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp
         num_classes: the classes of the corpus.
         seed, class_weight: see :func:`fit_baseline`.
     """
-    best: tuple | None = None
-    rows = []
-    for point in points:
+    def evaluate(point: GridPoint) -> tuple[float, float, dict, Any]:
         coef, intercept = fit_point(x_train, y_train, num_classes, point, seed, class_weight)
         scores = linear_scores(x_val, coef, intercept)
         t = choose_temperature(scores, y_val)
         probs = softmax(scores / t, axis=1)
         acc = float((probs.argmax(1) == y_val).mean()) if len(y_val) else 0.0
         loss = mean_log_loss(y_val, probs) if len(y_val) else 0.0
-        rows.append({"kind": point.kind, **point.params, "val_accuracy": acc,
-                     "val_log_loss": loss, "temperature": t})
-        if best is None or (acc, -loss) > best[0]:
-            best = ((acc, -loss), point, t, probs)
-    assert best is not None
-    return best[1], best[2], best[3], rows
+        return acc, loss, {"val_accuracy": acc, "val_log_loss": loss, "temperature": t}, \
+            (t, probs)
+
+    point, (t, probs), rows = best_on_validation(points, evaluate)
+    return point, t, probs, rows
 
 
 def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
@@ -280,8 +285,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     texts = list(texts)
     train_idx, val_idx = np.asarray(train_idx), np.asarray(val_idx)
     fit_idx = np.concatenate([train_idx, val_idx])  # the whole training split
-    if hashed is None:
-        hashed = len(fit_idx) > HASH_ABOVE or sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
+    hashed = needs_hashing(texts, fit_idx) if hashed is None else hashed
     ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
     x_fit = ngrams.transform_counts(fit_counts)
     kept = FittedCounts(ngrams, fit_idx, fit_counts) if keep_counts and not hashed else None
@@ -297,11 +301,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
         tokenizer_name=tokenizer_name, C=float(point.value), tokenizer=tokenizer, ngrams=ngrams,
         kind=point.kind, params=point.params, temperature=t)
-    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
-    probs = np.empty((len(texts), num_classes))
-    probs[fit_idx] = model.proba_of(x_fit)
-    if len(rest):
-        probs[rest] = model.predict_proba([texts[i] for i in rest])
+    probs = corpus_probabilities(model, texts, fit_idx, x_fit)
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,

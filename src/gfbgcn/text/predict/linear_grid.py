@@ -6,7 +6,9 @@ linear score, and the calibration temperature.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -167,3 +169,24 @@ def linear_scores(x: sp.csr_matrix, coef: np.ndarray, intercept: np.ndarray) -> 
         coef, intercept: ``[C, V]`` and ``[C]`` from :func:`fit_point`.
     """
     return np.asarray(x @ coef.T) + intercept[None, :]
+
+
+def best_on_validation(points: list[GridPoint],
+                       evaluate: Callable[[GridPoint], tuple[float, float, dict, Any]]
+                       ) -> tuple[GridPoint, Any, list[dict[str, Any]]]:
+    """The grid point with the highest validation score, ties broken by the lower validation
+    loss, then the earlier point.
+
+    ``evaluate(point)`` fits the point on the training rows and returns ``(score, loss, row,
+    kept)``: ``row`` its grid-table entries, ``kept`` what the caller needs of the best point.
+    Returns ``(best point, its kept, one row per point)`` (a row: kind, params, then ``row``).
+    """
+    best: tuple | None = None
+    rows = []
+    for point in points:
+        score, loss, row, kept = evaluate(point)
+        rows.append({"kind": point.kind, **point.params, **row})
+        if best is None or (score, -loss) > best[0]:
+            best = ((score, -loss), point, kept)
+    assert best is not None
+    return best[1], best[2], rows

@@ -34,11 +34,12 @@ from scipy.special import expit
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
 from gfbgcn.text.predict.baseline import (
-    HASH_ABOVE,
-    HASH_CHARS,
     BaselineResult,
     LinearTextModel,
+    best_on_validation,
+    corpus_probabilities,
     graph_split,
+    needs_hashing,
 )
 from gfbgcn.text.predict.linear_grid import ABSENT, GridPoint
 from gfbgcn.text.predict.ngrams import NgramFeatures
@@ -102,19 +103,16 @@ def _choose(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp.csr_matrix,
     """``(best point, its threshold, its validation probabilities, one row per point)``: each
     point fitted on the training rows and scored on the validation rows (see the module
     docstring; without validation documents the first point and threshold 0.5)."""
-    best: tuple | None = None
-    rows = []
-    for point in points:
+    def evaluate(point: GridPoint) -> tuple[float, float, dict, Any]:
         coef, intercept = fit_labels(x_train, y_train, point, seed, class_weight)
         probs = expit(np.asarray(x_val @ coef.T) + intercept[None, :])
         threshold, f1 = choose_threshold(y_val, probs) if len(y_val) else (0.5, 0.0)
         loss = _bce(y_val, probs) if len(y_val) else 0.0
-        rows.append({"kind": point.kind, **point.params, "val_micro_f1": f1,
-                     "val_log_loss": loss, "threshold": threshold})
-        if best is None or (f1, -loss) > best[0]:
-            best = ((f1, -loss), point, threshold, probs)
-    assert best is not None
-    return best[1], best[2], best[3], rows
+        return f1, loss, {"val_micro_f1": f1, "val_log_loss": loss, "threshold": threshold}, \
+            (threshold, probs)
+
+    point, (threshold, probs), rows = best_on_validation(points, evaluate)
+    return point, threshold, probs, rows
 
 
 def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
@@ -146,8 +144,7 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
     texts, y = list(texts), np.asarray(targets)
     train_idx, val_idx = np.asarray(train_idx), np.asarray(val_idx)
     fit_idx = np.concatenate([train_idx, val_idx])
-    if hashed is None:
-        hashed = len(fit_idx) > HASH_ABOVE or sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
+    hashed = needs_hashing(texts, fit_idx) if hashed is None else hashed
     ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
     x_fit = ngrams.transform_counts(fit_counts)
     del fit_counts
@@ -159,11 +156,7 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
         vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
         tokenizer_name=tokenizer_name, C=float(point.value), ngrams=ngrams, kind=point.kind,
         params=point.params, multi_label=True)
-    probs = np.empty(y.shape)
-    probs[fit_idx] = model.proba_of(x_fit)
-    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
-    if len(rest):
-        probs[rest] = model.predict_proba([texts[i] for i in rest])
+    probs = corpus_probabilities(model, texts, fit_idx, x_fit)
     test = multilabel_metrics(y[test_idx], probs[test_idx] >= threshold)
     val = multilabel_metrics(y[val_idx], val_probs >= threshold)
     test["threshold"] = val["threshold"] = threshold

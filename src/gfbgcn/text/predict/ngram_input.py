@@ -24,8 +24,8 @@ under Adam and overfits short texts within 3 epochs (subjectivity: 87.71 against
 n-grams gave 96.53 / 97.08 / 97.26 on R8 and 89.71 / 89.57 / 89.43 on subjectivity: the same
 within a seed's spread, so the cheapest.
 
-At scale (the baseline's hashing thresholds, :data:`gfbgcn.text.predict.baseline.HASH_ABOVE`
-training documents or :data:`~gfbgcn.text.predict.baseline.HASH_CHARS` characters) the full
+At scale (the baseline's hashing thresholds, :data:`gfbgcn.text.predict.ngrams.HASH_ABOVE`
+training documents or :data:`~gfbgcn.text.predict.ngrams.HASH_CHARS` characters) the full
 character-n-gram vocabulary would not fit in memory: such a corpus is refused in one line.
 """
 
@@ -43,8 +43,13 @@ import torch
 from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.predict.baseline import HASH_ABOVE, HASH_CHARS
-from gfbgcn.text.predict.ngrams import FittedCounts, NgramFeatures
+from gfbgcn.text.predict.ngrams import (
+    HASH_ABOVE,
+    HASH_CHARS,
+    FittedCounts,
+    NgramFeatures,
+    needs_hashing,
+)
 from gfbgcn.text.train.features import DocInput, WordFeatures, sparse_node_features
 
 #: The n-gram columns kept (those in the most training documents, below :data:`MAX_DF`).
@@ -79,7 +84,7 @@ def capped_ngrams(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_featur
 def ngram_fits(texts: Sequence[str], fit_idx: np.ndarray) -> bool:
     """Whether the training split ``texts[fit_idx]`` is small enough for an n-gram vocabulary
     (the baseline's hashing thresholds; see the module docstring)."""
-    return len(fit_idx) <= HASH_ABOVE and sum(len(texts[i]) for i in fit_idx) <= HASH_CHARS
+    return not needs_hashing(texts, fit_idx)
 
 
 def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: int = MAX_FEATURES,

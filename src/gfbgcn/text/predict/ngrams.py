@@ -23,6 +23,19 @@ CHAR_NGRAMS = (2, 5)
 PARALLEL_ABOVE = 20_000
 
 
+#: Above this many training documents the features are hashed and the grid keeps SGD and
+#: complement naive Bayes only (:mod:`gfbgcn.text.predict.baseline`).
+HASH_ABOVE = 50_000
+#: ... or above this many characters of training text (the character block's size follows it).
+HASH_CHARS = 20_000_000
+
+
+def needs_hashing(texts: Sequence[str], fit_idx: np.ndarray) -> bool:
+    """The scale mode (hashed word n-grams): more than :data:`HASH_ABOVE` fitting documents
+    ``texts[fit_idx]`` or more than :data:`HASH_CHARS` characters of them."""
+    return len(fit_idx) > HASH_ABOVE or sum(len(texts[i]) for i in fit_idx) > HASH_CHARS
+
+
 def tfidf_features(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
     """Sublinear TF times IDF, rows L2-normalised (all-zero rows stay zero).
 
