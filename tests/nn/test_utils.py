@@ -1,12 +1,13 @@
 """``chunked``: a row-wise function over chunks of rows equals the function on all rows;
-``dropout``: the distribution and gradient of ``F.dropout``."""
+``dropout``: the distribution and gradient of ``F.dropout``; ``keep_mask``: its share of ``True``
+on both of its routes (random bytes, ``torch.rand``)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from gfbgcn.nn.utils import chunked, dropout
+from gfbgcn.nn.utils import chunked, dropout, keep_mask
 
 
 @pytest.mark.parametrize("chunk_size", [None, 1, 3, 7, 10, 100])
@@ -61,3 +62,30 @@ def test_dropout_is_identity_outside_training_and_at_zero() -> None:
     assert dropout(x, 0.5, training=False) is x
     assert dropout(x, 0.0, training=True) is x
     assert torch.equal(dropout(x, 1.0, training=True), torch.zeros_like(x))
+
+
+@pytest.mark.parametrize("p", [0.5, 0.25, 0.3, 0.9])  # bytes (256 p whole), bytes, rand, rand
+@pytest.mark.parametrize("shape", [(400, 500), (7, 3, 11)])  # 7 * 3 * 11: not a multiple of 7
+def test_keep_mask_keeps_the_share_one_minus_p(p: float, shape: tuple[int, ...]) -> None:
+    x = torch.empty(shape)
+    mask = keep_mask(x, p)
+    assert mask.dtype == torch.bool and mask.shape == x.shape
+    if x.numel() >= 10_000:
+        sd = (p * (1 - p) / x.numel()) ** 0.5
+        assert abs(mask.double().mean().item() - (1 - p)) < 5 * sd
+
+
+def test_keep_mask_draws_every_byte_position_alike() -> None:
+    """The seven bytes taken from each 64-bit draw are all uniform: per position (entry index
+    mod 7) the kept share is 1/2 within 5 sd; a biased top byte would keep all of its entries."""
+    mask = keep_mask(torch.empty(7 * 40_000), 0.5).view(-1, 7).double()
+    sd = (0.25 / 40_000) ** 0.5
+    assert (mask.mean(0) - 0.5).abs().max().item() < 5 * sd
+
+
+def test_keep_mask_is_reproducible_from_the_seed() -> None:
+    x = torch.empty(50, 20)
+    torch.manual_seed(4)
+    first = keep_mask(x, 0.5)
+    torch.manual_seed(4)
+    assert torch.equal(first, keep_mask(x, 0.5))

@@ -7,6 +7,7 @@ import torch
 from torch import Tensor
 
 from gfbgcn.nn import CachedTransposeGCNConv, GFBConv, TwoLayerTextGCN
+from gfbgcn.nn.utils import keep_mask
 
 N, HIDDEN, C = 7, 5, 3
 # an undirected weighted graph (both directions), node 6 isolated
@@ -75,9 +76,8 @@ def test_dropout_acts_on_the_hidden_layer_only_in_training(name: str) -> None:
     torch.manual_seed(1)
     trained = model(a)
     torch.manual_seed(1)
-    # on the CPU the mask is drawn with torch.rand (gfbgcn.nn.utils.dropout): kept where >= p
-    mask = (torch.rand(N, HIDDEN, dtype=torch.float64) >= 0.5) * 2.0
-    h = torch.relu(a_hat_by_hand() @ model.w1) * mask
+    h = torch.relu(a_hat_by_hand() @ model.w1)
+    h = h * keep_mask(h, 0.5) * 2.0  # the CPU mask of gfbgcn.nn.utils.dropout
     torch.testing.assert_close(trained, literal_layer2(name, model.conv2, h, a_hat_by_hand()),
                                rtol=1e-12, atol=1e-12)
 
