@@ -18,10 +18,12 @@ is dropped, because on long documents it has thousands of non-zeros per document
 texts at 383k documents would hold about 10^9).  Memory is then the hashed counts plus a dense
 ``[classes, 2^18]`` coefficient matrix.
 
-Classifier: one of a small grid (:func:`grid`) -- a linear SVM, SGD with the modified Huber loss,
-complement naive Bayes -- with its regularisation (logistic regression is a kind of its own,
-``lr``, left out of the grid for its cost, see :func:`grid`); each is
-fitted on the graph model's *training* documents and scored on its *validation* documents
+Classifier: one of a small grid (:func:`grid`: the values of ``benchmarks/vs_linear.py``'s simple
+baselines) -- a linear SVM, SGD with the modified Huber loss, complement naive Bayes -- with its
+regularisation (logistic regression, kind ``lr``, is left out for its cost); each is fitted
+(the SVMs in one thread, the rest in another:
+:func:`~gfbgcn.text.predict.linear_grid.evaluate_grid`)
+on the graph model's *training* documents and scored on its *validation* documents
 (accuracy, ties: lower log-loss, then the earlier grid entry).  The chosen one is then fitted
 again on the whole training split (training + validation documents) before the test documents
 are scored, as a practitioner would.  At scale the grid holds only the kinds whose cost is about
