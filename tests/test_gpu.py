@@ -35,6 +35,7 @@ from gfbgcn.text.train.models import MODELS, build_text_model
 from gfbgcn.text.train.run import train_text
 
 from .entity.conftest import toy_entities
+from .reproduce.test_harness import Square
 from .text.toydata import NEW_DOCS, toy_corpus
 
 # Read at import, before tests/conftest.py hides CUDA from the tests not marked gpu.
@@ -315,8 +316,6 @@ def test_a_gpu_worker_past_its_memory_share_is_reported_not_hung(tmp_path) -> No
     from gfbgcn.cli.runtime.failures import describe
     from gfbgcn.reproduce import harness
     from gfbgcn.reproduce.store import RunStore
-
-    from .core.test_harness import Square
 
     with pytest.raises(Exception) as info:
         harness.run_pending([Square(n) for n in range(2)], RunStore(tmp_path),
