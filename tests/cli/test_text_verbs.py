@@ -90,6 +90,7 @@ def test_train_own_csv_custom_columns_save_predict(tmp_path, capsys):
                  "--epochs", "30", "--quiet", "--no-cache", "--save", str(model_dir)]) == 0
     out = capsys.readouterr().out
     assert "24 documents" in out and "test accuracy" in out
+    assert "(graph built in" in out and "; stop words none, min_freq 1)" in out  # stop: auto
     cfg = json.loads((model_dir / "config.json").read_text())
     assert cfg["training_data"]["train_docs"] == 20
     assert len(cfg["training_data"]["corpus_sha256"]) == 64
@@ -152,6 +153,10 @@ def test_data_stats_and_build(tmp_path, capsys, monkeypatch):
     table = capsys.readouterr().out
     assert "documents" in table and "24 (train 22 / test 2)" in table
     assert "note: no split column" in table
+    assert "graph settings   stop words none, min_freq 1, window 3" in table  # auto, given
+    # without the options, a small file gets the measured setting (gfbgcn.text.params)
+    assert main(["data", "stats", "--dataset", str(path)]) == 0
+    assert "graph settings   stop words none, min_freq 2, window 20" in capsys.readouterr().out
     assert main(["data", "build", *common, "--window", "4"]) == 0
     assert "graph built in" in capsys.readouterr().out
     assert main(["data", "build", *common, "--window", "4"]) == 0

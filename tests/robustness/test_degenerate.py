@@ -42,8 +42,8 @@ def test_empty_training_split_is_refused(cli, tmp_path):
 def test_corpus_without_any_word_is_refused(cli, tmp_path):
     rows = [("the of and" if i % 2 else "a an the", lab, s) for i, (_, lab, s) in
             enumerate(documents())]  # stop words only
-    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST).assert_user_error(
-        "no word is left after cleaning", "--min-freq 1")
+    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST, "--stop-words",
+        "english").assert_user_error("no word is left after cleaning", "--min-freq 1")
 
 
 def test_class_without_training_documents_is_warned_about(cli, tmp_path):

@@ -91,8 +91,8 @@ def test_missing_nltk_stop_words_is_one_line(cli, corpus, monkeypatch):
     monkeypatch.setattr(tokenizers, "nltk_stop_words", missing)
     tokenizers.load_stop_words.cache_clear()  # earlier tests may have loaded English already
     try:
-        cli("train", "--dataset", corpus, *FAST).assert_user_error("stop-word corpus",
-                                                                      "set NLTK_DATA")
+        cli("train", "--dataset", corpus, *FAST, "--stop-words", "english").assert_user_error(
+            "stop-word corpus", "set NLTK_DATA")
     finally:
         tokenizers.load_stop_words.cache_clear()
 

@@ -14,7 +14,14 @@ from gfbgcn.cli.options import check_applicable
 from gfbgcn.cli.parameters import flag_of
 from gfbgcn.core.errors import OptionError
 from gfbgcn.text.graph.text_graph import GraphConfig
-from gfbgcn.text.params import DEFAULTS, PARAMETERS, Param
+from gfbgcn.text.params import (
+    DEFAULTS,
+    PARAMETERS,
+    SMALL_CORPUS_DOCS,
+    Param,
+    graph_defaults,
+    paper_graph,
+)
 from gfbgcn.text.train.config import TrainConfig
 
 RANGED = [name for name, p in PARAMETERS.items() if p.ranged()]
@@ -47,8 +54,44 @@ def test_the_configurations_take_the_tables_defaults():
     for name in ("model", "hidden", "dropout", "lr", "weight_decay", "epochs", "patience",
                  "val_ratio", "batch_size", "fanout", "row_budget", "features", "optimizer"):
         assert getattr(config, name) == DEFAULTS[name], name
-    for name in ("window", "min_freq", "stop_words", "cooccurrence"):
+    for name in ("window", "cooccurrence"):
         assert getattr(graph, name) == DEFAULTS[name], name
+    # a GraphConfig is resolved: "auto" of a large corpus and the benchmarks is the paper's
+    assert (graph.stop_words, graph.min_freq) == paper_graph(DEFAULTS["stop_words"],
+                                                             DEFAULTS["min_freq"])
+    assert (graph.stop_words, graph.min_freq) == ("english", 5)
+
+
+def test_auto_graph_settings_follow_the_corpus_size():
+    assert DEFAULTS["stop_words"] == DEFAULTS["min_freq"] == "auto"
+    for size in (1, SMALL_CORPUS_DOCS):
+        assert graph_defaults("auto", "auto", size) == (None, 2)
+    assert graph_defaults("auto", "auto", SMALL_CORPUS_DOCS + 1) == ("english", 5)
+    # what the user set is kept, whatever the size
+    assert graph_defaults("german", 3, 10) == ("german", 3)
+    assert graph_defaults(None, "auto", 10**6) == (None, 5)
+    assert graph_defaults("auto", 1, 10**6) == ("english", 1)
+    assert paper_graph("auto", "auto") == ("english", 5)
+    assert paper_graph(None, 2) == (None, 2)
+    with pytest.raises(OptionError, match="min_freq must be"):
+        GraphConfig(min_freq="auto")  # type: ignore[arg-type]  # resolved before a graph
+
+
+def test_the_cli_gives_the_benchmarks_the_papers_graph_and_a_file_auto():
+    from gfbgcn.cli.options import classifier_from_args
+
+    def built(*argv: str) -> TextGCNClassifier:
+        args = build_parser(["train", *argv]).parse_args(["train", *argv])
+        check_applicable(args)
+        return classifier_from_args(args)
+
+    clf = built("--dataset", "r8")
+    assert (clf.stop_words, clf.min_freq, clf.tokenizer) == ("english", 5, "textgcn")
+    clf = built("--dataset", "r8", "--min-freq", "2", "--stop-words", "none")
+    assert (clf.stop_words, clf.min_freq) == ("none", 2)
+    clf = built("--dataset", "my.csv")
+    assert (clf.stop_words, clf.min_freq) == ("auto", "auto")
+    assert built("--dataset", "my.csv", "--min-freq", "auto").min_freq == "auto"
 
 
 def test_every_parameter_has_its_train_option_with_the_tables_default():

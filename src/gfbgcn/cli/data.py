@@ -10,7 +10,8 @@ from gfbgcn.cli.options import add_corpus_arguments, graph_from_args
 from gfbgcn.core.paths import cache_required
 
 
-def format_stats(stats: dict, notes: list[str]) -> str:
+def format_stats(stats: dict, notes: list[str], settings: str = "") -> str:
+    """The statistics as a table; ``settings``: the graph settings, a row of their own."""
     rows = [
         ("dataset", stats["dataset"]),
         ("documents", f"{stats['docs']:,} (train {stats['train_docs']:,} / test "
@@ -22,7 +23,7 @@ def format_stats(stats: dict, notes: list[str]) -> str:
         ("edges word-word", f"{stats['word_word_edges']:,}"),
         ("average length", f"{stats['average_length']:.2f}"),
         ("empty documents", f"{stats['empty_docs']:,}"),
-    ]
+    ] + ([("graph settings", settings)] if settings else [])
     width = max(len(k) for k, _ in rows)
     lines = [f"{k:<{width}}  {v}" for k, v in rows]
     lines += [f"note: {n}" for n in notes]
@@ -38,7 +39,9 @@ def data_stats(args: argparse.Namespace) -> int:
     """Corpus and graph statistics (the paper's Table "statistics of datasets")."""
     _, graph = graph_from_args(args)
     stats = graph.stats()
-    print(json.dumps(stats, indent=2) if args.json else format_stats(stats, graph.notes))
+    c = graph.config
+    settings = f"stop words {c.stop_words or 'none'}, min_freq {c.min_freq}, window {c.window}"
+    print(json.dumps(stats, indent=2) if args.json else format_stats(stats, graph.notes, settings))
     return 0
 
 

@@ -17,7 +17,7 @@ from gfbgcn.text.corpus.benchmarks import benchmark_key, load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.classifier import TextGCNClassifier
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.params import AUTO, PARAMETERS, Param
+from gfbgcn.text.params import AUTO, PARAMETERS, Param, paper_graph
 from gfbgcn.text.search.pacing import parse_budget
 from gfbgcn.text.tokenize.registry import default_tokenizer_name
 
@@ -183,11 +183,15 @@ def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
 def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
     """The :class:`~gfbgcn.TextGCNClassifier` that the options describe (each option's
     destination is its Python parameter; those a verb has not take their defaults).  A
-    benchmark's tokenizer is the paper's (``textgcn``); the baseline is fitted beside a model
+    benchmark's tokenizer, stop words and ``min_freq`` are the paper's (``textgcn``,
+    ``english``, 5); the baseline is fitted beside a model
     of a user's file, or tried by ``--auto``; ``--baseline-class-weight`` where it is not is
     refused."""
     params = {name: getattr(args, name) for name in PARAMETERS if hasattr(args, name)}
     params["tokenizer"] = args.tokenizer or default_tokenizer_name(args.dataset)
+    if benchmark_key(args.dataset) is not None and "min_freq" in params:
+        params["stop_words"], params["min_freq"] = paper_graph(params["stop_words"],
+                                                               params["min_freq"])
     if "baseline" in params:
         params["baseline"] = args.baseline and (
             args.auto or benchmark_key(args.dataset) is None)

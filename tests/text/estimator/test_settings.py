@@ -106,3 +106,17 @@ def test_run_seed_refuses_what_check_random_state_refuses(bad):
     with pytest.raises(OptionError, match=r"^random_state must be None, a whole number in "
                                           r"\[0, 4294967295\], a numpy.random.RandomState"):
         run_seed(bad)
+
+
+def test_graph_settings_resolve_auto_by_the_corpus_size():
+    from gfbgcn import TextGCNClassifier
+    from gfbgcn.text.params import SMALL_CORPUS_DOCS
+
+    clf = TextGCNClassifier()
+    small, large = clf.graph_settings(100)[1], clf.graph_settings(SMALL_CORPUS_DOCS + 1)[1]
+    assert (small.stop_words, small.min_freq) == (None, 2)
+    assert (large.stop_words, large.min_freq) == ("english", 5)
+    fixed = TextGCNClassifier(stop_words="none", min_freq=5).graph_settings(100)[1]
+    assert (fixed.stop_words, fixed.min_freq) == (None, 5)
+    with pytest.raises(OptionError, match="^min_freq must be"):
+        TextGCNClassifier(min_freq="often").graph_settings(100)

@@ -117,7 +117,7 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
         random_state: settings.RandomStateLike = D["random_state"],
         fast_genvec: bool = D["fast_genvec"], fixed_lambda: float | None = D["fixed_lambda"],
         features: str = D["features"], window: int = D["window"],
-        min_freq: int = D["min_freq"], stop_words: str | None = D["stop_words"],
+        min_freq: int | str = D["min_freq"], stop_words: str | None = D["stop_words"],
         cooccurrence: str = D["cooccurrence"],
         tokenizer: str | Tokenizer | None = D["tokenizer"], no_numbers: bool = D["no_numbers"],
         cjk_split: str = D["cjk_split"], batch_size: int | str = D["batch_size"],
@@ -239,7 +239,7 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
 
     def _search(self, corpus: Corpus, config: TrainConfig) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
-        tokenizer, graph_config = self.graph_settings()
+        tokenizer, graph_config = self.graph_settings(len(corpus))
         budget = parse_budget(self.budget) if self.budget is not None else None
         return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
                         stop_words=graph_config.stop_words,

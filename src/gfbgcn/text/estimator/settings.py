@@ -22,7 +22,14 @@ from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import SEED_MAX
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.params import AUTO, DEFAULTS, PARAMETERS, check_parameter
+from gfbgcn.text.params import (
+    AUTO,
+    DEFAULTS,
+    PAPER_STOP_WORDS,
+    PARAMETERS,
+    check_parameter,
+    graph_defaults,
+)
 from gfbgcn.text.search.auto import parse_budget
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import make_tokenizer
@@ -37,7 +44,7 @@ DEFAULT_TOKENIZER = "unicode"
 def tokenization(
     tokenizer: str | Tokenizer | None = DEFAULTS["tokenizer"], *,
     no_numbers: bool = DEFAULTS["no_numbers"], cjk_split: str = DEFAULTS["cjk_split"],
-    stop_words: str | None = DEFAULTS["stop_words"],
+    stop_words: str | None = PAPER_STOP_WORDS,
 ) -> tuple[Tokenizer, str | None]:
     """``(tokenizer, stop-word setting)``: ``--tokenizer``, ``--no-numbers``, ``--cjk-split``
     and ``--stop-words``.
@@ -175,7 +182,7 @@ class ClassifierSettings:
     cjk_split: str
     stop_words: str | None
     window: int
-    min_freq: int
+    min_freq: int | str
     cooccurrence: str
     cache: bool
     build_workers: int | None
@@ -202,12 +209,16 @@ class ClassifierSettings:
             params["batch_size"] = 0
         return train_config(seed=seed, **params)
 
-    def graph_settings(self) -> tuple[Tokenizer, GraphConfig]:
-        """The tokenizer and graph settings (checked like :meth:`train_config`)."""
+    def graph_settings(self, num_docs: int = 0) -> tuple[Tokenizer, GraphConfig]:
+        """The tokenizer and graph settings of a corpus of ``num_docs`` documents (checked
+        like :meth:`train_config`; ``stop_words`` and ``min_freq`` ``"auto"`` depend on the
+        size: :func:`~gfbgcn.text.params.graph_defaults`)."""
+        check_parameter("min_freq", self.min_freq)
+        stop_words, min_freq = graph_defaults(self.stop_words, self.min_freq, num_docs)
         tokenizer, stop_words = tokenization(
             self.tokenizer, no_numbers=self.no_numbers, cjk_split=self.cjk_split,
-            stop_words="none" if self.stop_words is None else self.stop_words)
-        config = GraphConfig(window=self.window, min_freq=self.min_freq, stop_words=stop_words,
+            stop_words="none" if stop_words is None else stop_words)
+        config = GraphConfig(window=self.window, min_freq=min_freq, stop_words=stop_words,
                              cooccurrence=self.cooccurrence)
         for name in ("cache", "build_workers"):
             check_parameter(name, getattr(self, name))
@@ -216,7 +227,7 @@ class ClassifierSettings:
     def build_graph(self, corpus: Corpus) -> TextGraph:
         """The Text GCN graph of ``corpus`` with these graph settings (cached on disk unless
         ``cache=False``; see :func:`~gfbgcn.text.graph.text_graph.build_text_graph`)."""
-        tokenizer, config = self.graph_settings()
+        tokenizer, config = self.graph_settings(len(corpus))
         return build_text_graph(corpus, config, tokenizer, cache=bool(self.cache),
                                 workers=self.build_workers)
 

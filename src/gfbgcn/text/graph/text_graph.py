@@ -55,7 +55,7 @@ from gfbgcn.text.graph.npz_seal import check_seal, seal
 from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
-from gfbgcn.text.params import DEFAULTS, check_parameter
+from gfbgcn.text.params import DEFAULTS, PAPER_MIN_FREQ, PAPER_STOP_WORDS, check_parameter
 from gfbgcn.text.tokenize.clean import Tokenizer, textgcn_tokenize, tokenizer_key
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus
 
@@ -68,13 +68,13 @@ class GraphConfig:
 
     # defaults and ranges: gfbgcn.text.params; stop_words is the parsed setting (None: none)
     window: int = DEFAULTS["window"]
-    min_freq: int = DEFAULTS["min_freq"]
-    stop_words: str | None = DEFAULTS["stop_words"]
+    min_freq: int = PAPER_MIN_FREQ  # (the estimator's "auto" is resolved before this)
+    stop_words: str | None = PAPER_STOP_WORDS
     cooccurrence: str = DEFAULTS["cooccurrence"]  # "window" (paper) or "pair" (reference code)
 
     def __post_init__(self) -> None:  # OptionError naming the parameter (CLI: its option)
         for name in ("window", "min_freq", "cooccurrence"):
-            check_parameter(name, getattr(self, name))
+            check_parameter(name, getattr(self, name), words=False)
 
 
 @dataclass
