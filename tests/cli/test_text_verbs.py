@@ -90,7 +90,8 @@ def test_train_own_csv_custom_columns_save_predict(tmp_path, capsys):
                  "--epochs", "30", "--quiet", "--no-cache", "--save", str(model_dir)]) == 0
     out = capsys.readouterr().out
     assert "24 documents" in out and "test accuracy" in out
-    assert "(graph built in" in out and "; stop words none, min_freq 1)" in out  # stop: auto
+    assert "(graph built in" in out  # stop words auto, the options given:
+    assert "; stop words none, min_freq 1, window 20)" in out
     cfg = json.loads((model_dir / "config.json").read_text())
     assert cfg["training_data"]["train_docs"] == 20
     assert len(cfg["training_data"]["corpus_sha256"]) == 64

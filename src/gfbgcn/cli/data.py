@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from gfbgcn.cli.options import add_corpus_arguments, graph_from_args
+from gfbgcn.cli.options import add_corpus_arguments, graph_from_args, graph_settings_text
 from gfbgcn.core.paths import cache_required
 
 
@@ -39,9 +39,8 @@ def data_stats(args: argparse.Namespace) -> int:
     """Corpus and graph statistics (the paper's Table "statistics of datasets")."""
     _, graph = graph_from_args(args)
     stats = graph.stats()
-    c = graph.config
-    settings = f"stop words {c.stop_words or 'none'}, min_freq {c.min_freq}, window {c.window}"
-    print(json.dumps(stats, indent=2) if args.json else format_stats(stats, graph.notes, settings))
+    print(json.dumps(stats, indent=2) if args.json
+          else format_stats(stats, graph.notes, graph_settings_text(graph)))
     return 0
 
 

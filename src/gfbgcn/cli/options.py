@@ -180,6 +180,13 @@ def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
     return corpus, clf.build_graph(corpus)
 
 
+def graph_settings_text(graph: TextGraph) -> str:
+    """``stop words none, min_freq 2, window 20``: the settings ``graph`` was built with, as
+    ``data stats`` and ``train`` print them."""
+    c = graph.config
+    return f"stop words {c.stop_words or 'none'}, min_freq {c.min_freq}, window {c.window}"
+
+
 def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
     """The :class:`~gfbgcn.TextGCNClassifier` that the options describe (each option's
     destination is its Python parameter; those a verb has not take their defaults).  A

@@ -20,6 +20,7 @@ from gfbgcn.cli.options import (
     check_applicable,
     classifier_from_args,
     corpus_from_args,
+    graph_settings_text,
     run_provenance,
 )
 from gfbgcn.cli.runtime.argtypes import nonempty_path
@@ -120,10 +121,8 @@ def _print_graph(graph) -> None:
     for note in graph.notes:
         print(f"note: {note}", file=sys.stderr)
     how = "cached" if graph.from_cache else f"built in {graph.build_seconds:.1f} s"
-    c = graph.config
     print(f"{graph.corpus_name}: {graph.num_docs:,} documents, {graph.num_words:,} words, "
-          f"{len(graph.label_names)} classes (graph {how}; stop words {c.stop_words or 'none'}, "
-          f"min_freq {c.min_freq})")
+          f"{len(graph.label_names)} classes (graph {how}; {graph_settings_text(graph)})")
 
 
 def _print_result(result, multi_label: bool) -> None:

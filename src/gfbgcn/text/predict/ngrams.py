@@ -6,13 +6,17 @@ from :data:`PARALLEL_ABOVE` documents on).
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from gfbgcn.core.processes import worker_pool
+from gfbgcn.text.graph.sharded import available_cores
 
 #: Hashed feature columns at scale: 2^18 keeps the dense coefficient matrix of 115 classes at
 #: 240 MB (float64), at the price of bigram collisions.
@@ -239,12 +243,40 @@ def _merge_fitted(parts: list[tuple[list[str], sp.csr_matrix]]
     return vocab, merged
 
 
-_COUNT_ARGS: tuple = ()  # (texts, analyzer, ngrams, vocab) of count_block's workers (by fork)
+_SHARED: Any = None  # what the workers of _forked_map read (inherited by fork, not pickled)
 
 
-def _count_chunk(bounds: tuple[int, int]) -> tuple[list[str], sp.csr_matrix]:
-    texts, analyzer, ngrams, vocab = _COUNT_ARGS
-    names, counts = _count_serial(texts[bounds[0]:bounds[1]], analyzer, ngrams, vocab)
+def _run_shared(task: tuple[Callable[..., Any], int, int]) -> Any:
+    work, start, end = task
+    return work(_SHARED, start, end)
+
+
+def _forked_map(work: Callable[..., Any], shared: Any, cuts: np.ndarray, workers: int
+                ) -> list[Any]:
+    """``[work(shared, a, b) for a, b in consecutive cuts]`` in ``workers`` forked processes:
+    the workers inherit ``shared`` (the documents, a vocabulary) through fork instead of
+    receiving a pickled copy per task; ``work`` is a module-level function."""
+    global _SHARED
+    _SHARED = shared
+    try:
+        with worker_pool(multiprocessing.get_context("fork"), workers) as pool:
+            return pool.map(_run_shared, [(work, int(a), int(b))
+                                          for a, b in zip(cuts[:-1], cuts[1:])])
+    finally:
+        _SHARED = None
+
+
+def _forks(workers: int | None, size: int, threshold: int) -> int:
+    """The worker processes for a job of ``size`` (documents, characters): 1 (serial) below
+    ``threshold``, with one core or where there is no fork; else ``workers`` (None: every
+    available core)."""
+    workers = available_cores() if workers is None else workers
+    return 1 if size < threshold or sys.platform == "win32" else workers
+
+
+def _count_chunk(shared: tuple, start: int, end: int) -> tuple[list[str], sp.csr_matrix]:
+    texts, analyzer, ngrams, vocab = shared
+    names, counts = _count_serial(texts[start:end], analyzer, ngrams, vocab)
     return (names if vocab is None else []), counts
 
 
@@ -259,36 +291,21 @@ def count_block(texts: Sequence[str], analyzer: str, ngrams: tuple[int, int],
     The analyser is Python code under the GIL, so threads would not help; the workers inherit
     the documents through fork and send back their counts.
     """
-    global _COUNT_ARGS
-    from gfbgcn.text.graph.sharded import available_cores
-
-    workers = available_cores() if workers is None else workers
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    if workers <= 1 or lengths.sum() < PARALLEL_CHARS or sys.platform == "win32":
+    workers = _forks(workers, int(lengths.sum()), PARALLEL_CHARS)
+    if workers <= 1:
         return _count_serial(texts, analyzer, ngrams, vocab)
-    import multiprocessing
-
-    from gfbgcn.core.processes import worker_pool
-
     shares = np.searchsorted(np.cumsum(lengths), lengths.sum() * np.arange(1, workers) / workers)
     cuts = np.unique(np.r_[0, shares, len(texts)])
-    _COUNT_ARGS = (texts, analyzer, ngrams, vocab)
-    try:
-        with worker_pool(multiprocessing.get_context("fork"), len(cuts) - 1) as pool:
-            parts = pool.map(_count_chunk, [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])])
-    finally:
-        _COUNT_ARGS = ()
+    parts = _forked_map(_count_chunk, (texts, analyzer, ngrams, vocab), cuts, len(cuts) - 1)
     if vocab is not None:
         return vocab, sp.vstack([c for _, c in parts], format="csr")
     return _merge_fitted(parts)
 
 
-_CHUNK_TEXTS: Sequence[str] = ()  # the documents of hash_counts' workers (inherited by fork)
-
-
-def _hash_chunk(bounds: tuple[int, int, int]) -> sp.csr_matrix:
-    start, end, n_features = bounds
-    return _hashing(n_features).transform(_CHUNK_TEXTS[start:end]).tocsr()
+def _hash_chunk(shared: tuple, start: int, end: int) -> sp.csr_matrix:
+    texts, n_features = shared
+    return _hashing(n_features).transform(texts[start:end]).tocsr()
 
 
 def hash_counts(texts: Sequence[str], n_features: int, workers: int | None = None
@@ -301,25 +318,11 @@ def hash_counts(texts: Sequence[str], n_features: int, workers: int | None = Non
         n_features: the hashing width.
         workers: processes (None: every available core).
     """
-    global _CHUNK_TEXTS
-    from gfbgcn.text.graph.sharded import available_cores
-
-    workers = available_cores() if workers is None else workers
-    if workers <= 1 or len(texts) < PARALLEL_ABOVE or sys.platform == "win32":
+    workers = _forks(workers, len(texts), PARALLEL_ABOVE)
+    if workers <= 1:
         return _hashing(n_features).transform(texts).tocsr()
-    import multiprocessing
-
-    from gfbgcn.core.processes import worker_pool
-
     cuts = np.linspace(0, len(texts), 4 * workers + 1).astype(int)  # small tasks balance
-    _CHUNK_TEXTS = texts
-    try:
-        with worker_pool(multiprocessing.get_context("fork"), workers) as pool:
-            parts = pool.map(_hash_chunk, [(int(a), int(b), n_features)
-                                           for a, b in zip(cuts[:-1], cuts[1:])])
-    finally:
-        _CHUNK_TEXTS = ()
-    return sp.vstack(parts, format="csr")
+    return sp.vstack(_forked_map(_hash_chunk, (texts, n_features), cuts, workers), format="csr")
 
 
 def _hashing(n_features: int):
