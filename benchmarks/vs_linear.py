@@ -177,8 +177,10 @@ def run_baselines(corpus, seed: int) -> dict[str, Any]:
 # --auto
 
 
-def run_auto_part(corpus, name: str, seed: int) -> dict[str, Any]:
-    """One ``--auto`` search as ``gfbgcn train --dataset X --auto --seed S`` runs it."""
+def run_auto_part(corpus, name: str, seed: int, out_npz: Path | None = None) -> dict[str, Any]:
+    """One ``--auto`` search as ``gfbgcn train --dataset X --auto --seed S`` runs it;
+    ``out_npz``: where every candidate's validation probabilities and test predictions go
+    (:func:`_candidate_arrays`)."""
     from gfbgcn.text.predict.combined import mix
     from gfbgcn.text.search.auto import chosen_summary, run_auto
     from gfbgcn.text.tokenize.registry import make_tokenizer
@@ -205,6 +207,7 @@ def run_auto_part(corpus, name: str, seed: int) -> dict[str, Any]:
     preds = {"auto": probs[test].argmax(1), "graph_part": part_probs[test].argmax(1),
              "combined": combo_probs[test].argmax(1), "builtin": b.probabilities[test].argmax(1)}
     return {
+        "candidates": _candidate_arrays(auto, out_npz),
         "choice": chosen_summary(auto),
         "graph_part_model": f"{part.model_label} ({part.setting.label()})",
         "combined_weight": combo.weight,
@@ -218,6 +221,43 @@ def run_auto_part(corpus, name: str, seed: int) -> dict[str, Any]:
         "test_labels": y.tolist(),
         "wall_seconds": wall, "cpu_seconds": cpu, "peak_rss_mib": _peak_mib(),
     }
+
+
+def _candidate_arrays(auto, out_npz: Path | None) -> list[dict[str, Any]]:
+    """The search's candidate table (rows of ``auto.csv``, in the search's order) for the
+    record; with ``out_npz``, beside it the arrays a study of selection rules needs
+    (``benchmarks/selection_study.py``), all on the validation documents in the baseline's
+    ``val_idx`` order except the test predictions:
+
+    * ``val_labels``, ``test_labels``;
+    * ``linear_val_proba`` ``[V, C]``: the baseline's held-out validation probabilities
+      (fitted without the validation documents: what the combinations' weights are chosen on);
+    * ``graph_val_proba`` ``[G, V, C]``: every graph-only candidate's, in table order;
+    * ``test_pred`` ``[K, T]``: every candidate's test predictions (combinations at their
+      chosen weight, the baseline refitted), in table order.
+    """
+    from gfbgcn.text.predict.combined import mix
+
+    b, g = auto.baseline, auto.graph
+    test = np.flatnonzero(~np.asarray(g.is_train))
+    vi = b.val_idx
+    rows, graph_val, test_pred = [], [], []
+    for c in auto.candidates:
+        rows.append({**c.row(), "chosen": c is auto.chosen})
+        if c.predictor == "linear":
+            probs = b.probabilities
+        else:
+            probs = auto.result_of(c).probabilities
+            if c.predictor == "graph":
+                graph_val.append(probs[vi].astype(np.float32))
+            else:
+                probs = mix(probs, b.probabilities, c.weight)
+        test_pred.append(probs[test].argmax(1).astype(np.int16))
+    if out_npz is not None:
+        np.savez_compressed(out_npz, val_labels=g.labels[vi], test_labels=g.labels[test],
+                            linear_val_proba=b.val_proba(),
+                            graph_val_proba=np.stack(graph_val), test_pred=np.stack(test_pred))
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,10 +275,11 @@ def one(dataset: str, seed: int, part: str, out: Path, threads: int) -> None:
 
     torch.set_num_threads(threads)
     corpus = load_corpus(dataset)
+    path = _record_path(out, dataset, seed, part)
     rec = run_baselines(corpus, seed) if part == "baselines" else \
-        run_auto_part(corpus, dataset, seed)
+        run_auto_part(corpus, dataset, seed, path.with_name(path.stem + "_candidates.npz"))
     rec.update(dataset=dataset, seed=seed, part=part)
-    atomic_write_json(_record_path(out, dataset, seed, part), rec)
+    atomic_write_json(path, rec)
 
 
 def mcnemar(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[int, int, float]:
