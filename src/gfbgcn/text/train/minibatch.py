@@ -259,9 +259,8 @@ def released_adjacency(graph: TextGraph, adj: Tensor | None = None) -> Tensor:
 
     if adj is not None:
         return adj
-    small = graph.edge_weight.shape[0] + graph.num_nodes < 2**31
     graph.release_edges()  # the int64 arrays of a fresh build, if any: back to the file
-    adj = graph_adjacency(graph, torch.int32 if small else torch.int64)
+    adj = graph_adjacency(graph)  # int32 indices where they fit
     graph.release_edges()  # the pages read to build Â
     return adj
 
