@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.pool import Pool
@@ -150,3 +151,35 @@ def _kill_workers(executor: ProcessPoolExecutor) -> None:
     for process in list((getattr(executor, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):  # already gone
             process.kill()
+
+
+_SHARED: Any = None  # what the workers of forked_map read (inherited by fork, not pickled)
+
+
+def _run_shared(task: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
+    work, args = task
+    return work(_SHARED, *args)
+
+
+def forked_map(work: Callable[..., Any], shared: Any, tasks: Sequence[tuple[Any, ...]],
+               workers: int, meanwhile: Callable[[], None] | None = None) -> list[Any]:
+    """``[work(shared, *args) for args in tasks]`` in ``workers`` forked processes
+    (:func:`worker_pool`), one task at a time each, in the order given.
+
+    The workers inherit ``shared`` (documents, a vocabulary, a closure over a sparse matrix)
+    through fork instead of receiving a pickled copy per task; ``work`` must be a module-level
+    function and the tasks and results picklable.  ``meanwhile``, when given, runs in this
+    process after the workers were forked and before their results are collected: other work
+    overlaps theirs without a thread (forking a process whose other threads are busy is not
+    safe).  POSIX only (fork)."""
+    global _SHARED
+    _SHARED = shared
+    try:
+        with worker_pool(multiprocessing.get_context("fork"), workers) as pool:
+            pending = pool.map_async(_run_shared, [(work, tuple(t)) for t in tasks],
+                                     chunksize=1)
+            if meanwhile is not None:
+                meanwhile()
+            return pending.get()
+    finally:
+        _SHARED = None

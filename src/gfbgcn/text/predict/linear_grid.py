@@ -5,6 +5,7 @@ linear score, and the calibration temperature.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from gfbgcn.core.processes import forked_map
+
 #: At scale, SGD (one-vs-rest, cost proportional to the classes) only up to this many classes.
 SGD_MAX_CLASSES = 20
 #: Temperatures tried on validation (log-spaced), see :func:`choose_temperature`.
@@ -22,7 +25,7 @@ TEMPERATURES = tuple(float(t) for t in np.geomspace(1e-3, 1e3, 61))
 #: Intercept of classes absent from the training documents: never predicted.
 ABSENT = -30.0
 #: Kinds fitted by liblinear, whose random generator is one per process (``srand``): their fits
-#: run one after another in one thread (see :func:`evaluate_grid`).
+#: run in forked processes, never two at once in one (see :func:`evaluate_grid`).
 LIBLINEAR_KINDS = frozenset({"svm", "lr", "lr-unigram"})
 
 
@@ -188,20 +191,22 @@ def linear_scores(x: sp.csr_matrix, coef: np.ndarray, intercept: np.ndarray) -> 
 
 def evaluate_grid(points: list[GridPoint], evaluate: Callable[[GridPoint], Any],
                   threads: int | None = None) -> list[Any]:
-    """``[evaluate(p) for p in points]``, with the liblinear kinds in one thread and the other
-    kinds in a second when ``threads`` (default: torch's thread count, which ``--threads``
-    sets) is 2 or more.
+    """``[evaluate(p) for p in points]``, over ``threads`` cores (default: torch's thread
+    count, which ``--threads`` sets) when that is 2 or more.
 
-    scikit-learn's liblinear and SGD solvers release the GIL, so the two chains overlap (R8,
-    11 points: 12 s of SVM fits beside 5 s of SGD and naive Bayes).  The results equal the
-    serial ones: liblinear draws from one process-wide generator, so no two liblinear fits
-    may run at once (two SVM fits in two threads gave other weights than in one), while SGD
-    and naive Bayes carry their own state.
+    liblinear seeds one process-wide generator at the start of every fit (``srand``), so no two
+    liblinear fits may run in one process at once (two SVM fits in two threads gave other
+    weights than in one), while SGD and naive Bayes carry their own state.  So the liblinear
+    fits run in ``threads`` forked processes, the costliest (largest ``C``) first, while this
+    process fits the other kinds: each result equals the serial one.  Where there is no fork
+    (Windows) the liblinear fits run in one thread beside the others (scikit-learn's solvers
+    release the GIL).  On R8 the SVM fits were 12 s of one chain beside 5 s of SGD and naive
+    Bayes, so one thread for them all left a core idle (``docs/benchmarks.md``).
     """
     threads = torch.get_num_threads() if threads is None else threads
-    chains = [c for c in ([i for i, p in enumerate(points) if p.kind in LIBLINEAR_KINDS],
-                          [i for i, p in enumerate(points) if p.kind not in LIBLINEAR_KINDS]) if c]
-    if threads < 2 or len(chains) < 2:
+    lib = [i for i, p in enumerate(points) if p.kind in LIBLINEAR_KINDS]
+    other = [i for i, p in enumerate(points) if p.kind not in LIBLINEAR_KINDS]
+    if threads < 2 or len(points) < 2 or not lib:
         return [evaluate(p) for p in points]
     results: list[Any] = [None] * len(points)
 
@@ -211,10 +216,24 @@ def evaluate_grid(points: list[GridPoint], evaluate: Callable[[GridPoint], Any],
 
     # warnings filters are process-wide: the fits' own catch_warnings blocks, entered and left
     # by two threads, may restore each other's lists; this block restores the caller's at the end
-    with warnings.catch_warnings(), ThreadPoolExecutor(len(chains)) as pool:
-        for future in [pool.submit(run, chain) for chain in chains]:
-            future.result()
+    with warnings.catch_warnings():
+        if sys.platform != "win32":
+            lib.sort(key=lambda i: -points[i].value)  # larger C: more liblinear iterations
+            done = forked_map(_evaluate_point, (evaluate, points), [(i,) for i in lib],
+                              min(threads, len(lib)), meanwhile=lambda: run(other))
+            for i, result in zip(lib, done):
+                results[i] = result
+            return results
+        with ThreadPoolExecutor(2) as pool:
+            for future in [pool.submit(run, chain) for chain in (lib, other) if chain]:
+                future.result()
     return results
+
+
+def _evaluate_point(shared: tuple[Callable[[GridPoint], Any], list[GridPoint]], i: int) -> Any:
+    """Point ``i`` evaluated in a worker of :func:`evaluate_grid` (``shared`` inherited)."""
+    evaluate, points = shared
+    return evaluate(points[i])
 
 
 def best_on_validation(points: list[GridPoint],

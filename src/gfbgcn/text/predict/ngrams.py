@@ -6,7 +6,6 @@ from :data:`PARALLEL_ABOVE` documents on).
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from gfbgcn.core.processes import worker_pool
+from gfbgcn.core.processes import forked_map
 from gfbgcn.text.graph.sharded import available_cores
 
 #: Hashed feature columns at scale: 2^18 keeps the dense coefficient matrix of 115 classes at
@@ -243,27 +242,12 @@ def _merge_fitted(parts: list[tuple[list[str], sp.csr_matrix]]
     return vocab, merged
 
 
-_SHARED: Any = None  # what the workers of _forked_map read (inherited by fork, not pickled)
-
-
-def _run_shared(task: tuple[Callable[..., Any], int, int]) -> Any:
-    work, start, end = task
-    return work(_SHARED, start, end)
-
-
 def _forked_map(work: Callable[..., Any], shared: Any, cuts: np.ndarray, workers: int
                 ) -> list[Any]:
-    """``[work(shared, a, b) for a, b in consecutive cuts]`` in ``workers`` forked processes:
-    the workers inherit ``shared`` (the documents, a vocabulary) through fork instead of
-    receiving a pickled copy per task; ``work`` is a module-level function."""
-    global _SHARED
-    _SHARED = shared
-    try:
-        with worker_pool(multiprocessing.get_context("fork"), workers) as pool:
-            return pool.map(_run_shared, [(work, int(a), int(b))
-                                          for a, b in zip(cuts[:-1], cuts[1:])])
-    finally:
-        _SHARED = None
+    """``[work(shared, a, b) for a, b in consecutive cuts]`` in ``workers`` forked processes
+    (:func:`gfbgcn.core.processes.forked_map`)."""
+    return forked_map(work, shared, [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])],
+                      workers)
 
 
 def _forks(workers: int | None, size: int, threshold: int) -> int:
