@@ -17,7 +17,10 @@ chosen candidate is scored on B, then the halves swap.  The rules:
 * ``accuracy, no graph-only``: the same among the baseline and the combinations;
 * ``log-loss``: lowest log-loss (mean negative log-probability of the true class), ties to the
   earliest;
-* ``log-loss, no graph-only``.
+* ``log-loss, no graph-only``;
+* ``accuracy, with the ensemble``: ``accuracy`` with one more candidate, last: the mean of the
+  probabilities of the graph candidates that the search did not stop early, combined with the
+  baseline (weight chosen by log-loss, as every combination's).  No training is added.
 
 The candidates themselves (which graphs and models were trained) were chosen by the search on
 all validation documents; that is common to all rules.
@@ -46,7 +49,8 @@ from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.predict.combined import choose_weight, mix
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = ("accuracy", "accuracy, no graph-only", "log-loss", "log-loss, no graph-only")
+RULES = ("accuracy", "accuracy, no graph-only", "log-loss", "log-loss, no graph-only",
+         "accuracy, with the ensemble")
 
 
 @dataclass
@@ -57,35 +61,43 @@ class Search:
 
     dataset: str
     seed: int
-    kinds: list[str]
+    kinds: list[str]  # the last is "ensemble": see candidate_probs
     graph_of: list[int]
     y: np.ndarray  # [V] validation labels
     linear_val: np.ndarray  # [V, C] the baseline's held-out validation probabilities
     graph_val: np.ndarray  # [G, V, C]
     chosen: int  # the candidate the search chose
+    full: list[int]  # the graph candidates (indices into graph_val) not stopped early
 
 
 def load_search(record: Path) -> Search:
     """A search from its ``*_auto.json`` record and ``*_auto_candidates.npz`` arrays."""
     rec = json.loads(record.read_text(encoding="utf-8"))
     arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
-    kinds, graph_of, g = [], [], -1
+    kinds, graph_of, full, g = [], [], [], -1
     for row in rec["candidates"]:
         kinds.append(row["predictor"])
         g += row["predictor"] == "graph"
         graph_of.append(-1 if row["predictor"] == "linear" else g)
-    return Search(rec["dataset"], int(rec["seed"]), kinds, graph_of, arrays["val_labels"],
-                  arrays["linear_val_proba"], arrays["graph_val_proba"],
-                  next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]))
+        if row["predictor"] == "graph" and not row["stopped_at"]:
+            full.append(g)
+    return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
+                  arrays["val_labels"], arrays["linear_val_proba"], arrays["graph_val_proba"],
+                  next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]), full)
 
 
 def candidate_probs(s: Search, choose_on: np.ndarray) -> list[Callable[[np.ndarray], np.ndarray]]:
     """Per candidate, a function from validation positions to its probabilities there; the
-    combinations' weights chosen on positions ``choose_on``."""
+    combinations' weights chosen on positions ``choose_on``.  The last, ``ensemble``: the mean
+    of the full-length graph candidates (:attr:`Search.full`) combined with the baseline."""
     out: list[Callable[[np.ndarray], np.ndarray]] = []
     weights: dict[int, float] = {}
     for kind, g in zip(s.kinds, s.graph_of):
-        if kind == "linear":
+        if kind == "ensemble":
+            mean = s.graph_val[s.full].mean(axis=0) if s.full else s.linear_val
+            w = choose_weight(mean[choose_on], s.linear_val[choose_on], s.y[choose_on])[0]
+            out.append(lambda idx, m=mean, w=w: mix(m[idx], s.linear_val[idx], w))
+        elif kind == "linear":
             out.append(lambda idx: s.linear_val[idx])
         elif kind == "graph":
             out.append(lambda idx, g=g: s.graph_val[g][idx])
@@ -102,7 +114,8 @@ def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]]
            idx: np.ndarray) -> int:
     """The candidate ``rule`` picks on validation positions ``idx`` (ties: the earliest)."""
     allowed = [k for k, kind in enumerate(s.kinds)
-               if not (rule.endswith("no graph-only") and kind == "graph")]
+               if not (rule.endswith("no graph-only") and kind == "graph")
+               and (kind != "ensemble" or rule.endswith("with the ensemble"))]
     y = s.y[idx]
     if rule.startswith("accuracy"):
         scores = [float((probs[k](idx).argmax(1) == y).mean()) for k in allowed]
@@ -115,7 +128,7 @@ def held_out(s: Search, repetitions: int) -> dict[str, dict[str, float]]:
     """Per rule: mean accuracy on the scoring half, and how often it chose each kind."""
     n = len(s.y)
     acc = {r: [] for r in RULES}
-    kinds = {r: {"linear": 0, "graph": 0, "graph+linear": 0} for r in RULES}
+    kinds = {r: {"linear": 0, "graph": 0, "graph+linear": 0, "ensemble": 0} for r in RULES}
     for rep in range(repetitions):
         perm = np.random.default_rng(rep).permutation(n)
         halves = (perm[: n // 2], perm[n // 2:])
@@ -176,12 +189,12 @@ def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
     lines += ["", f"Check: `accuracy` on all validation documents picks the search's own choice "
               f"in {same} of {len(searches)} searches."]
     lines += ["", "What each rule chose (share of all choices, over all searches):", "",
-              "| rule | baseline | graph only | combination |", "|---|---|---|---|"]
+              "| rule | baseline | graph only | combination | ensemble |", "|---|---|---|---|---|"]
     for r in RULES:
         share = {k: np.mean([res[r][k] for res in results])
-                 for k in ("linear", "graph", "graph+linear")}
+                 for k in ("linear", "graph", "graph+linear", "ensemble")}
         lines.append(f"| `{r}` | {100 * share['linear']:.1f} % | {100 * share['graph']:.1f} % "
-                     f"| {100 * share['graph+linear']:.1f} % |")
+                     f"| {100 * share['graph+linear']:.1f} % | {100 * share['ensemble']:.1f} % |")
     lines += ["", f"**Decision** (rule fixed in the script before it was run): `{chosen}`" +
               (" (the search's rule stays)." if chosen == "accuracy" else "."), ""]
     return "\n".join(lines)

@@ -32,8 +32,9 @@ def _search(study, y, linear_pred, graph_preds, chosen=0):
     for g in range(len(graph_preds)):
         kinds += ["graph", "graph+linear"]
         graph_of += [g, g]
-    return study.Search("toy", 0, kinds, graph_of, y, _onehot(linear_pred),
-                        np.stack([_onehot(p) for p in graph_preds]), chosen)
+    return study.Search("toy", 0, kinds + ["ensemble"], graph_of + [-1], y,
+                        _onehot(linear_pred), np.stack([_onehot(p) for p in graph_preds]),
+                        chosen, list(range(len(graph_preds))))
 
 
 def test_graph_only_candidates_are_left_out_by_the_no_graph_only_rules():
@@ -77,3 +78,22 @@ def test_decision_needs_a_higher_mean_and_no_more_losing_corpora():
     # higher on average but lower on more corpora: the search keeps its rule
     mixed = [{**flat, "log-loss": 0.79}, {**flat, "log-loss": 0.79}, {**flat, "log-loss": 0.9}]
     assert study.verdict(dict(zip("abc", mixed)))[0] == "accuracy"
+
+
+def test_the_ensemble_is_offered_last_and_only_by_its_rule():
+    study = _study()
+    y = np.array([0, 1] * 15)
+    # three graph candidates, each wrong on a different third: their mean is right everywhere
+    preds = [y.copy() for _ in range(3)]
+    for k, p in enumerate(preds):
+        p[10 * k:10 * (k + 1)] = 1 - y[10 * k:10 * (k + 1)]
+    s = _search(study, y, 1 - y, preds)
+    idx = np.arange(len(y))
+    probs = study.candidate_probs(s, idx)
+    assert len(probs) == len(s.kinds) and s.kinds[-1] == "ensemble"
+    assert (probs[-1](idx).argmax(1) == y).all()
+    assert study.choose("accuracy", s, probs, idx) == 1  # the first graph candidate (2/3)
+    assert study.choose("accuracy, with the ensemble", s, probs, idx) == len(s.kinds) - 1
+    s.full = [0]  # only the first ran its full length: the ensemble is that one alone
+    probs = study.candidate_probs(s, idx)
+    assert study.choose("accuracy, with the ensemble", s, probs, idx) == 1  # tie: earlier
