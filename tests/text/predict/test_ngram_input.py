@@ -120,12 +120,23 @@ def test_the_baselines_counts_give_the_same_input_without_fitting_again(monkeypa
     def no_fit(*args, **kwargs):
         raise AssertionError("fitted again")
 
+    def no_count(*args, **kwargs):
+        raise AssertionError("counted again")
+
     monkeypatch.setattr(NgramFeatures, "fit", no_fit)
+    monkeypatch.setattr(NgramFeatures, "counts", no_count)  # the test rows: the baseline's
+    assert counts.rest is not None and np.array_equal(counts.rest, np.sort(split["test"]))
     shared = ni.ngram_input(corpus.texts, graph, max_features=50, max_df=1.0, counts=counts)
     assert shared.source.ngrams.word_vocab == plain.source.ngrams.word_vocab
     assert shared.source.ngrams.char_vocab == plain.source.ngrams.char_vocab
     assert np.array_equal(shared.source.ngrams.idf, plain.source.ngrams.idf)
-    assert (shared.rows != plain.rows).nnz == 0
+    for name in ("data", "indices", "indptr"):  # the same matrix, entry for entry
+        assert np.array_equal(getattr(shared.rows, name), getattr(plain.rows, name))
+    # and the baseline's test probabilities from its kept counts are those of its texts
+    test = np.sort(split["test"])
+    monkeypatch.undo()
+    np.testing.assert_array_equal(base.probabilities[test],
+                                  base.model.predict_proba([corpus.texts[i] for i in test]))
     with pytest.raises(ValueError, match="other documents"):
         counts.in_order(np.arange(3))
 

@@ -221,13 +221,17 @@ class BaselineResult:
 
 
 def corpus_probabilities(model: LinearTextModel, texts: Sequence[str], fit_idx: np.ndarray,
-                         x_fit: sp.csr_matrix) -> np.ndarray:
+                         x_fit: sp.csr_matrix, rest_counts: list[sp.csr_matrix] | None = None
+                         ) -> np.ndarray:
     """``[num_docs, C]`` probabilities of ``model`` for every document: those of the fitting
-    documents ``fit_idx`` from their TF-IDF rows ``x_fit``, the others from their texts."""
+    documents ``fit_idx`` from their TF-IDF rows ``x_fit``, the others from their texts, or
+    from ``rest_counts`` (their raw counts under ``model.ngrams``, in document order)."""
     probs = np.empty((len(texts), len(model.label_names)))
     probs[fit_idx] = model.proba_of(x_fit)
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
-    if len(rest):
+    if len(rest) and rest_counts is not None and model.ngrams is not None:
+        probs[rest] = model.proba_of(model.ngrams.transform_counts(rest_counts))
+    elif len(rest):
         probs[rest] = model.predict_proba([texts[i] for i in rest])
     return probs
 
@@ -303,7 +307,11 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
         tokenizer_name=tokenizer_name, C=float(point.value), tokenizer=tokenizer, ngrams=ngrams,
         kind=point.kind, params=point.params, temperature=t)
-    probs = corpus_probabilities(model, texts, fit_idx, x_fit)
+    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
+    rest_counts = ngrams.counts([texts[i] for i in rest]) if len(rest) else None
+    probs = corpus_probabilities(model, texts, fit_idx, x_fit, rest_counts)
+    if kept is not None:  # the n-gram input features count the same documents: once is enough
+        kept.rest, kept.rest_blocks = rest, rest_counts
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,

@@ -62,23 +62,39 @@ FEATURE_SCALE = 0.1
 
 def capped_ngrams(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_features: int,
                   max_df: float = MAX_DF) -> tuple[NgramFeatures, list[sp.csr_matrix]]:
+    """:func:`capped_columns`' featuriser and ``blocks`` (its fitting counts, one matrix per
+    block) cut to its columns."""
+    capped, columns = capped_columns(fitted, blocks, max_features, max_df)
+    return capped, cut_columns(blocks, columns)
+
+
+def capped_columns(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_features: int,
+                   max_df: float = MAX_DF
+                   ) -> tuple[NgramFeatures, tuple[np.ndarray, np.ndarray]]:
     """The ``max_features`` columns of ``fitted`` found in the most fitting documents (ties:
     the earlier column) but in no more than a share ``max_df`` of them, as a featuriser of its
-    own, and ``blocks`` (its fitting counts, one matrix per block) cut to them."""
+    own, and those columns of the word and of the char block."""
     if fitted.hashed:
         raise ValueError("capped_ngrams needs a vocabulary, not hashed features")
     df = np.concatenate([np.bincount(b.indices, minlength=b.shape[1]) for b in blocks])
     allowed = np.flatnonzero(df <= max_df * blocks[0].shape[0])
     keep = np.sort(allowed[np.argsort(-df[allowed], kind="stable")[:max_features]])
     width = blocks[0].shape[1]
-    word_cols, char_cols = keep[keep < width], keep[keep >= width] - width
+    columns = (keep[keep < width], keep[keep >= width] - width)
     word_vocab, char_vocab = fitted.word_vocab or [], fitted.char_vocab or []
-    capped = NgramFeatures(fitted.idf[keep], [word_vocab[i] for i in word_cols],
-                           [char_vocab[i] for i in char_cols])
-    cut = [blocks[0][:, word_cols].tocsr(), blocks[1][:, char_cols].tocsr()]
+    capped = NgramFeatures(fitted.idf[keep], [word_vocab[i] for i in columns[0]],
+                           [char_vocab[i] for i in columns[1]])
+    return capped, columns
+
+
+def cut_columns(blocks: list[sp.csr_matrix], columns: tuple[np.ndarray, np.ndarray]
+                ) -> list[sp.csr_matrix]:
+    """The word and char count blocks cut to ``columns`` (one index array per block): the
+    counts of a featuriser of those columns (the same n-grams in the same order)."""
+    cut = [blocks[0][:, columns[0]].tocsr(), blocks[1][:, columns[1]].tocsr()]
     for b in cut:  # in column order, as counts() gives them: each row's norm sums alike
         b.sort_indices()
-    return capped, cut
+    return cut
 
 
 def ngram_fits(texts: Sequence[str], fit_idx: np.ndarray) -> bool:
@@ -110,10 +126,14 @@ def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: in
         fitted, blocks = NgramFeatures.fit([texts[i] for i in fit_idx], hashed=False)
     else:
         fitted, blocks = counts.featuriser, counts.in_order(fit_idx)
-    ngrams, blocks = capped_ngrams(fitted, blocks, max_features, max_df)
-    parts = [(fit_idx, ngrams.transform_counts(blocks))]
+    ngrams, columns = capped_columns(fitted, blocks, max_features, max_df)
+    parts = [(fit_idx, ngrams.transform_counts(cut_columns(blocks, columns)))]
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
-    if len(rest):
+    counted = None if counts is None else counts.rest_blocks  # by the baseline, for its own
+    if len(rest) and counted is not None and counts is not None and counts.rest is not None \
+            and np.array_equal(counts.rest, rest):
+        parts.append((rest, ngrams.transform_counts(cut_columns(counted, columns))))
+    elif len(rest):
         parts.append((rest, ngrams.transform([texts[i] for i in rest])))
     order = np.concatenate([idx for idx, _ in parts])
     stacked = sp.vstack([m for _, m in parts], format="csr")

@@ -88,6 +88,9 @@ class FittedCounts:
     featuriser: NgramFeatures
     rows: np.ndarray
     blocks: list[sp.csr_matrix]
+    #: the other documents (sorted) and their counts, made for the baseline's probabilities
+    rest: np.ndarray | None = None
+    rest_blocks: list[sp.csr_matrix] | None = None
 
     def in_order(self, rows: np.ndarray) -> list[sp.csr_matrix]:
         """The blocks with their rows in the order of ``rows`` (the same documents)."""
