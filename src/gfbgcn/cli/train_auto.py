@@ -65,14 +65,16 @@ def print_auto(auto: AutoResult) -> None:
     test = c.test
     if auto.chose_baseline:
         best = auto.best_graph_only()
-        print(f"auto chose the {c.model_label}: no graph model beat it on validation "
-              f"(validation accuracy {c.val_accuracy:.4f}; best graph model {best.model_label} "
-              f"with {best.graph_setting.label()}: {best.val_accuracy:.4f}; {_searched(auto)} in "
-              f"{auto.seconds:.0f} s)")
+        print(f"auto chose the {c.model_label}: no graph model lowered its validation "
+              f"log-loss (validation log-loss {c.val_log_loss:.4f}, accuracy "
+              f"{c.val_accuracy:.4f}; best graph model {best.model_label} with "
+              f"{best.graph_setting.label()}: accuracy {best.val_accuracy:.4f}; "
+              f"{_searched(auto)} in {auto.seconds:.0f} s)")
     else:
         name = f"{c.model_label}{' + linear' if c.predictor != 'graph' else ''}"
-        print(f"auto chose {name} with {c.graph_setting.label()} (validation accuracy "
-              f"{c.val_accuracy:.4f}; {_searched(auto)} in {auto.seconds:.0f} s)")
+        print(f"auto chose {name} with {c.graph_setting.label()} (validation log-loss "
+              f"{c.val_log_loss:.4f}, accuracy {c.val_accuracy:.4f}; {_searched(auto)} in "
+              f"{auto.seconds:.0f} s)")
     print(f"test accuracy {test['accuracy']:.4f} | macro F1 {test['macro_f1']:.4f}")
     if auto.baseline is not None and not auto.chose_baseline:  # not with --no-baseline
         print_beside("auto", test, auto.baseline, hint="")  # --auto tried the combinations

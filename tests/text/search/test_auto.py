@@ -133,3 +133,33 @@ def test_the_best_candidate_is_the_earliest_of_equals():
                             for acc in (0.5, 0.7, 0.7))
     assert _best([first, second, third]) is second
     assert _best([third, second]) is third
+
+
+def test_the_answer_has_the_lowest_validation_log_loss_with_the_baseline():
+    from gfbgcn.text.search.candidates import choose
+
+    def cand(acc: float, loss: float) -> Candidate:
+        return Candidate(None, "linear", False, "linear", acc, 0.0, val_log_loss=loss)
+
+    baseline, accurate, calibrated, tie = cand(0.8, 0.50), cand(0.9, 0.45), cand(0.85, 0.40), \
+        cand(0.85, 0.40)
+    assert choose([baseline, accurate, calibrated, tie], with_baseline=True) is calibrated
+    assert choose([baseline, cand(0.9, 0.50)], with_baseline=True) is baseline  # a tie: earliest
+    # without the baseline (no combinations): the highest accuracy, as the study did not cover it
+    assert choose([baseline, accurate, calibrated], with_baseline=False) is accurate
+
+
+def test_auto_records_every_candidates_validation_log_loss_and_chooses_the_lowest():
+    corpus = tiny_corpus(80, noise=0.5)
+    auto = run_auto(corpus, UnicodeTokenizer(),
+                    TrainConfig(seed=0, epochs=20, hidden=16, patience=20),
+                    budget=Budget(candidates=2), cache=False, log=lambda _: None)
+    losses = [c.val_log_loss for c in auto.candidates]
+    assert all(np.isfinite(losses)) and auto.chosen.val_log_loss == min(losses)
+    assert auto.candidates.index(auto.chosen) == losses.index(min(losses))  # earliest of equals
+    header = auto.table().splitlines()[0].split(",")
+    assert header.index("val_log_loss") == header.index("val_accuracy") + 1
+    # a combination is never worse on it than its graph model or the baseline alone
+    base = auto.candidates[0].val_log_loss
+    for g, c in zip(auto.candidates[1::2], auto.candidates[2::2]):
+        assert c.predictor == "graph+linear" and c.val_log_loss <= min(g.val_log_loss, base) + 1e-12

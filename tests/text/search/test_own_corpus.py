@@ -230,7 +230,7 @@ def test_auto_returns_the_baseline_when_no_graph_model_beats_it(tmp_path, capsys
                  "--out", str(out), "--save", str(saved)]) == 0
     printed = capsys.readouterr().out
     assert "auto chose the linear baseline (" in printed
-    assert "no graph model beat it on validation" in printed
+    assert "no graph model lowered its validation log-loss" in printed
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["auto"]["predictor"] == "linear" and metrics["combined_weight"] == 0.0
     assert metrics["test"]["accuracy"] == metrics["baseline"]["test"]["accuracy"]

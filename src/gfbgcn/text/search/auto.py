@@ -26,16 +26,16 @@ train/validation documents (the validation split depends only on the seed and th
 
 The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
 on validation, :mod:`gfbgcn.text.predict.baseline`) is fitted first, as the search's first and
-cheapest candidate (``predictor`` ``linear``): a graph model must be strictly better on
-validation to be chosen over it, and when none is, the baseline *is* the answer (served as the
-combined predictor with graph weight 0, whose output is the baseline's).  Every trained
-candidate is also tried *combined* with the baseline (:mod:`gfbgcn.text.predict.combined`,
-weight chosen by validation log-loss on the baseline's held-out validation probabilities),
-unless ``baseline=False`` (``--no-baseline``): then no baseline is fitted, no combination tried.
-A budget of N candidates is N trainings; the baseline and the combinations cost no training and
-are not counted.  The winner has the highest validation accuracy; ties go to the earlier
-candidate (the baseline first, then the paper's setting; a graph model before its
-combination), so a later candidate is chosen only when it is strictly better on validation.
+cheapest candidate (``predictor`` ``linear``).  Every trained candidate is also tried
+*combined* with the baseline (:mod:`gfbgcn.text.predict.combined`, weight chosen by validation
+log-loss on the baseline's held-out validation probabilities), unless ``baseline=False``
+(``--no-baseline``): then no baseline is fitted, no combination tried.  A budget of N
+candidates is N trainings; the baseline and the combinations cost no training and are not
+counted.  The answer is the candidate with the lowest validation log-loss, ties to the earlier
+candidate (the baseline first): a graph model is chosen only when it lowers the baseline's
+validation loss, and when none does, the baseline *is* the answer (served as the combined
+predictor with graph weight 0, whose output is the baseline's).  Why log-loss and not accuracy,
+and the rule without the baseline: :mod:`gfbgcn.text.search.candidates`.
 
 *Weak candidates are stopped early* (successive halving's rule, applied as each candidate trains,
 full batch only): at the rungs of :data:`RUNGS` (epochs 20, 40, 80) a graph candidate whose
@@ -55,23 +55,29 @@ training loop always evaluates) and kept in :attr:`Candidate.test` for the resul
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import torch
 
-from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.predict.ngram_input import ngram_fits, ngram_input
+from gfbgcn.text.search.candidates import (  # noqa: F401  (re-exported: the search's types)
+    AutoResult,
+    Candidate,
+    GraphSetting,
+    _best,
+    _test_summary,
+    choose,
+    chosen_summary,
+)
 from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-exported)
     RUNGS,
     Budget,
@@ -91,128 +97,11 @@ STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False))
 EMPTY_WARN = 0.01
 
 
-@dataclass(frozen=True)
-class GraphSetting:
-    stop_words: str | None
-    min_freq: int
-    window: int
-
-    def label(self) -> str:
-        return f"stop={self.stop_words or 'none'} min_freq={self.min_freq} window={self.window}"
-
-
 def stage1_settings(stop_words: str | None = "english") -> list[GraphSetting]:
     """The window-20 settings of stage 1, the paper's first (``stop_words``: the language)."""
     sw = stop_words or "english"
     return [GraphSetting(sw, 5, 20), GraphSetting(None, 1, 20), GraphSetting(None, 2, 20),
             GraphSetting(sw, 1, 20)]
-
-
-@dataclass
-class Candidate:
-    """One row of the search table (``test`` is kept for result tables, never for choosing).
-
-    The baseline's row has ``predictor`` ``"linear"``, no graph ``setting``, ``model``
-    ``"linear"`` and its classifier in ``linear`` (e.g. ``svm C=0.3``).
-    """
-
-    setting: GraphSetting | None
-    model: str
-    fast: bool
-    predictor: str  # "graph", "graph+linear" or "linear"
-    val_accuracy: float
-    seconds: float
-    weight: float | None = None  # graph share of a combination
-    test: dict[str, float] = field(default_factory=dict)
-    features: str = "onehot"  # node input (text/train/features.py)
-    linear: str = ""  # the baseline's classifier (predictor "linear")
-    stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
-
-    @property
-    def graph_setting(self) -> GraphSetting:
-        """The graph of a graph (or combined) candidate; the baseline's row has none."""
-        if self.setting is None:
-            raise ValueError("the linear baseline's candidate has no graph setting")
-        return self.setting
-
-    @property
-    def result_key(self) -> tuple[GraphSetting, str, bool, str]:
-        """Its key in :attr:`AutoResult.results` (graph and combined candidates only)."""
-        return (self.graph_setting, self.model, self.fast, self.features)
-
-    @property
-    def model_label(self) -> str:
-        if self.predictor == "linear":
-            return f"linear baseline ({self.linear})"
-        return self.model + (" fast" if self.fast else "") + \
-            ("" if self.features == "onehot" else f" +{self.features}")
-
-    def row(self) -> dict[str, Any]:
-        if self.setting is None:  # the baseline: no graph
-            return {"stop_words": "", "min_freq": "", "window": "", "model": self.linear,
-                    "features": "ngram-tfidf", "predictor": self.predictor, "weight": "",
-                    "val_accuracy": f"{self.val_accuracy:.4f}",
-                    "seconds": f"{self.seconds:.1f}", "stopped_at": ""}
-        return {"stop_words": self.setting.stop_words or "none",
-                "min_freq": self.setting.min_freq, "window": self.setting.window,
-                "model": self.model + (" fast" if self.fast else ""), "features": self.features,
-                "predictor": self.predictor,
-                "weight": "" if self.weight is None else f"{self.weight:.2f}",
-                "val_accuracy": f"{self.val_accuracy:.4f}", "seconds": f"{self.seconds:.1f}",
-                "stopped_at": "" if self.stopped_at is None else str(self.stopped_at)}
-
-
-@dataclass
-class AutoResult:
-    candidates: list[Candidate]
-    chosen: Candidate
-    result: TrainResult  # the graph model of the chosen candidate (or of its combination)
-    graph: TextGraph
-    baseline: BaselineResult | None  # None: searched without it (--no-baseline)
-    seconds: float
-    trained: int = 0  # candidates trained (what --budget counts); their combinations aside
-    #: every trained candidate's result, by (setting, model, fast, features)
-    results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = field(default_factory=dict)
-
-    def result_of(self, candidate: Candidate) -> TrainResult:
-        """The training result of a graph (or combined) ``candidate``."""
-        return self.results[candidate.result_key]
-
-    def table(self) -> str:
-        """The compact table printed and saved as ``auto.csv``."""
-        buf = io.StringIO()
-        rows = [c.row() for c in self.candidates]
-        writer = csv.DictWriter(buf, fieldnames=["chosen", *rows[0]], lineterminator="\n")
-        writer.writeheader()
-        for c, row in zip(self.candidates, rows):
-            writer.writerow({"chosen": "*" if c is self.chosen else "", **row})
-        return buf.getvalue()
-
-    def aligned(self) -> str:
-        """The same table with aligned columns, for the terminal."""
-        rows = list(csv.reader(io.StringIO(self.table())))
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        return "".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n"
-                       for r in rows)
-
-    def best_graph_only(self) -> Candidate:
-        """The graph-only candidate with the best validation accuracy (earliest on ties)."""
-        return _best([c for c in self.candidates if c.predictor == "graph"])
-
-    @property
-    def chose_baseline(self) -> bool:
-        """The baseline won on validation (no graph candidate strictly better)."""
-        return self.chosen.predictor == "linear"
-
-
-def _best(candidates: Sequence[Candidate]) -> Candidate:
-    return max(candidates, key=lambda c: c.val_accuracy)  # max keeps the earliest of equals
-
-
-def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
-                  ) -> dict[str, float]:
-    m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
-    return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
 
 
 class _Search:
@@ -256,7 +145,8 @@ class _Search:
         self.candidates.insert(0, Candidate(
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
             test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
-            features="ngram-tfidf", linear=b.model.description))
+            features="ngram-tfidf", linear=b.model.description,
+            val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba())))
         self.log(f"auto: linear baseline (word 1-2 + char 2-5 TF-IDF, {b.model.description}), "
                  f"validation accuracy {b.val['accuracy']:.4f}, {b.seconds:.1f} s")
 
@@ -287,11 +177,12 @@ class _Search:
                             doc_input=inputs)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds + getattr(inputs, "seconds", 0.0)
-        y, ti = g.labels, self.split["test"]
+        y, vi, ti = g.labels, self.split["val"], self.split["test"]
         graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
                             test=_test_summary(y, result.probabilities, ti, len(g.label_names)),
                             features=features,
-                            stopped_at=None if rule is None else rule.stopped_at)
+                            stopped_at=None if rule is None else rule.stopped_at,
+                            val_log_loss=mean_log_loss(y[vi], result.probabilities[vi]))
         self.candidates.append(graph_c)
         combined = "" if self.baseline is None else self._combine(graph_c, result, g)
         stop = graph_c.stopped_at
@@ -318,9 +209,11 @@ class _Search:
         weight, combined_acc = choose_weight(result.probabilities[vi], self.baseline.val_proba(),
                                              y[vi])
         mixed = mix(result.probabilities, p_lin, weight)
+        loss = mean_log_loss(y[vi], mix(result.probabilities[vi], self.baseline.val_proba(),
+                                        weight))
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
-            test=_test_summary(y, mixed, ti, len(g.label_names))))
+            test=_test_summary(y, mixed, ti, len(g.label_names)), val_log_loss=loss))
         return f", combined {combined_acc:.4f} (w={weight:.2f})"
 
 
@@ -350,7 +243,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     _try_features(search)
     if search.baseline is not None:  # stage 3 did not take them: not needed after the search
         search.baseline.take_counts()
-    chosen = _best(search.candidates)
+    chosen = choose(search.candidates, search.baseline is not None)
     # the graph part: the chosen one's, or for the baseline alone the best graph-only candidate
     # (served with graph weight 0, so its output is the baseline's)
     part = chosen if chosen.predictor != "linear" else \
@@ -381,19 +274,3 @@ def _try_features(search: _Search) -> None:
                    f"is not installed ({word_features.INSTALL_HINT})")
         return
     search.train(best.graph_setting, best.model, best.fast, "wordllama")
-
-
-def chosen_summary(auto: AutoResult) -> dict[str, Any]:
-    """The choice as recorded in ``metrics.json`` and the results records."""
-    c = auto.chosen
-    if c.setting is None:  # the baseline
-        return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
-                "fast_genvec": False, "predictor": "linear", "features": c.features,
-                "linear": c.linear, "weight": 0.0, "val_accuracy": c.val_accuracy,
-                "trained": auto.trained, "candidates": len(auto.candidates),
-                "seconds": auto.seconds}
-    return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
-            "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
-            "predictor": c.predictor, "features": c.features, "weight": c.weight,
-            "val_accuracy": c.val_accuracy, "trained": auto.trained,
-            "candidates": len(auto.candidates), "seconds": auto.seconds}

@@ -1,0 +1,180 @@
+"""The rows of an ``--auto`` search (:mod:`gfbgcn.text.search.auto`): graph settings,
+candidates, the search's result, and the rule that picks the answer among the candidates.
+
+**The choice.** With the linear baseline in the search (the default), the answer is the
+candidate with the lowest validation log-loss (mean negative log-probability of the true
+class; the baseline's from its held-out validation probabilities), ties to the earlier
+candidate, so the baseline first.  A combination's weight minimises the same log-loss, so the
+combination of a graph model is never worse on it than that model alone or the baseline
+alone; the baseline is the answer when every combination's weight is 0, i.e. when no graph
+model lowers the baseline's validation loss.  The rule was chosen over the highest validation
+accuracy (the rule until 2026-11-27) by ``benchmarks/selection_study.py`` on the validation
+documents of 24 recorded searches (``docs/results/selection-rules.md``): chosen on one random
+half of them and scored on the other, it had 0.22 points more accuracy on average over eight
+corpora.  Accuracy, a step function of a few hundred documents, rewards the luckiest of
+about 19 candidates; the log-loss, a proper scoring rule, is smoother.  Without the baseline
+(``--no-baseline``, no combinations), which that study did not cover, the answer is the
+highest validation accuracy, as before.  The search's own steps (which graph setting stage 2
+uses, which model stage 3 retrains, the incumbent of the stop rule) still go by accuracy:
+the study took them as given.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.train.config import TrainResult
+
+
+@dataclass(frozen=True)
+class GraphSetting:
+    stop_words: str | None
+    min_freq: int
+    window: int
+
+    def label(self) -> str:
+        return f"stop={self.stop_words or 'none'} min_freq={self.min_freq} window={self.window}"
+
+
+@dataclass
+class Candidate:
+    """One row of the search table (``test`` is kept for result tables, never for choosing).
+
+    The baseline's row has ``predictor`` ``"linear"``, no graph ``setting``, ``model``
+    ``"linear"`` and its classifier in ``linear`` (e.g. ``svm C=0.3``).
+    """
+
+    setting: GraphSetting | None
+    model: str
+    fast: bool
+    predictor: str  # "graph", "graph+linear" or "linear"
+    val_accuracy: float
+    seconds: float
+    weight: float | None = None  # graph share of a combination
+    test: dict[str, float] = field(default_factory=dict)
+    features: str = "onehot"  # node input (text/train/features.py)
+    linear: str = ""  # the baseline's classifier (predictor "linear")
+    stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
+    val_log_loss: float = float("nan")  # what the choice compares (module docstring)
+
+    @property
+    def graph_setting(self) -> GraphSetting:
+        """The graph of a graph (or combined) candidate; the baseline's row has none."""
+        if self.setting is None:
+            raise ValueError("the linear baseline's candidate has no graph setting")
+        return self.setting
+
+    @property
+    def result_key(self) -> tuple[GraphSetting, str, bool, str]:
+        """Its key in :attr:`AutoResult.results` (graph and combined candidates only)."""
+        return (self.graph_setting, self.model, self.fast, self.features)
+
+    @property
+    def model_label(self) -> str:
+        if self.predictor == "linear":
+            return f"linear baseline ({self.linear})"
+        return self.model + (" fast" if self.fast else "") + \
+            ("" if self.features == "onehot" else f" +{self.features}")
+
+    def row(self) -> dict[str, Any]:
+        if self.setting is None:  # the baseline: no graph
+            return {"stop_words": "", "min_freq": "", "window": "", "model": self.linear,
+                    "features": "ngram-tfidf", "predictor": self.predictor, "weight": "",
+                    "val_accuracy": f"{self.val_accuracy:.4f}",
+                    "val_log_loss": f"{self.val_log_loss:.4f}",
+                    "seconds": f"{self.seconds:.1f}", "stopped_at": ""}
+        return {"stop_words": self.setting.stop_words or "none",
+                "min_freq": self.setting.min_freq, "window": self.setting.window,
+                "model": self.model + (" fast" if self.fast else ""), "features": self.features,
+                "predictor": self.predictor,
+                "weight": "" if self.weight is None else f"{self.weight:.2f}",
+                "val_accuracy": f"{self.val_accuracy:.4f}",
+                "val_log_loss": f"{self.val_log_loss:.4f}", "seconds": f"{self.seconds:.1f}",
+                "stopped_at": "" if self.stopped_at is None else str(self.stopped_at)}
+
+
+@dataclass
+class AutoResult:
+    candidates: list[Candidate]
+    chosen: Candidate
+    result: TrainResult  # the graph model of the chosen candidate (or of its combination)
+    graph: TextGraph
+    baseline: BaselineResult | None  # None: searched without it (--no-baseline)
+    seconds: float
+    trained: int = 0  # candidates trained (what --budget counts); their combinations aside
+    #: every trained candidate's result, by (setting, model, fast, features)
+    results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = field(default_factory=dict)
+
+    def result_of(self, candidate: Candidate) -> TrainResult:
+        """The training result of a graph (or combined) ``candidate``."""
+        return self.results[candidate.result_key]
+
+    def table(self) -> str:
+        """The compact table printed and saved as ``auto.csv``."""
+        buf = io.StringIO()
+        rows = [c.row() for c in self.candidates]
+        writer = csv.DictWriter(buf, fieldnames=["chosen", *rows[0]], lineterminator="\n")
+        writer.writeheader()
+        for c, row in zip(self.candidates, rows):
+            writer.writerow({"chosen": "*" if c is self.chosen else "", **row})
+        return buf.getvalue()
+
+    def aligned(self) -> str:
+        """The same table with aligned columns, for the terminal."""
+        rows = list(csv.reader(io.StringIO(self.table())))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        return "".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n"
+                       for r in rows)
+
+    def best_graph_only(self) -> Candidate:
+        """The graph-only candidate with the best validation accuracy (earliest on ties)."""
+        return _best([c for c in self.candidates if c.predictor == "graph"])
+
+    @property
+    def chose_baseline(self) -> bool:
+        """The baseline won on validation (no graph candidate strictly better)."""
+        return self.chosen.predictor == "linear"
+
+
+def _best(candidates: Sequence[Candidate]) -> Candidate:
+    return max(candidates, key=lambda c: c.val_accuracy)  # max keeps the earliest of equals
+
+
+def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
+                  ) -> dict[str, float]:
+    m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
+    return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
+
+def choose(candidates: Sequence[Candidate], with_baseline: bool) -> Candidate:
+    """The search's answer (module docstring): the lowest validation log-loss when the
+    baseline is in the search, else the highest validation accuracy; ties: the earliest."""
+    if with_baseline:
+        return min(candidates, key=lambda c: c.val_log_loss)  # min keeps the earliest of equals
+    return _best(candidates)
+
+
+def chosen_summary(auto: AutoResult) -> dict[str, Any]:
+    """The choice as recorded in ``metrics.json`` and the results records."""
+    c = auto.chosen
+    if c.setting is None:  # the baseline
+        return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
+                "fast_genvec": False, "predictor": "linear", "features": c.features,
+                "linear": c.linear, "weight": 0.0, "val_accuracy": c.val_accuracy,
+                "val_log_loss": c.val_log_loss,
+                "trained": auto.trained, "candidates": len(auto.candidates),
+                "seconds": auto.seconds}
+    return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
+            "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
+            "predictor": c.predictor, "features": c.features, "weight": c.weight,
+            "val_accuracy": c.val_accuracy, "val_log_loss": c.val_log_loss,
+            "trained": auto.trained,
+            "candidates": len(auto.candidates), "seconds": auto.seconds}
