@@ -66,7 +66,8 @@ class Search:
     y: np.ndarray  # [V] validation labels
     linear_val: np.ndarray  # [V, C] the baseline's held-out validation probabilities
     graph_val: np.ndarray  # [G, V, C]
-    chosen: int  # the candidate the search chose
+    chosen: int  # the record's answer
+    rule: str  # the rule that gave it (the search's, or vs_linear_rechoose.py's)
     full: list[int]  # the graph candidates (indices into graph_val) not stopped early
 
 
@@ -83,7 +84,9 @@ def load_search(record: Path) -> Search:
             full.append(g)
     return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
                   arrays["val_labels"], arrays["linear_val_proba"], arrays["graph_val_proba"],
-                  next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]), full)
+                  chosen=next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]),
+                  rule="log-loss" if "log-loss" in rec["choice"].get("rule", "") else "accuracy",
+                  full=full)
 
 
 def candidate_probs(s: Search, choose_on: np.ndarray) -> list[Callable[[np.ndarray], np.ndarray]]:
@@ -161,7 +164,7 @@ def verdict(by_corpus: dict[str, dict[str, float]]) -> tuple[str, dict[str, floa
 
 
 def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
-           repetitions: int, command: str) -> str:
+           repetitions: int, command: str, notes: str = "") -> str:
     corpora = list(dict.fromkeys(s.dataset for s in searches))
     by_corpus = {c: {r: float(np.mean([res[r]["accuracy"] for s, res in zip(searches, results)
                                        if s.dataset == c])) for r in RULES} for c in corpora}
@@ -185,9 +188,10 @@ def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
     lines.append("| **mean over corpora** | | " + " | ".join(
         [f"**{100 * base:.2f}**"] + [f"**{100 * (means[r] - base):+.2f}**" for r in RULES[1:]])
         + " |")
-    same = sum(full_validation_choice(s, "accuracy") == s.chosen for s in searches)
-    lines += ["", f"Check: `accuracy` on all validation documents picks the search's own choice "
-              f"in {same} of {len(searches)} searches."]
+    same = sum(full_validation_choice(s, s.rule) == s.chosen for s in searches)
+    rules = ", ".join(f"`{r}`" for r in sorted({s.rule for s in searches}))
+    lines += ["", f"Check: the rule of the records' answers ({rules}) on all validation "
+              f"documents picks those answers in {same} of {len(searches)} searches."]
     lines += ["", "What each rule chose (share of all choices, over all searches):", "",
               "| rule | baseline | graph only | combination | ensemble |", "|---|---|---|---|---|"]
     for r in RULES:
@@ -197,7 +201,7 @@ def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
                      f"| {100 * share['graph+linear']:.1f} % | {100 * share['ensemble']:.1f} % |")
     lines += ["", f"**Decision** (rule fixed in the script before it was run): `{chosen}`" +
               (" (the search's rule stays)." if chosen == "accuracy" else "."), ""]
-    return "\n".join(lines)
+    return "\n".join(lines) + (f"\n{notes.rstrip()}\n" if notes else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,7 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{args.records}: no *_auto.json with its _candidates.npz")
     searches = [load_search(p) for p in records]
     results = [held_out(s, args.repetitions) for s in searches]
-    atomic_write_text(args.report, render(searches, results, args.repetitions, command_line()))
+    notes = args.report.with_name(args.report.stem + "_notes.md")  # kept beside the table
+    atomic_write_text(args.report, render(searches, results, args.repetitions, command_line(),
+                                          notes.read_text(encoding="utf-8")
+                                          if notes.is_file() else ""))
     print(f"wrote {args.report}")
     return 0
 

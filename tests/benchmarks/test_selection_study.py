@@ -34,7 +34,7 @@ def _search(study, y, linear_pred, graph_preds, chosen=0):
         graph_of += [g, g]
     return study.Search("toy", 0, kinds + ["ensemble"], graph_of + [-1], y,
                         _onehot(linear_pred), np.stack([_onehot(p) for p in graph_preds]),
-                        chosen, list(range(len(graph_preds))))
+                        chosen=chosen, rule="accuracy", full=list(range(len(graph_preds))))
 
 
 def test_graph_only_candidates_are_left_out_by_the_no_graph_only_rules():

@@ -1,0 +1,104 @@
+"""The ``--auto`` rows of ``benchmarks/vs_linear.py``'s records under the search's current
+choice rule, without training again.
+
+Which candidates a search trains does not depend on the rule that picks its answer among them
+(:mod:`gfbgcn.text.search.candidates`), so a record that keeps every candidate's validation
+probabilities and test predictions (the candidate table and ``*_auto_candidates.npz``) gives
+the answer of the current rule exactly: each candidate's validation log-loss and accuracy are
+recomputed from the arrays as the search computes them (a combination at its recorded
+weight), :func:`~gfbgcn.text.search.candidates.choose` picks, and the record's ``auto`` entry
+and ``choice`` become the picked candidate's; the previous ones stay under ``auto_before`` and
+``choice_before``.  Then ``vs_linear.py --report-only`` writes the table.
+
+    python benchmarks/vs_linear_rechoose.py --records docs/results/raw/vs-linear
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gfbgcn.core.io import atomic_write_json
+from gfbgcn.core.metrics import classification_metrics, mean_log_loss
+from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.search.candidates import Candidate, choose
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def candidates_of(rows: list[dict[str, Any]], arrays: Any) -> list[Candidate]:
+    """The record's candidates with the validation numbers the choice compares."""
+    y, linear = arrays["val_labels"], arrays["linear_val_proba"]
+    out, g = [], -1
+    for row in rows:
+        if row["predictor"] == "linear":
+            probs = linear
+        else:
+            g += row["predictor"] == "graph"
+            probs = arrays["graph_val_proba"][g]
+            if row["predictor"] == "graph+linear":
+                probs = mix(probs, linear, float(row["weight"]))
+        out.append(Candidate(None, row["model"], False, row["predictor"],
+                             float((probs.argmax(1) == y).mean()), 0.0,
+                             val_log_loss=mean_log_loss(y, probs)))
+    return out
+
+
+def rechoose(record: Path) -> tuple[bool, str]:
+    """Rewrite ``record``'s answer under the current rule; ``(changed, what it chose)``."""
+    rec = json.loads(record.read_text(encoding="utf-8"))
+    arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
+    rows = rec["candidates"]
+    cands = candidates_of(rows, arrays)
+    recorded = next(k for k, row in enumerate(rows) if row["chosen"])
+    # the arrays reproduce the search's own validation accuracies
+    for c, row in zip(cands, rows):
+        if f"{c.val_accuracy:.4f}" != row["val_accuracy"]:
+            raise SystemExit(f"{record}: candidate {row} does not reproduce its validation "
+                             f"accuracy ({c.val_accuracy:.4f})")
+    k = cands.index(choose(cands, with_baseline=True))
+    pred = arrays["test_pred"][k].astype(np.int64)
+    y = np.asarray(rec["test_labels"])
+    num_classes = arrays["linear_val_proba"].shape[1]
+    if "auto_before" not in rec:
+        rec["auto_before"], rec["choice_before"] = rec["auto"], rec["choice"]
+    row = rows[k]
+    rec["auto"] = {"test": _metrics(y, pred, num_classes), "predictions": pred.tolist()}
+    rec["choice"] = {**{key: row[key] for key in ("stop_words", "min_freq", "window", "model",
+                                                  "features", "predictor", "weight")},
+                     "val_accuracy": cands[k].val_accuracy,
+                     "val_log_loss": cands[k].val_log_loss,
+                     **({"linear": row["model"]} if row["predictor"] == "linear" else {}),
+                     "rule": "lowest validation log-loss (candidates.choose)",
+                     "trained": rec["choice_before"]["trained"],
+                     "candidates": len(rows), "seconds": rec["choice_before"]["seconds"]}
+    for i, r in enumerate(rows):
+        r["chosen"] = i == k
+    atomic_write_json(record, rec)
+    return k != recorded, f"{row['predictor']} {row['model']} {row['features']}"
+
+
+def _metrics(y: np.ndarray, pred: np.ndarray, num_classes: int) -> dict[str, float]:
+    m = classification_metrics(y, pred, num_classes)
+    return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=Path, default=ROOT / "docs/results/raw/vs-linear")
+    args = parser.parse_args(argv)
+    records = sorted(p for p in args.records.glob("*_auto.json")
+                     if p.with_name(p.stem + "_candidates.npz").is_file())
+    for record in records:
+        changed, what = rechoose(record)
+        print(f"{record.name}: {'changed to' if changed else 'kept'} {what}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
