@@ -330,7 +330,10 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
              "(its own validation split: 10 % of the training split, drawn with the seed); "
              "\"graph part\" its best graph-only candidate on validation, \"combined\" that "
              "candidate mixed with the built-in baseline, \"built-in\" the built-in linear "
-             "baseline inside `--auto`.", ""]
+             "baseline inside `--auto`. `--auto`'s answer is its candidate of lowest "
+             "validation log-loss (`selection-rules.md`); where a record says `auto_before`, "
+             "the answer was re-derived from its recorded candidates by "
+             "`benchmarks/vs_linear_rechoose.py` (the notes say why that is exact).", ""]
     summary = []
     for ds in datasets:
         seeds = sorted({s for (d, s, p) in recs if d == ds and p == "baselines"}
