@@ -13,9 +13,9 @@ from gfbgcn.text.predict.baseline import (
     HASH_FEATURES,
     LinearTextModel,
     fit_baseline,
-    fit_unigram_baseline,
     grid,
 )
+from gfbgcn.text.predict.unigram_baseline import fit_unigram_baseline
 from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from tests.text.search.test_own_corpus import tiny_corpus
 

@@ -21,10 +21,9 @@ texts at 383k documents would hold about 10^9).  Memory is then the hashed count
 Classifier: one of a small grid (:func:`grid`: the values of ``benchmarks/vs_linear.py``'s simple
 baselines) -- a linear SVM, SGD with the modified Huber loss, complement naive Bayes -- with its
 regularisation (logistic regression, kind ``lr``, is left out for its cost); each is fitted
-(the SVMs in one thread, the rest in another:
-:func:`~gfbgcn.text.predict.linear_grid.evaluate_grid`)
-on the graph model's *training* documents and scored on its *validation* documents
-(accuracy, ties: lower log-loss, then the earlier grid entry).  The chosen one is then fitted
+(over the cores: :func:`~gfbgcn.text.predict.linear_grid.evaluate_grid`) on the graph model's
+*training* documents and scored on its *validation* documents (accuracy, ties: lower log-loss,
+then the earlier grid entry).  The chosen one is then fitted
 again on the whole training split (training + validation documents) before the test documents
 are scored, as a practitioner would.  At scale the grid holds only the kinds whose cost is about
 one pass over the data: complement naive Bayes, and SGD where there are at most
@@ -32,11 +31,11 @@ one pass over the data: complement naive Bayes, and SGD where there are at most
 
 Probabilities: ``softmax(scores / T)`` with one temperature ``T`` chosen on the validation
 documents (cross-entropy against Platt's smoothed targets, :func:`choose_temperature`), from
-the model fitted without them -- for every kind: the SVM's and
-complement naive Bayes' losses give no probabilities, modified Huber's are poorly calibrated, and
-logistic regression is fitted one-vs-rest (liblinear, see :func:`fit_point`), whose normalised
-sigmoids are not a softmax either.  The temperature is folded into the
-stored coefficients, so every kind predicts ``softmax(x W^T + b)``.  The validation documents'
+the model fitted without them -- for every kind: the SVM's and complement naive Bayes' losses
+give no probabilities, modified Huber's are poorly calibrated, and logistic regression is fitted
+one-vs-rest (liblinear, see :func:`fit_point`), whose normalised sigmoids are not a softmax
+either.  The temperature is folded into the stored coefficients, so every kind predicts
+``softmax(x W^T + b)``.  The validation documents'
 probabilities used for every choice downstream (the combination's weight, ``--auto``) are those
 of the model fitted without them (:attr:`BaselineResult.val_probabilities`); the refitted model
 gives the probabilities of every other document.
@@ -45,7 +44,8 @@ The fitted model is the n-gram vocabularies (or the hashing width), the IDF, a c
 matrix and an intercept: :meth:`LinearTextModel.to_tensors` / :meth:`from_tensors` store them as
 safetensors + JSON, no pickle.  Models saved before 2026-11-26 (unigram TF-IDF over the graph's
 tokenizer + logistic regression) still load and predict (``features`` absent in their JSON):
-:func:`fit_unigram_baseline` fits one, for comparisons with the old reports.
+:func:`gfbgcn.text.predict.unigram_baseline.fit_unigram_baseline` fits one, for comparisons
+with the old reports.
 """
 from __future__ import annotations
 
@@ -90,8 +90,6 @@ from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.preprocess import preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 
-#: Inverse regularisation strengths of the unigram baseline (:func:`fit_unigram_baseline`).
-C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
 
 @dataclass
 class LinearTextModel:
@@ -307,10 +305,10 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
         tokenizer_name=tokenizer_name, C=float(point.value), tokenizer=tokenizer, ngrams=ngrams,
         kind=point.kind, params=point.params, temperature=t)
-    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
+    rest = np.setdiff1d(np.arange(len(texts)), fit_idx)  # counted once, for the n-gram input too
     rest_counts = ngrams.counts([texts[i] for i in rest]) if len(rest) else None
     probs = corpus_probabilities(model, texts, fit_idx, x_fit, rest_counts)
-    if kept is not None:  # the n-gram input features count the same documents: once is enough
+    if kept is not None:
         kept.rest, kept.rest_blocks = rest, rest_counts
     pred = probs.argmax(1)
     return BaselineResult(
@@ -323,56 +321,6 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         val_probabilities=val_probs,
         val_idx=val_idx,
         grid=rows, class_weight=class_weight, fit_counts=kept,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# The unigram TF-IDF + LR baseline of the reports before 2026-11-26, kept as a named option
-
-
-def _fit_unigram(x: sp.csr_matrix, y: np.ndarray, num_classes: int, C: float, seed: int
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    return fit_point(x, y, num_classes, GridPoint("lr-unigram", "C", C), seed, None)
-
-
-def fit_unigram_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
-                         train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
-                         tokenizer: Tokenizer, tokenizer_name: str, seed: int = 0
-                         ) -> BaselineResult:
-    """The old baseline: unigram TF-IDF over ``tokenizer``'s words + logistic regression,
-    fitted on ``train_idx`` only, ``C`` chosen on ``val_idx`` (no refit)."""
-    start = time.perf_counter()
-    num_classes = len(label_names)
-    labels = np.asarray(labels)
-    train_tc = preprocess([texts[i] for i in train_idx], tokenizer, min_freq=1, stop_words=None)
-    vocab = train_tc.vocab
-    idf = smoothed_idf(doc_word_counts(train_tc))
-    model = LinearTextModel(vocab, idf, np.zeros((num_classes, len(vocab))),
-                            np.zeros(num_classes), list(label_names), tokenizer_name, 1.0,
-                            tokenizer, params={"C": 1.0})
-    x_all = model.features(texts)
-    y_train, y_val = labels[train_idx], labels[val_idx]
-    best: tuple | None = None
-    val_by_C: dict[float, float] = {}
-    for C in C_GRID:
-        coef, intercept = _fit_unigram(x_all[train_idx], y_train, num_classes, C, seed)
-        probs = softmax(linear_scores(x_all[val_idx], coef, intercept), axis=1)
-        acc = float((probs.argmax(1) == y_val).mean()) if len(val_idx) else 0.0
-        val_by_C[C] = acc
-        score = (acc, -mean_log_loss(y_val, probs) if len(val_idx) else 0.0)
-        if best is None or score > best[0]:
-            best = (score, C, coef, intercept)
-    assert best is not None
-    _, model.C, model.coef, model.intercept = best
-    model.params = {"C": model.C}
-    probs = model.proba_of(x_all)
-    pred = probs.argmax(1)
-    return BaselineResult(
-        model=model,
-        test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
-        val=classification_metrics(y_val, pred[val_idx], num_classes),
-        probabilities=probs, val_by_C=val_by_C, seconds=time.perf_counter() - start,
-        val_idx=np.asarray(val_idx),
     )
 
 
