@@ -69,3 +69,25 @@ def test_int32_indices_and_small_chunks_give_the_same_matrix(monkeypatch):
     assert small.col_indices().dtype == small.crow_indices().dtype == torch.int32
     _assert_same(torch.sparse_csr_tensor(small.crow_indices().long(), small.col_indices().long(),
                                          small.values(), small.shape), ref)
+
+
+def test_graph_adjacency_takes_int32_indices_where_they_fit_with_the_same_products(monkeypatch):
+    import gfbgcn.text.graph.adjacency as adjacency
+    from gfbgcn.nn.sparse import is_marked_symmetric, spmm
+
+    corpus = toy_corpus(n=40, vocab=25, seed=2)
+    graph = build_text_graph(corpus, GraphConfig(window=3, min_freq=1, stop_words=None),
+                             cache=False, workers=1)
+    auto = adjacency.graph_adjacency(graph)
+    wide = adjacency.graph_adjacency(graph, torch.int64)
+    assert auto.crow_indices().dtype == auto.col_indices().dtype == torch.int32
+    assert is_marked_symmetric(auto)
+    x = torch.randn(graph.num_nodes, 7, dtype=torch.float32, requires_grad=True)
+    out32 = spmm(auto, x)
+    (g32,) = torch.autograd.grad(out32.sum(), x)
+    out64 = spmm(wide, x)
+    (g64,) = torch.autograd.grad(out64.sum(), x)
+    assert torch.equal(out32, out64) and torch.equal(g32, g64)
+    # where the entries would not fit int32, the same call keeps int64
+    monkeypatch.setattr(adjacency, "_INT32_MAX", 10)
+    assert adjacency.graph_adjacency(graph).crow_indices().dtype == torch.int64

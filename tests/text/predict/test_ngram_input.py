@@ -49,7 +49,8 @@ def trained():
 def test_cap_keeps_the_ngrams_of_most_training_documents():
     texts = ["aa ab", "aa ac", "aa ab zz", "qq"]
     fitted, blocks = NgramFeatures.fit(texts[:3], hashed=False)
-    capped, cut = ni.capped_ngrams(fitted, blocks, 4, max_df=1.0)
+    capped, columns = ni.capped_columns(fitted, blocks, 4, max_df=1.0)
+    cut = ni.cut_columns(blocks, columns)
     df = np.concatenate([np.bincount(b.indices, minlength=b.shape[1]) for b in blocks])
     names = (fitted.word_vocab or []) + (fitted.char_vocab or [])
     kept = (capped.word_vocab or []) + (capped.char_vocab or [])
@@ -62,7 +63,7 @@ def test_cap_keeps_the_ngrams_of_most_training_documents():
     again = capped.counts(texts[:3])
     assert all((a != b).nnz == 0 for a, b in zip(again, cut))
     # max_df: n-grams in more than that share of the documents are not kept at all
-    rare, _ = ni.capped_ngrams(fitted, blocks, 1000, max_df=0.5)
+    rare, _ = ni.capped_columns(fitted, blocks, 1000, max_df=0.5)
     kept = (rare.word_vocab or []) + (rare.char_vocab or [])
     assert "ab" not in kept and "aa" not in kept and "zz" in kept
     assert len(kept) == int((df <= 1).sum())

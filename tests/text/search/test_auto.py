@@ -127,12 +127,12 @@ def test_auto_chooses_the_same_with_the_test_labels_permuted(data_dir):
 
 
 def test_the_best_candidate_is_the_earliest_of_equals():
-    from gfbgcn.text.search.auto import _best
+    from gfbgcn.text.search.candidates import best_by_accuracy
 
     first, second, third = (Candidate(None, "linear", False, "linear", acc, 0.0)
                             for acc in (0.5, 0.7, 0.7))
-    assert _best([first, second, third]) is second
-    assert _best([third, second]) is third
+    assert best_by_accuracy([first, second, third]) is second
+    assert best_by_accuracy([third, second]) is third
 
 
 def test_the_answer_has_the_lowest_validation_log_loss_with_the_baseline():

@@ -89,10 +89,12 @@ def _fill(row: np.ndarray, col: np.ndarray, weight: np.ndarray, inv_sqrt: Tensor
 
 
 def normalized_adjacency_csr(edge_index: Tensor | np.ndarray, edge_weight: Tensor | np.ndarray,
-                             num_nodes: int, index_dtype: torch.dtype = torch.int64) -> Tensor:
+                             num_nodes: int, index_dtype: torch.dtype | None = torch.int64
+                             ) -> Tensor:
     """``D^-1/2 (A + I) D^-1/2`` of a graph without self-loops, as a ``[N, N]`` torch sparse CSR
     tensor with ``index_dtype`` indices (``torch.int32`` halves them; it needs fewer than 2^31
-    entries) and columns sorted in each row.  ``edge_index`` ``[2, E]`` int32 or int64."""
+    entries; None: int32 where they fit, else int64) and columns sorted in each row.
+    ``edge_index`` ``[2, E]`` int32 or int64."""
     row, col = _numpy(edge_index[0]), _numpy(edge_index[1])
     weight = _numpy(edge_weight)
     inv_sqrt = _inv_sqrt_degree(col, weight, num_nodes)
@@ -112,7 +114,8 @@ def normalized_adjacency_csr(edge_index: Tensor | np.ndarray, edge_weight: Tenso
     adj = sp.csr_matrix((vals, cols, indptr), shape=(num_nodes, num_nodes), copy=False)
     del cols, vals
     adj.sum_duplicates()  # sorts each row in place (and adds up repeated edges, if any)
-    out = np.int32 if index_dtype == torch.int32 else np.int64
+    out = np_index if index_dtype is None else np.int32 if index_dtype == torch.int32 \
+        else np.int64
     crow = torch.from_numpy(adj.indptr.astype(out, copy=False))
     col_t = torch.from_numpy(adj.indices.astype(out, copy=False))
     values = torch.from_numpy(adj.data)
@@ -125,13 +128,9 @@ def graph_adjacency(graph: Any, index_dtype: torch.dtype | None = None) -> Tenso
     (int64 in memory or int32 maps of its cache file; never copied whole), marked symmetric
     for :func:`gfbgcn.nn.sparse.spmm`.  Text graphs have no self-loops by construction.
 
-    ``index_dtype`` None: int32 indices where they fit, else int64.  int32 halves the index
-    traffic of every product with ``Â``, with bit-identical results (MKL's CSR kernel on the
-    CPU; on R8, forward and backward of a 200-column product were 4-7 % faster,
-    ``docs/benchmarks.md``)."""
-    if index_dtype is None:
-        fits = graph.edge_weight.shape[0] + graph.num_nodes <= _INT32_MAX
-        index_dtype = torch.int32 if fits else torch.int64
+    ``index_dtype`` None (the default): int32 indices where they fit, else int64.  int32 halves
+    the index traffic of every product with ``Â`` and gives bit-identical results (the
+    measurement: ``docs/benchmarks.md``, "One ``--auto`` search")."""
     with warnings.catch_warnings():  # torch flags sparse CSR as beta; it is what we want here
         warnings.simplefilter("ignore", UserWarning)
         return mark_symmetric(normalized_adjacency_csr(

@@ -60,14 +60,6 @@ MAX_DF = 0.1
 FEATURE_SCALE = 0.1
 
 
-def capped_ngrams(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_features: int,
-                  max_df: float = MAX_DF) -> tuple[NgramFeatures, list[sp.csr_matrix]]:
-    """:func:`capped_columns`' featuriser and ``blocks`` (its fitting counts, one matrix per
-    block) cut to its columns."""
-    capped, columns = capped_columns(fitted, blocks, max_features, max_df)
-    return capped, cut_columns(blocks, columns)
-
-
 def capped_columns(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_features: int,
                    max_df: float = MAX_DF
                    ) -> tuple[NgramFeatures, tuple[np.ndarray, np.ndarray]]:
@@ -75,7 +67,7 @@ def capped_columns(fitted: NgramFeatures, blocks: list[sp.csr_matrix], max_featu
     the earlier column) but in no more than a share ``max_df`` of them, as a featuriser of its
     own, and those columns of the word and of the char block."""
     if fitted.hashed:
-        raise ValueError("capped_ngrams needs a vocabulary, not hashed features")
+        raise ValueError("capped_columns needs a vocabulary, not hashed features")
     df = np.concatenate([np.bincount(b.indices, minlength=b.shape[1]) for b in blocks])
     allowed = np.flatnonzero(df <= max_df * blocks[0].shape[0])
     keep = np.sort(allowed[np.argsort(-df[allowed], kind="stable")[:max_features]])
@@ -129,9 +121,8 @@ def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: in
     ngrams, columns = capped_columns(fitted, blocks, max_features, max_df)
     parts = [(fit_idx, ngrams.transform_counts(cut_columns(blocks, columns)))]
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
-    counted = None if counts is None else counts.rest_blocks  # by the baseline, for its own
-    if len(rest) and counted is not None and counts is not None and counts.rest is not None \
-            and np.array_equal(counts.rest, rest):
+    counted = None if counts is None else counts.rest_counts(rest)  # the baseline's, if kept
+    if len(rest) and counted is not None:
         parts.append((rest, ngrams.transform_counts(cut_columns(counted, columns))))
     elif len(rest):
         parts.append((rest, ngrams.transform([texts[i] for i in rest])))

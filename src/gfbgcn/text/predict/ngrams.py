@@ -101,6 +101,13 @@ class FittedCounts:
         take = position[rows]
         return [b[take] for b in self.blocks]
 
+    def rest_counts(self, rest: np.ndarray) -> list[sp.csr_matrix] | None:
+        """The kept counts of the other documents when they are exactly ``rest`` (sorted), else
+        None (the caller counts them)."""
+        if self.rest is None or self.rest_blocks is None or not np.array_equal(self.rest, rest):
+            return None
+        return self.rest_blocks
+
 
 @dataclass
 class NgramFeatures:

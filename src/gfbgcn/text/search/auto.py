@@ -73,8 +73,8 @@ from gfbgcn.text.search.candidates import (  # noqa: F401  (re-exported: the sea
     AutoResult,
     Candidate,
     GraphSetting,
-    _best,
-    _test_summary,
+    accuracy_and_f1,
+    best_by_accuracy,
     choose,
     chosen_summary,
 )
@@ -179,7 +179,7 @@ class _Search:
         seconds = graph_seconds + result.train_seconds + getattr(inputs, "seconds", 0.0)
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
         graph_c = Candidate(s, model, fast, "graph", float(result.val["accuracy"]), seconds,
-                            test=_test_summary(y, result.probabilities, ti, len(g.label_names)),
+                            test=accuracy_and_f1(y, result.probabilities, ti, len(g.label_names)),
                             features=features,
                             stopped_at=None if rule is None else rule.stopped_at,
                             val_log_loss=mean_log_loss(y[vi], result.probabilities[vi]))
@@ -197,7 +197,7 @@ class _Search:
         graph = [c for c in self.candidates if c.predictor == "graph"]
         if not graph or self.base.batch_size or not self.prune:
             return None
-        return RungRule(self.results[_best(graph).result_key].history,  # the incumbent's
+        return RungRule(self.results[best_by_accuracy(graph).result_key].history,  # the incumbent's
                         prune_margin(len(self.split["val"])))
 
     def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
@@ -213,7 +213,7 @@ class _Search:
                                         weight))
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
-            test=_test_summary(y, mixed, ti, len(g.label_names)), val_log_loss=loss))
+            test=accuracy_and_f1(y, mixed, ti, len(g.label_names)), val_log_loss=loss))
         return f", combined {combined_acc:.4f} (w={weight:.2f})"
 
 
@@ -236,7 +236,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
             break
-    best = _best([c for c in search.candidates if c.predictor == "graph"]).graph_setting
+    best = best_by_accuracy([c for c in search.candidates if c.predictor == "graph"]).graph_setting
     for model, fast in STAGE2_MODELS:
         if not search.train(best, model, fast):
             break
@@ -247,7 +247,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     # the graph part: the chosen one's, or for the baseline alone the best graph-only candidate
     # (served with graph weight 0, so its output is the baseline's)
     part = chosen if chosen.predictor != "linear" else \
-        _best([c for c in search.candidates if c.predictor == "graph"])
+        best_by_accuracy([c for c in search.candidates if c.predictor == "graph"])
     if chosen.predictor == "linear":
         chosen.weight = 0.0
     return AutoResult(
@@ -263,7 +263,7 @@ def _try_features(search: _Search) -> None:
     """Stage 3: the best graph-only candidate again with ngram, then wordllama features."""
     if not search.candidates:
         return
-    best = _best([c for c in search.candidates if c.predictor == "graph"])
+    best = best_by_accuracy([c for c in search.candidates if c.predictor == "graph"])
     if ngram_fits(search.corpus.texts, np.flatnonzero(search.corpus.is_train)):
         search.train(best.graph_setting, best.model, best.fast, "ngram")
     else:  # the baseline hashes its n-grams at this size: no vocabulary to give the documents

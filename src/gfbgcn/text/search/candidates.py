@@ -138,7 +138,7 @@ class AutoResult:
 
     def best_graph_only(self) -> Candidate:
         """The graph-only candidate with the best validation accuracy (earliest on ties)."""
-        return _best([c for c in self.candidates if c.predictor == "graph"])
+        return best_by_accuracy([c for c in self.candidates if c.predictor == "graph"])
 
     @property
     def chose_baseline(self) -> bool:
@@ -146,21 +146,24 @@ class AutoResult:
         return self.chosen.predictor == "linear"
 
 
-def _best(candidates: Sequence[Candidate]) -> Candidate:
+def best_by_accuracy(candidates: Sequence[Candidate]) -> Candidate:
+    """The candidate of highest validation accuracy (the search's own steps; ties: earliest)."""
     return max(candidates, key=lambda c: c.val_accuracy)  # max keeps the earliest of equals
 
 
-def _test_summary(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
-                  ) -> dict[str, float]:
+def accuracy_and_f1(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
+                    ) -> dict[str, float]:
+    """Accuracy and macro F1 of ``probs``' argmax on documents ``idx`` (for the tables)."""
     m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
     return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
+
 
 def choose(candidates: Sequence[Candidate], with_baseline: bool) -> Candidate:
     """The search's answer (module docstring): the lowest validation log-loss when the
     baseline is in the search, else the highest validation accuracy; ties: the earliest."""
     if with_baseline:
         return min(candidates, key=lambda c: c.val_log_loss)  # min keeps the earliest of equals
-    return _best(candidates)
+    return best_by_accuracy(candidates)
 
 
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
