@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
-from gfbgcn.nn.sparse import csr_transpose, mark_symmetric, spmm
+from gfbgcn.nn.sparse import CPU_COLUMN_BLOCK, csr_matmul, csr_transpose, mark_symmetric, spmm
 
 
 def _random_csr(n: int, m: int, nnz: int, seed: int) -> torch.Tensor:
@@ -44,3 +45,27 @@ def test_csr_rows_selects_rows_in_order() -> None:
     x = torch.randn(3, 2, requires_grad=True)
     (grad,) = torch.autograd.grad(spmm(sub, x).sum(), x)
     torch.testing.assert_close(grad, dense[rows].t() @ torch.ones(4, 2))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+@pytest.mark.parametrize("width", [1, CPU_COLUMN_BLOCK, CPU_COLUMN_BLOCK + 1, 200])
+def test_column_blocks_give_the_same_bits_as_one_product(dtype, index_dtype, width) -> None:
+    """On the CPU ``csr_matmul`` multiplies wide ``x`` block by block: every bit must equal
+    ``adj @ x`` (training results may not change with it), contiguous ``x`` or not."""
+    coo = _random_csr(300, 400, 30_000, 2).to(dtype)
+    adj = torch.sparse_csr_tensor(coo.crow_indices().to(index_dtype),
+                                  coo.col_indices().to(index_dtype), coo.values(), coo.shape)
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(400, width, generator=g, dtype=dtype)
+    assert torch.equal(csr_matmul(adj, x), adj @ x)
+    x_columns_first = x.t().contiguous().t()
+    assert torch.equal(csr_matmul(adj, x_columns_first), adj @ x_columns_first)
+
+
+def test_blocked_product_gradients() -> None:
+    """Forward and backward both take the blocked path for a wide ``x``."""
+    adj = _random_csr(9, 8, 40, 4)
+    x = torch.randn(8, 2 * CPU_COLUMN_BLOCK + 5, dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda t: spmm(adj, t), (x,))
+    torch.testing.assert_close(spmm(adj, x), adj.to_dense() @ x)
