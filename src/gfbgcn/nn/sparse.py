@@ -93,16 +93,19 @@ def csr_matmul(adj: Tensor, x: Tensor, block: int = CPU_COLUMN_BLOCK) -> Tensor:
     """``adj @ x`` for a sparse CSR ``adj`` ``[N, M]`` and a dense ``x`` ``[M, F]``.
 
     On the CPU, an ``x`` wider than ``block`` columns is multiplied one contiguous block of
-    columns at a time and the blocks concatenated: each output column is the same sum in the
-    same order, so the result equals ``adj @ x`` bit for bit (tested), and a block's rows stay
-    in cache while the matrix's entries gather them.  Elsewhere (CUDA), or with ``block`` 0,
-    this is ``adj @ x``.
+    columns at a time, each block's product copied into its columns of the output (so the
+    memory beyond ``adj @ x``'s is one block's): each output column is the same sum in the same
+    order, so the result equals ``adj @ x`` bit for bit (tested), and a block's rows stay in
+    cache while the matrix's entries gather them.  Elsewhere (CUDA), or with ``block`` 0, this
+    is ``adj @ x``.
     """
     width = x.size(-1)
     if adj.device.type != "cpu" or x.dim() != 2 or block <= 0 or width <= block:
         return adj @ x
-    return torch.cat([adj @ x[:, start:start + block].contiguous()
-                      for start in range(0, width, block)], dim=1)
+    out = torch.empty(adj.size(0), width, dtype=torch.result_type(adj, x), device=x.device)
+    for start in range(0, width, block):
+        out[:, start:start + block] = adj @ x[:, start:start + block].contiguous()
+    return out
 
 
 class _CSRMatMul(torch.autograd.Function):
