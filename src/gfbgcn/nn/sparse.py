@@ -85,7 +85,7 @@ def csr_rows(adj: Tensor, rows: Tensor) -> Tensor:
 #: Column-block width of :func:`csr_matmul` on the CPU.  torch's CSR product (MKL on x86) slows
 #: down more than in proportion to the dense side's width; on the text graphs of
 #: ``benchmarks/spmm_blocks.py`` blocks of 32 columns of a 200-column ``X`` cut the time of
-#: ``Â @ X`` by 1.4-2.6x at 1 and 2 threads (blocks of 16 and 64 gained less), with the same bits.
+#: ``Â @ X`` by 1.1-2.4x at 1 and 2 threads (blocks of 16 and 64 gained less), with the same bits.
 CPU_COLUMN_BLOCK = 32
 
 
