@@ -20,8 +20,9 @@ import time
 import torch
 
 from _report import command_line, machine_line, update_section
+from auto_time import dataset_arg
 from gfbgcn.nn.sparse import csr_matmul
-from gfbgcn.text.corpus.benchmarks import data_root, load_corpus
+from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.graph.adjacency import graph_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 
@@ -43,11 +44,6 @@ def median_ms(adj: torch.Tensor, x: torch.Tensor, block: int, repeat: int) -> fl
     return statistics.median(times)
 
 
-def corpus_path(name: str) -> str:
-    extra = data_root(None) / "text-extra" / f"{name}.csv"
-    return str(extra) if extra.is_file() else name
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -57,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     lines = []
     for name, stop, min_freq in GRAPHS:
-        graph = build_text_graph(load_corpus(corpus_path(name)),
+        graph = build_text_graph(load_corpus(dataset_arg(name)),
                                  GraphConfig(stop_words=stop, min_freq=min_freq))
         adj = graph_adjacency(graph)
         x = torch.randn(adj.shape[1], args.width, generator=torch.Generator().manual_seed(0))

@@ -57,8 +57,9 @@ def test_choose_weight_uses_validation_and_covers_both_ends():
     good = np.eye(2)[y] * 0.8 + 0.1
     bad = np.eye(2)[1 - y] * 0.8 + 0.1
     assert choose_weight(good, bad, y)[0] == 1.0 and choose_weight(bad, good, y)[0] == 0.0
-    w, acc = choose_weight(good, good, y)
+    w, acc, loss = choose_weight(good, good, y)
     assert acc == 1.0 and np.allclose(mix(good, good, w), good)
+    assert loss == pytest.approx(-np.log(0.9))  # the loss at the chosen weight
 
 
 def test_choose_weight_minimises_validation_log_loss_not_accuracy():
@@ -67,13 +68,13 @@ def test_choose_weight_minimises_validation_log_loss_not_accuracy():
     y = np.array([0, 1, 0, 1, 1])
     confident = np.eye(2)[y] * 0.9 + 0.05
     hesitant = np.eye(2)[y] * 0.2 + 0.4
-    assert choose_weight(confident, hesitant, y) == (1.0, 1.0)
-    assert choose_weight(hesitant, confident, y) == (0.0, 1.0)
+    assert choose_weight(confident, hesitant, y)[:2] == (1.0, 1.0)
+    assert choose_weight(hesitant, confident, y)[:2] == (0.0, 1.0)
     # An interior optimum: two parts wrong on different documents.
     a = np.array([[0.9, 0.1], [0.6, 0.4], [0.9, 0.1], [0.1, 0.9]])
     b = np.array([[0.4, 0.6], [0.1, 0.9], [0.9, 0.1], [0.1, 0.9]])
     y = np.array([0, 1, 0, 1])
-    w, _ = choose_weight(a, b, y)
+    w, _, _ = choose_weight(a, b, y)
     grid = np.linspace(0, 1, 1001)
     losses = [-np.mean(np.log((g * a + (1 - g) * b)[np.arange(4), y])) for g in grid]
     assert 0.0 < w < 1.0 and abs(w - grid[int(np.argmin(losses))]) <= 0.05
@@ -82,7 +83,7 @@ def test_choose_weight_minimises_validation_log_loss_not_accuracy():
     # graph part's barely-wrong second document costs less than its confident first one gains.
     graph = np.array([[0.99, 0.01], [0.51, 0.49]])
     linear = np.array([[0.4, 0.6], [0.4, 0.6]])
-    assert choose_weight(graph, linear, np.array([0, 1])) == (1.0, 0.5)
+    assert choose_weight(graph, linear, np.array([0, 1]))[:2] == (1.0, 0.5)
 
 
 def _search(corpus: Corpus, budget: int = 3):

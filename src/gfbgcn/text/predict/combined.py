@@ -52,16 +52,17 @@ def mix(p_graph: np.ndarray, p_linear: np.ndarray, weight: float) -> np.ndarray:
 
 
 def choose_weight(p_graph: np.ndarray, p_linear: np.ndarray, y: np.ndarray
-                  ) -> tuple[float, float]:
-    """``(weight, validation accuracy at that weight)``: the weight of :data:`WEIGHT_GRID` with
-    the lowest log-loss on the validation documents."""
+                  ) -> tuple[float, float, float]:
+    """``(weight, validation accuracy, validation log-loss at that weight)``: the weight of
+    :data:`WEIGHT_GRID` with the lowest log-loss on the validation documents."""
     y = np.asarray(y)
     if len(y) == 0:
-        return 0.5, 0.0
+        return 0.5, 0.0, float("nan")
     losses = [mean_log_loss(y, mix(p_graph, p_linear, float(w))) for w in WEIGHT_GRID]
-    weight = float(WEIGHT_GRID[int(np.argmin(losses))])  # argmin: the first, smallest w, on ties
+    best = int(np.argmin(losses))  # argmin: the first, smallest w, on ties
+    weight = float(WEIGHT_GRID[best])
     accuracy = float((mix(p_graph, p_linear, weight).argmax(1) == y).mean())
-    return weight, accuracy
+    return weight, accuracy, float(losses[best])
 
 
 @dataclass

@@ -206,11 +206,9 @@ class _Search:
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
         p_lin = self.baseline.probabilities  # refitted on training + validation documents
         # the weight on the held-out validation probabilities (the refit has seen them)
-        weight, combined_acc = choose_weight(result.probabilities[vi], self.baseline.val_proba(),
-                                             y[vi])
+        weight, combined_acc, loss = choose_weight(result.probabilities[vi],
+                                                   self.baseline.val_proba(), y[vi])
         mixed = mix(result.probabilities, p_lin, weight)
-        loss = mean_log_loss(y[vi], mix(result.probabilities[vi], self.baseline.val_proba(),
-                                        weight))
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
             test=accuracy_and_f1(y, mixed, ti, len(g.label_names)), val_log_loss=loss))
