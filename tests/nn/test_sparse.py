@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from gfbgcn.nn.sparse import CPU_COLUMN_BLOCK, csr_matmul, csr_transpose, mark_symmetric, spmm
+from gfbgcn.nn.sparse import (
+    CPU_COLUMN_BLOCK,
+    column_blocks,
+    csr_matmul,
+    csr_transpose,
+    mark_symmetric,
+    spmm,
+)
 
 
 def _random_csr(n: int, m: int, nnz: int, seed: int) -> torch.Tensor:
@@ -49,7 +56,7 @@ def test_csr_rows_selects_rows_in_order() -> None:
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
-@pytest.mark.parametrize("width", [1, CPU_COLUMN_BLOCK, CPU_COLUMN_BLOCK + 1, 200])
+@pytest.mark.parametrize("width", [1, CPU_COLUMN_BLOCK, CPU_COLUMN_BLOCK + 1, 72, 100, 200])
 def test_column_blocks_give_the_same_bits_as_one_product(dtype, index_dtype, width) -> None:
     """On the CPU ``csr_matmul`` multiplies wide ``x`` block by block: every bit must equal
     ``adj @ x`` (training results may not change with it), contiguous ``x`` or not."""
@@ -72,8 +79,9 @@ def test_blocked_product_gradients() -> None:
 
 
 def test_wide_products_run_in_column_blocks_on_the_cpu(monkeypatch) -> None:
-    """The speed-up itself: forward and backward of a 70-column ``x`` are three products each
-    (32 + 32 + 6 columns); a narrow ``x`` or ``block=0`` is one product."""
+    """The speed-up itself: forward and backward of a 102-column ``x`` are three products each
+    (32 + 32 + 38 columns: the remainder joins the last block); a narrow ``x`` or ``block=0`` is
+    one product."""
     widths: list[int] = []
     product = torch.Tensor.__matmul__
 
@@ -83,10 +91,23 @@ def test_wide_products_run_in_column_blocks_on_the_cpu(monkeypatch) -> None:
 
     monkeypatch.setattr(torch.Tensor, "__matmul__", counting)
     adj = _random_csr(9, 8, 40, 5)
-    x = torch.randn(8, 2 * CPU_COLUMN_BLOCK + 6, dtype=torch.float64, requires_grad=True)
+    x = torch.randn(8, 3 * CPU_COLUMN_BLOCK + 6, dtype=torch.float64, requires_grad=True)
     spmm(adj, x).sum().backward()
-    assert widths == [CPU_COLUMN_BLOCK, CPU_COLUMN_BLOCK, 6] * 2
+    assert widths == [CPU_COLUMN_BLOCK, CPU_COLUMN_BLOCK, CPU_COLUMN_BLOCK + 6] * 2
     widths.clear()
     csr_matmul(adj, x.detach(), block=0)
     csr_matmul(adj, x.detach()[:, :CPU_COLUMN_BLOCK])
-    assert widths == [2 * CPU_COLUMN_BLOCK + 6, CPU_COLUMN_BLOCK]
+    assert widths == [3 * CPU_COLUMN_BLOCK + 6, CPU_COLUMN_BLOCK]
+
+
+def test_column_blocks_cover_every_column_once_with_no_narrow_last_block() -> None:
+    assert column_blocks(32, 32) == [(0, 32)]
+    assert column_blocks(33, 32) == [(0, 33)]
+    assert column_blocks(64, 32) == [(0, 32), (32, 64)]
+    assert column_blocks(200, 32) == [(0, 32), (32, 64), (64, 96), (96, 128), (128, 160),
+                                      (160, 200)]
+    for width in range(1, 300):
+        blocks = column_blocks(width, 32)
+        assert [c for a, b in blocks for c in range(a, b)] == list(range(width))
+        assert all(b - a < 64 for a, b in blocks)
+        assert len(blocks) == 1 or all(b - a >= 32 for a, b in blocks)
