@@ -3,7 +3,7 @@
 The corpus of ``benchmarks/scale.py`` (the four benchmarks, then word-perturbed copies) at each
 ``--sizes`` N; its own train/test split, 10 % of the training documents drawn as validation.
 Per size, one fresh process (peak RSS its own, under an address-space limit of ``--max-gib``)
-fits :func:`gfbgcn.text.predict.baseline.fit_baseline` in the mode its size selects (hashed word
+fits :func:`gfbgcn.text.linear.baseline.fit_baseline` in the mode its size selects (hashed word
 n-grams with SGD / complement naive Bayes above ``HASH_ABOVE`` training documents; the n-gram
 vocabulary and the full grid below) and reports wall and CPU seconds, peak RSS, the chosen
 classifier and its test accuracy.  The graph build's figures at the same sizes are in the
@@ -28,7 +28,7 @@ from _report import command_line, machine_line, update_section
 from scale import COMMON
 
 FIT = COMMON + r"""
-from gfbgcn.text.predict.baseline import fit_baseline
+from gfbgcn.text.linear.baseline import fit_baseline
 corpus = scale_corpus(int(sys.argv[1]))
 y = corpus.label_ids()
 train = np.flatnonzero(corpus.is_train)

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 import torch
 
-from gfbgcn.core import workers
 from gfbgcn.core.errors import OptionError, UserError
-from gfbgcn.reproduce import harness
+from gfbgcn.reproduce import harness, workers
 from gfbgcn.reproduce.store import RunStore
 
 

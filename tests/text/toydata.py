@@ -80,7 +80,7 @@ def save_combined_model(path: Path, corpus: Corpus, *, epochs: int, hidden: int,
     with graph weight ``weight``, as ``train --auto --save`` writes one when the combination
     wins); returns ``(train result, graph, baseline)``."""
     from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-    from gfbgcn.text.predict.baseline import baseline_for_graph
+    from gfbgcn.text.linear.baseline import baseline_for_graph
     from gfbgcn.text.predict.combined import write_linear
     from gfbgcn.text.predict.saved import save_trained
     from gfbgcn.text.tokenize.registry import UnicodeTokenizer
@@ -91,7 +91,7 @@ def save_combined_model(path: Path, corpus: Corpus, *, epochs: int, hidden: int,
     graph = build_text_graph(corpus, GraphConfig(min_freq=1, stop_words=None), tok, cache=False)
     result = train_text(graph, TrainConfig(model="gcn", epochs=epochs, hidden=hidden),
                         progress=False)
-    base = baseline_for_graph(corpus, graph, tok, 0.1, 0)
+    base = baseline_for_graph(corpus, graph, 0.1, 0)
     save_trained(path, result, graph, corpus, extra_writer=lambda staging: {
         "combined": write_linear(staging, base.model, weight)})
     return result, graph, base

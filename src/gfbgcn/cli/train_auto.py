@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.linear.baseline import BaselineResult
 from gfbgcn.text.search.auto import AutoResult
 
 

@@ -39,8 +39,8 @@ from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.outputs import check_results_directory
 from gfbgcn.core.runinfo import provenance, torch_threads
-from gfbgcn.core.workers import RUNNER, Task, call, run_in_workers
 from gfbgcn.reproduce.store import RunStore
+from gfbgcn.reproduce.workers import RUNNER, Task, call, run_in_workers
 
 
 @dataclass(frozen=True)
@@ -157,10 +157,10 @@ def run_pending(
     (e.g. a loaded graph).  When ``device`` is a CUDA device the workers share that one GPU:
     they are *spawned* (a forked child cannot use CUDA once its parent has), so ``run`` must be
     picklable (a module-level function or an object that loads what it needs in the worker),
-    and each may allocate at most :func:`~gfbgcn.core.workers.gpu_memory_fraction` of the
-    card (:mod:`gfbgcn.core.workers`).  A run that raises in a worker ends the grid with that
+    and each may allocate at most :func:`~gfbgcn.reproduce.workers.gpu_memory_fraction` of the
+    card (:mod:`gfbgcn.reproduce.workers`).  A run that raises in a worker ends the grid with that
     error, naming the run; a worker that dies (killed for memory, a driver abort) ends it with
-    :class:`~gfbgcn.core.workers.WorkerDiedError` instead of a hang.  A task finished meanwhile
+    :class:`~gfbgcn.reproduce.workers.WorkerDiedError` instead of a hang.  A task finished meanwhile
     by another process sharing the store is skipped.  Returns the number of runs made.
     """
     todo = pending(tasks, store)

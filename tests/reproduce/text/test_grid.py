@@ -142,8 +142,7 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
     import multiprocessing as mp
     import pickle
 
-    from gfbgcn.core import workers
-    from gfbgcn.reproduce import harness
+    from gfbgcn.reproduce import harness, workers
     from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
     from gfbgcn.text.tokenize.clean import whitespace_tokenize
     from tests.text.toydata import toy_corpus

@@ -83,7 +83,7 @@ def test_batch_size_auto_chooses_after_the_graph_and_reports_it(monkeypatch):
 
 def _spy_on_baseline_fits(monkeypatch) -> list:
     """The ``class_weight`` of every fit of the linear baseline (grid points and refit)."""
-    from gfbgcn.text.predict import baseline
+    from gfbgcn.text.linear import baseline
 
     seen: list = []
     real = baseline.fit_point

@@ -9,7 +9,7 @@ window 20), so one search yields every column of the report:
 * (a) paper defaults: the first candidate's test metrics;
 * (b) ``--auto``: the chosen candidate's;
 * (c) the linear baseline (word + char n-gram TF-IDF, classifier chosen on validation,
-  :mod:`gfbgcn.text.predict.baseline`) fitted on the same split; records written before
+  :mod:`gfbgcn.text.linear.baseline`) fitted on the same split; records written before
   2026-11-26 hold the unigram TF-IDF + LR baseline here (their ``baseline`` has ``C`` and no
   ``classifier``);
 * (d) combined: the best graph-only candidate (by validation) interpolated with the baseline,

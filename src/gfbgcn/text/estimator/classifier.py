@@ -30,8 +30,8 @@ from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.predicting import FittedPrediction
 from gfbgcn.text.estimator.settings import ClassifierSettings
 from gfbgcn.text.graph.text_graph import TextGraph
+from gfbgcn.text.linear.baseline import BaselineResult
 from gfbgcn.text.params import AUTO, DEFAULTS
-from gfbgcn.text.predict.baseline import BaselineResult
 from gfbgcn.text.predict.combined import CombinedPredictor
 from gfbgcn.text.predict.saved import trained_settings
 from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
@@ -87,9 +87,9 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
     (``graph_.to_pyg()``); ``result_`` the :class:`~gfbgcn.text.train.config.TrainResult`
     (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
-    (:class:`~gfbgcn.text.predict.baseline.BaselineResult`, metrics in ``baseline_.test``)
+    (:class:`~gfbgcn.text.linear.baseline.BaselineResult`, metrics in ``baseline_.test``)
     that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
-    linear model per label, :mod:`gfbgcn.text.predict.multilabel_baseline`; ``None``
+    linear model per label, :mod:`gfbgcn.text.linear.multilabel`; ``None``
     otherwise); ``batching_`` what ``batch_size="auto"`` chose; ``predictor_`` the inductive
     predictor, the object :func:`gfbgcn.load` returns for the saved model.
 

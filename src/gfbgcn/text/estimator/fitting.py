@@ -15,11 +15,9 @@ from gfbgcn.core.memory import release_free_memory
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.linear.multilabel import multilabel_baseline_for_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.multilabel_baseline import multilabel_baseline_for_graph
-from gfbgcn.text.predict.ngram_input import ngram_input
-from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.batching import (
     Batching,
     adjacency_entries,
@@ -29,6 +27,7 @@ from gfbgcn.text.train.batching import (
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
 from gfbgcn.text.train.features import DocInput
+from gfbgcn.text.train.ngram_features import ngram_input
 
 
 def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
@@ -81,10 +80,10 @@ def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
                  class_weight: str | None = None,
                  multi_label: tuple[np.ndarray, list[str]] | None = None) -> BaselineResult:
     """The linear n-gram baseline on the run's own train/validation/test split
-    (:func:`gfbgcn.text.predict.baseline.baseline_for_graph`; ``class_weight``: the
+    (:func:`gfbgcn.text.linear.baseline.baseline_for_graph`; ``class_weight``: the
     classifier's ``baseline_class_weight``; ``multi_label``: a multi-label run's ``(targets
     [D, L], label names)``, one linear model per label,
-    :func:`gfbgcn.text.predict.multilabel_baseline.multilabel_baseline_for_graph`), after
+    :func:`gfbgcn.text.linear.multilabel.multilabel_baseline_for_graph`), after
     training's freed memory has gone back to the system (its peak then adds to what training
     holds only)."""
     release_free_memory()
@@ -92,8 +91,8 @@ def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
         result = multilabel_baseline_for_graph(corpus, graph, *multi_label, config.val_ratio,
                                                config.seed, class_weight=class_weight)
     else:
-        result = baseline_for_graph(corpus, graph, resolve_tokenizer(graph.tokenizer),
-                                    config.val_ratio, config.seed, class_weight=class_weight)
+        result = baseline_for_graph(corpus, graph, config.val_ratio, config.seed,
+                                    class_weight=class_weight)
     release_free_memory()
     return result
 

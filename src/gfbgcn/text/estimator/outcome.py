@@ -12,7 +12,7 @@ import numpy as np
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.transductive import Transductive
-from gfbgcn.text.predict.baseline import BaselineResult, graph_split
+from gfbgcn.text.linear.baseline import BaselineResult, graph_split
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.search.auto import AutoResult, chosen_summary
 from gfbgcn.text.train.config import TrainResult

@@ -12,11 +12,11 @@ text inductively, so the
 combination is saved and loaded like a graph model: the model directory of
 :mod:`gfbgcn.text.predict.saved` plus ``linear.safetensors`` (IDF, coefficients, intercept) and
 ``linear.json`` (n-gram vocabularies, labels, the classifier's kind and regularisation, see
-:mod:`gfbgcn.text.predict.baseline`); ``config.json`` gets a ``combined`` entry with the weight
+:mod:`gfbgcn.text.linear.baseline`); ``config.json`` gets a ``combined`` entry with the weight
 and the two files' sha256.  No pickle anywhere.
 
 The weight is chosen on the validation documents' probabilities of the linear model fitted
-*without* them (:meth:`~gfbgcn.text.predict.baseline.BaselineResult.val_proba`); the refitted
+*without* them (:meth:`~gfbgcn.text.linear.baseline.BaselineResult.val_proba`); the refitted
 linear model (training and validation documents) is the one combined for test and prediction.
 A weight of 0 is the linear baseline alone: that is how ``--auto`` saves and serves the
 baseline when it wins.
@@ -35,7 +35,7 @@ import numpy as np
 
 from gfbgcn.core.io import atomic_write, atomic_write_text, read_json, sha256_file
 from gfbgcn.core.metrics import mean_log_loss
-from gfbgcn.text.predict.baseline import LinearTextModel
+from gfbgcn.text.linear.baseline import OLD_FORMAT, LinearTextModel
 from gfbgcn.text.predict.inductive import (
     InductiveTextGCN,
     NoKnownWordsWarning,
@@ -178,16 +178,13 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
     if problem:
         raise error(f"{path / LINEAR_WEIGHTS}: {problem}")
     try:
-        linear = LinearTextModel.from_tensors(arrays, meta, tokenizer=graph.tokenizer)
+        linear = LinearTextModel.from_tensors(arrays, meta)
     except (ValueError, KeyError, TypeError) as err:
         raise error(f"{path / LINEAR_META}: unreadable linear model ({err})") from err
     v, c = len(linear.idf), len(linear.label_names)
     if linear.coef.shape != (c, v) or linear.idf.shape != (v,) or linear.intercept.shape != (c,):
         raise error(f"{path}: linear model shapes do not match its features ({v}) and "
                     f"classes ({c})")
-    if linear.ngrams is None and len(linear.vocab) != v:
-        raise error(f"{path}: linear model shapes do not match its vocabulary "
-                    f"({len(linear.vocab)}) and classes ({c})")
     try:
         return CombinedPredictor(graph, linear, float(entry["weight"]))
     except (ValueError, KeyError) as err:
@@ -214,6 +211,8 @@ def _linear_meta_problem(meta: Any) -> str | None:
     c = meta.get("C")
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not np.isfinite(c) or c <= 0:
         return f"C: expected a finite number > 0, got {c!r}"
+    if meta.get("features") is None:
+        return OLD_FORMAT
     return None
 
 

@@ -31,7 +31,7 @@ With input features (``X = [I | F]``, :mod:`gfbgcn.text.train.features`) the wor
 hold the words' rows of ``W1 + F W2``, and ``e_d`` gains ``F_d W2``: ``F_d`` the new document's
 TF-IDF-weighted mean of its known words' vectors
 (:class:`~gfbgcn.text.train.features.WordFeatures`), or its n-gram TF-IDF row from the saved
-vocabulary and IDF (:class:`~gfbgcn.text.predict.ngram_input.NgramDocFeatures`).
+vocabulary and IDF (:class:`~gfbgcn.text.train.ngram_features.NgramDocFeatures`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ from gfbgcn.text.corpus.corpus import check_documents
 from gfbgcn.text.graph.adjacency import node_degrees
 from gfbgcn.text.graph.counts import doc_word_counts
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.predict.ngram_input import InputFeatures, input_features
 from gfbgcn.text.tokenize.clean import (
     Tokenizer,
     textgcn_tokenize,
@@ -62,6 +61,7 @@ from gfbgcn.text.tokenize.clean import (
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus, preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
 from gfbgcn.text.train.minibatch import exact_hidden, released_adjacency
+from gfbgcn.text.train.ngram_features import InputFeatures, input_features
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ A model directory holds three files:
   which features (``features``; absent or ``onehot``: identity only).  With n-gram document
   features (``ngram``) ``feature_w2`` and the n-grams' IDF (``feature_idf``) are kept, and
   ``config.json``'s ``features`` holds the n-gram vocabularies
-  (:class:`~gfbgcn.text.predict.ngram_input.NgramDocFeatures`).
+  (:class:`~gfbgcn.text.train.ngram_features.NgramDocFeatures`).
 * ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
 * ``config.json``, written last: format version, model and graph settings, tokenizer name,
   label names, multi-label settings, package versions, a hash of the training data
@@ -72,10 +72,10 @@ from gfbgcn.text.predict.model_schema import (
     VOCAB,
     WEIGHTS,
 )
-from gfbgcn.text.predict.ngram_input import saved_features
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import resolve_tokenizer, tokenizer_from_name
 from gfbgcn.text.train.models import make_second_layer
+from gfbgcn.text.train.ngram_features import saved_features
 
 
 def save_model(

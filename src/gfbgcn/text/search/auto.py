@@ -25,7 +25,7 @@ train/validation documents (the validation split depends only on the seed and th
    vectors) if the ``embeddings`` extra is installed; otherwise the search says so in one line.
 
 The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
-on validation, :mod:`gfbgcn.text.predict.baseline`) is fitted first, as the search's first and
+on validation, :mod:`gfbgcn.text.linear.baseline`) is fitted first, as the search's first and
 cheapest candidate (``predictor`` ``linear``).  Every trained candidate is also tried
 *combined* with the baseline (:mod:`gfbgcn.text.predict.combined`, weight chosen by validation
 log-loss on the baseline's held-out validation probabilities), unless ``baseline=False``
@@ -66,9 +66,8 @@ import torch
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.predict.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph, graph_split
 from gfbgcn.text.predict.combined import choose_weight, mix
-from gfbgcn.text.predict.ngram_input import ngram_fits, ngram_input
 from gfbgcn.text.search.candidates import (  # noqa: F401  (re-exported: the search's types)
     AutoResult,
     Candidate,
@@ -88,6 +87,7 @@ from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import features as word_features
 from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.ngram_features import ngram_fits, ngram_input
 from gfbgcn.text.train.run import train_text
 
 REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
@@ -139,7 +139,7 @@ class _Search:
         if not self.with_baseline:
             return
         self.baseline = baseline_for_graph(  # its n-gram counts: for the ngram candidate
-            self.corpus, g, self.tokenizer, self.base.val_ratio, self.base.seed,
+            self.corpus, g, self.base.val_ratio, self.base.seed,
             class_weight=self.class_weight, keep_counts=True)
         b = self.baseline
         self.candidates.insert(0, Candidate(
@@ -226,7 +226,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     ``baseline=False``: no linear baseline, no combined candidates; ``prune=False``: no
     candidate is stopped early (every one trains to its own early stopping);
     ``baseline_class_weight="balanced"``: the baseline weighs classes inversely to their
-    frequency (:func:`gfbgcn.text.predict.baseline.fit_baseline`)."""
+    frequency (:func:`gfbgcn.text.linear.baseline.fit_baseline`)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
                      device, baseline, prune, baseline_class_weight)

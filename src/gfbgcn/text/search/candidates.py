@@ -32,7 +32,7 @@ import numpy as np
 
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.predict.baseline import BaselineResult
+from gfbgcn.text.linear.baseline import BaselineResult
 from gfbgcn.text.train.config import TrainResult
 
 

@@ -29,7 +29,7 @@ Face.  The extra: ``pip install 'gfbgcn[embeddings]'``.
 ``--features ngram`` (no extra) gives each **document** node the row the linear baseline sees,
 its word 1-2-gram + ``char_wb`` 2-5-gram TF-IDF, as a sparse ``F``; **word** rows are zero, so
 a word node's layer-1 input is its identity row as in the paper.  The vocabulary and IDF are
-fitted on the training split's texts and capped (:mod:`gfbgcn.text.predict.ngram_input`, which
+fitted on the training split's texts and capped (:mod:`gfbgcn.text.train.ngram_features`, which
 computes them above this floor and passes them in as a :class:`DocInput`).
 """
 
@@ -196,7 +196,7 @@ def node_features(graph: TextGraph, kind: str, doc_input: DocInput | None = None
     if kind == "ngram":
         if doc_input is None or doc_input.rows.shape[0] != graph.num_docs:
             raise ValueError("features 'ngram' need doc_input with one row per document of "
-                             "the graph (gfbgcn.text.predict.ngram_input.ngram_input)")
+                             "the graph (gfbgcn.text.train.ngram_features.ngram_input)")
         return sparse_node_features(doc_input.rows, graph.num_nodes)
     words = word_vectors(graph.vocab)
     docs = weighted_means(doc_word_weights(graph), words)
@@ -232,7 +232,7 @@ class WordFeatures:
     @classmethod
     def from_model(cls, model: Any, num_docs: int) -> WordFeatures | None:
         """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` (None for others, and
-        for sparse document features: :mod:`gfbgcn.text.predict.ngram_input`)."""
+        for sparse document features: :mod:`gfbgcn.text.train.ngram_features`)."""
         if not isinstance(model, FeatureTextGCN) or model.sparse_features:
             return None
         return cls(model.features[num_docs:].detach().clone(), model.w2.detach().clone(),

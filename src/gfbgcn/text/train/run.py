@@ -52,7 +52,7 @@ def train_text(
     (:data:`gfbgcn.text.train.full_batch.StopRule`).
 
     ``doc_input``: the documents' input rows, required by ``config.features == "ngram"``
-    (:func:`gfbgcn.text.predict.ngram_input.ngram_input`).
+    (:func:`gfbgcn.text.train.ngram_features.ngram_input`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"), torch_seeded(config.seed, device):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gfbgcn.text.predict import ngrams
+from gfbgcn.text.linear import ngrams
 from tests.text.search.test_own_corpus import tiny_corpus
 
 

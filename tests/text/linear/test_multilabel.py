@@ -9,9 +9,9 @@ import json
 import numpy as np
 
 from gfbgcn.text.corpus.labels import THRESHOLD_GRID, multilabel_metrics
-from gfbgcn.text.predict.baseline import LinearTextModel
-from gfbgcn.text.predict.linear_grid import ABSENT
-from gfbgcn.text.predict.multilabel_baseline import fit_multilabel_baseline, multilabel_grid
+from gfbgcn.text.linear.baseline import LinearTextModel
+from gfbgcn.text.linear.grid import ABSENT
+from gfbgcn.text.linear.multilabel import fit_multilabel_baseline, multilabel_grid
 from tests.text.toydata import FILLER_WORDS, TOPIC_WORDS
 
 LABELS = ["money", "science", "sport"]

@@ -1,5 +1,5 @@
 """The built-in linear baseline: word + char n-gram TF-IDF, the classifier chosen on validation,
-refitted on the whole training split, calibrated, bounded at scale; the old unigram LR."""
+refitted on the whole training split, calibrated, bounded at scale."""
 
 from __future__ import annotations
 
@@ -9,35 +9,13 @@ import numpy as np
 import pytest
 
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.predict.baseline import (
+from gfbgcn.text.linear.baseline import (
     HASH_FEATURES,
     LinearTextModel,
     fit_baseline,
     grid,
 )
-from gfbgcn.text.predict.unigram_baseline import fit_unigram_baseline
-from gfbgcn.text.tokenize.registry import UnicodeTokenizer
 from tests.text.search.test_own_corpus import tiny_corpus
-
-
-def test_unigram_baseline_matches_scikit_learn_and_round_trips():
-    """The old baseline, kept as a named option (and as the format of older saved models)."""
-    from sklearn.linear_model import LogisticRegression
-
-    corpus = tiny_corpus()
-    y = np.array([corpus.label_names.index(lab) for lab in corpus.labels])
-    idx = np.arange(len(y))
-    tok = UnicodeTokenizer()
-    b = fit_unigram_baseline(corpus.texts, y, corpus.label_names, idx[:40], idx[40:48],
-                             idx[48:], tok, "unicode", seed=0)
-    assert b.model.C in b.val_by_C and set(b.test) >= {"accuracy", "macro_f1"}
-    x = b.model.features(corpus.texts)
-    ref = LogisticRegression(C=b.model.C, max_iter=1000).fit(x[:40], y[:40])
-    assert np.allclose(b.model.predict_proba(corpus.texts), ref.predict_proba(x), atol=1e-4)
-    arrays, meta = b.model.to_tensors()
-    assert "features" not in meta  # the format saved before the n-gram baseline
-    again = LinearTextModel.from_tensors(arrays, json.loads(json.dumps(meta)))
-    assert np.allclose(again.predict_proba(corpus.texts), b.probabilities)
 
 
 def _ids(corpus: Corpus) -> np.ndarray:
@@ -82,7 +60,7 @@ def test_each_kind_refits_on_the_whole_training_split(kind, monkeypatch):
     from sklearn.naive_bayes import ComplementNB
     from sklearn.svm import LinearSVC
 
-    from gfbgcn.text.predict import baseline as bl
+    from gfbgcn.text.linear import baseline as bl
 
     value = 1e-4 if kind == "sgd" else 1.0
     point = bl.GridPoint(kind, "C" if kind in ("lr", "svm") else "alpha", value)
@@ -124,7 +102,7 @@ def test_hashed_baseline_at_scale_is_bounded_and_round_trips():
 
 @pytest.mark.parametrize("kind", ["lr", "svm", "sgd", "cnb"])
 def test_balanced_class_weight_favours_the_rare_class(kind, monkeypatch):
-    from gfbgcn.text.predict import baseline as bl
+    from gfbgcn.text.linear import baseline as bl
 
     point = bl.GridPoint(kind, "C" if kind in ("lr", "svm") else "alpha",
                          1e-4 if kind == "sgd" else 1.0)

@@ -1,4 +1,4 @@
-"""The classifiers of the linear baseline (:mod:`gfbgcn.text.predict.baseline`): the grid of
+"""The classifiers of the linear baseline (:mod:`gfbgcn.text.linear.baseline`): the grid of
 kinds and regularisation strengths tried on validation, one fit as ``(coef, intercept)`` of a
 linear score, and the calibration temperature.
 """
@@ -26,7 +26,7 @@ TEMPERATURES = tuple(float(t) for t in np.geomspace(1e-3, 1e3, 61))
 ABSENT = -30.0
 #: Kinds fitted by liblinear, whose random generator is one per process (``srand``): their fits
 #: run in forked processes, never two at once in one (see :func:`evaluate_grid`).
-LIBLINEAR_KINDS = frozenset({"svm", "lr", "lr-unigram"})
+LIBLINEAR_KINDS = frozenset({"svm", "lr"})
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,6 @@ def _estimator(point: GridPoint, seed: int, class_weight: str | None, multiclass
     from sklearn.naive_bayes import ComplementNB
     from sklearn.svm import LinearSVC
 
-    if point.kind == "lr-unigram":  # the old baseline, as it was
-        return LogisticRegression(C=point.value, max_iter=1000, random_state=seed)
     if point.kind == "lr":
         # liblinear (one-vs-rest): lbfgs on 10^5 n-gram columns took 5 s a fit on a loaded
         # 2-core machine against 0.1 s; its scores are calibrated by the temperature

@@ -21,7 +21,7 @@ texts at 383k documents would hold about 10^9).  Memory is then the hashed count
 Classifier: one of a small grid (:func:`grid`: the values of ``benchmarks/vs_linear.py``'s simple
 baselines) -- a linear SVM, SGD with the modified Huber loss, complement naive Bayes -- with its
 regularisation (logistic regression, kind ``lr``, is left out for its cost); each is fitted
-(over the cores: :func:`~gfbgcn.text.predict.linear_grid.evaluate_grid`) on the graph model's
+(over the cores: :func:`~gfbgcn.text.linear.grid.evaluate_grid`) on the graph model's
 *training* documents and scored on its *validation* documents (accuracy, ties: lower log-loss,
 then the earlier grid entry).  The chosen one is then fitted
 again on the whole training split (training + validation documents) before the test documents
@@ -42,10 +42,9 @@ gives the probabilities of every other document.
 
 The fitted model is the n-gram vocabularies (or the hashing width), the IDF, a coefficient
 matrix and an intercept: :meth:`LinearTextModel.to_tensors` / :meth:`from_tensors` store them as
-safetensors + JSON, no pickle.  Models saved before 2026-11-26 (unigram TF-IDF over the graph's
-tokenizer + logistic regression) still load and predict (``features`` absent in their JSON):
-:func:`gfbgcn.text.predict.unigram_baseline.fit_unigram_baseline` fits one, for comparisons
-with the old reports.
+safetensors + JSON, no pickle.  (Models saved before 2026-11-26 held a unigram TF-IDF +
+logistic-regression baseline instead; they are refused on load with a line that says to train
+again: :data:`OLD_FORMAT`.)
 """
 from __future__ import annotations
 
@@ -55,13 +54,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from scipy.special import expit, softmax
 
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
-from gfbgcn.text.graph.counts import doc_word_counts
-from gfbgcn.text.predict.linear_grid import (  # noqa: F401  (the baseline's names, re-exported)
+from gfbgcn.text.linear.grid import (  # noqa: F401  (the baseline's names, re-exported)
     ABSENT,
     SGD_MAX_CLASSES,
     TEMPERATURES,
@@ -72,7 +69,7 @@ from gfbgcn.text.predict.linear_grid import (  # noqa: F401  (the baseline's nam
     grid,
     linear_scores,
 )
-from gfbgcn.text.predict.ngrams import (  # noqa: F401  (re-exported)
+from gfbgcn.text.linear.ngrams import (  # noqa: F401  (re-exported)
     CHAR_NGRAMS,
     HASH_ABOVE,
     HASH_CHARS,
@@ -86,9 +83,11 @@ from gfbgcn.text.predict.ngrams import (  # noqa: F401  (re-exported)
     smoothed_idf,
     tfidf_features,
 )
-from gfbgcn.text.tokenize.clean import Tokenizer
-from gfbgcn.text.tokenize.preprocess import preprocess
-from gfbgcn.text.tokenize.registry import resolve_tokenizer
+
+#: Why a linear model saved without n-gram features is refused (the unigram format of the
+#: models saved before 2026-11-26).
+OLD_FORMAT = ("a linear model of the unigram format saved before 2026-11-26, which this "
+              "gfbgcn no longer reads: train the model again")
 
 
 @dataclass
@@ -98,27 +97,26 @@ class LinearTextModel:
     ``coef``/``intercept`` already include the calibration temperature, so
     ``predict_proba(x) = softmax(features(x) @ coef.T + intercept)`` for every kind;
     ``multi_label``: one independent binary model per label (``label_names`` are the labels),
-    ``sigmoid`` instead of the softmax (:mod:`gfbgcn.text.predict.multilabel_baseline`).
-    ``features`` is None for a model of the old unigram format, whose features are the graph
-    tokenizer's words (``vocab``, ``tokenizer_name``).
+    ``sigmoid`` instead of the softmax (:mod:`gfbgcn.text.linear.multilabel`).
+    ``tokenizer_name``: the graph's tokenizer beside which it was fitted (recorded only: the
+    n-gram analysers are scikit-learn's).
     """
 
-    vocab: list[str]
-    idf: np.ndarray  # float64 [V]
+    ngrams: NgramFeatures = field(repr=False)
     coef: np.ndarray  # float64 [C, V] (binary problems: the two rows of +-w/2, see fit)
     intercept: np.ndarray  # float64 [C]
     label_names: list[str]
     tokenizer_name: str
     C: float
-    tokenizer: Tokenizer | None = field(default=None, repr=False)
-    ngrams: NgramFeatures | None = field(default=None, repr=False)
-    kind: str = "lr-unigram"
+    kind: str
     params: dict[str, Any] = field(default_factory=dict)
     temperature: float = 1.0
     multi_label: bool = False
 
-    def __post_init__(self) -> None:
-        self._index = pd.Index(self.vocab) if self.ngrams is None else None
+    @property
+    def idf(self) -> np.ndarray:
+        """``[V]`` float64: the IDF of the n-gram columns."""
+        return self.ngrams.idf
 
     @property
     def description(self) -> str:
@@ -127,13 +125,7 @@ class LinearTextModel:
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
         """``[n, V]`` TF-IDF rows of ``texts``."""
-        if self.ngrams is not None:
-            return self.ngrams.transform(list(texts))
-        if self.tokenizer is None:
-            self.tokenizer = resolve_tokenizer(self.tokenizer_name)
-        tc = preprocess(list(texts), self.tokenizer, vocab=self.vocab, vocab_index=self._index,
-                        stop_words=None)
-        return tfidf_features(doc_word_counts(tc), self.idf)
+        return self.ngrams.transform(list(texts))
 
     def proba_of(self, x: sp.csr_matrix) -> np.ndarray:
         """Class (multi-label: label) probabilities of TF-IDF rows ``x``."""
@@ -149,31 +141,29 @@ class LinearTextModel:
     def to_tensors(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """``(arrays, JSON metadata)`` for safetensors + JSON (no pickle)."""
         arrays = {"idf": self.idf, "coef": self.coef, "intercept": self.intercept}
-        meta: dict[str, Any] = {"vocab": self.vocab, "label_names": self.label_names,
-                                "tokenizer": self.tokenizer_name, "C": self.C}
-        if self.ngrams is not None:
-            meta.update(features=self.ngrams.meta(), kind=self.kind, params=self.params,
-                        temperature=self.temperature)
-            if self.multi_label:
-                meta["multi_label"] = True
+        # "vocab" stays in the format, empty: the n-gram vocabularies are in "features"
+        meta: dict[str, Any] = {"vocab": [], "label_names": self.label_names,
+                                "tokenizer": self.tokenizer_name, "C": self.C,
+                                "features": self.ngrams.meta(), "kind": self.kind,
+                                "params": self.params, "temperature": self.temperature}
+        if self.multi_label:
+            meta["multi_label"] = True
         return arrays, meta
 
     @classmethod
-    def from_tensors(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
-                     tokenizer: Tokenizer | None = None) -> LinearTextModel:
-        """The model of :meth:`to_tensors`' output (either format)."""
+    def from_tensors(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+                     ) -> LinearTextModel:
+        """The model of :meth:`to_tensors`' output; a ``ValueError`` (:data:`OLD_FORMAT`) for
+        the unigram format of older models."""
+        if meta.get("features") is None:
+            raise ValueError(OLD_FORMAT)
         idf = np.asarray(arrays["idf"], np.float64)
-        ngrams = None
-        if meta.get("features") is not None:
-            ngrams = NgramFeatures.from_meta(meta["features"], idf)
-        return cls(vocab=list(meta["vocab"]), idf=idf,
+        return cls(ngrams=NgramFeatures.from_meta(meta["features"], idf),
                    coef=np.asarray(arrays["coef"], np.float64),
                    intercept=np.asarray(arrays["intercept"], np.float64),
                    label_names=list(meta["label_names"]), tokenizer_name=meta["tokenizer"],
-                   C=float(meta["C"]), tokenizer=tokenizer, ngrams=ngrams,
-                   kind=str(meta.get("kind", "lr-unigram")),
-                   params=dict(meta.get("params", {"C": float(meta["C"])})),
-                   temperature=float(meta.get("temperature", 1.0)),
+                   C=float(meta["C"]), kind=str(meta["kind"]), params=dict(meta["params"]),
+                   temperature=float(meta["temperature"]),
                    multi_label=bool(meta.get("multi_label", False)))
 
 
@@ -186,7 +176,7 @@ class BaselineResult:
     validation documents -- what every choice on validation must use.  ``grid``: one entry per
     grid point (kind, params, validation accuracy and log-loss); ``class_weight``: how its
     fits weighed the classes (None or ``"balanced"``, :func:`fit_baseline`); ``threshold``: a
-    multi-label baseline's decision threshold (:mod:`gfbgcn.text.predict.multilabel_baseline`;
+    multi-label baseline's decision threshold (:mod:`gfbgcn.text.linear.multilabel`;
     None: single-label); ``fit_counts``: the n-gram counts of the refit, kept on request
     (``keep_counts``) for the search's n-gram input features, which take them with
     :meth:`take_counts`.
@@ -196,7 +186,6 @@ class BaselineResult:
     test: dict[str, Any]
     val: dict[str, Any]
     probabilities: np.ndarray
-    val_by_C: dict[float, float]
     seconds: float
     val_probabilities: np.ndarray | None = None
     val_idx: np.ndarray | None = None
@@ -212,7 +201,7 @@ class BaselineResult:
 
     def val_proba(self) -> np.ndarray:
         """The validation documents' held-out probabilities (``val_idx`` order)."""
-        if self.val_probabilities is None:  # the unigram baseline: fitted without them
+        if self.val_probabilities is None:
             assert self.val_idx is not None
             return self.probabilities[self.val_idx]
         return self.val_probabilities
@@ -266,8 +255,7 @@ def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp
 
 def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
                  train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
-                 tokenizer: Tokenizer | None = None, tokenizer_name: str = "unicode",
-                 seed: int = 0, *, class_weight: str | None = None,
+                 tokenizer_name: str = "unicode", seed: int = 0, *, class_weight: str | None = None,
                  hashed: bool | None = None, keep_counts: bool = False) -> BaselineResult:
     """Choose the classifier on ``val_idx`` (fitted on ``train_idx``), refit it on both, and
     evaluate it on ``test_idx``.
@@ -277,8 +265,8 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         labels: ``[num_docs]`` class indices (those of test documents are read only to score).
         label_names: the class names, in index order.
         train_idx, val_idx, test_idx: the graph model's document splits.
-        tokenizer, tokenizer_name: the graph's tokenizer; recorded with the model (its name is
-            in the saved JSON), not used by the n-gram features.
+        tokenizer_name: the graph's tokenizer, recorded with the model (in the saved JSON),
+            not used by the n-gram features.
         seed: ``random_state`` of the stochastic solvers.
         class_weight: ``"balanced"`` weighs classes inversely to their training frequency.
         hashed: the scale mode; None: when there are more than :data:`HASH_ABOVE` training
@@ -302,9 +290,9 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     present = intercept != ABSENT  # the absent classes' -30 stays as it is
     coef, intercept = coef / t, np.where(present, intercept / t, ABSENT)
     model = LinearTextModel(
-        vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
-        tokenizer_name=tokenizer_name, C=float(point.value), tokenizer=tokenizer, ngrams=ngrams,
-        kind=point.kind, params=point.params, temperature=t)
+        ngrams=ngrams, coef=coef, intercept=intercept, label_names=list(label_names),
+        tokenizer_name=tokenizer_name, C=float(point.value), kind=point.kind,
+        params=point.params, temperature=t)
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)  # counted once, for the n-gram input too
     rest_counts = ngrams.counts([texts[i] for i in rest]) if len(rest) else None
     probs = corpus_probabilities(model, texts, fit_idx, x_fit, rest_counts)
@@ -316,7 +304,6 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
         val=classification_metrics(y_val, val_probs.argmax(1), num_classes),
         probabilities=probs,
-        val_by_C={},
         seconds=time.perf_counter() - start,
         val_probabilities=val_probs,
         val_idx=val_idx,
@@ -333,7 +320,7 @@ def graph_split(graph, val_ratio: float, seed: int) -> dict[str, np.ndarray]:
             for name in ("train", "val", "test")}
 
 
-def baseline_for_graph(corpus, graph, tokenizer: Tokenizer, val_ratio: float, seed: int,
+def baseline_for_graph(corpus, graph, val_ratio: float, seed: int,
                        class_weight: str | None = None, keep_counts: bool = False
                        ) -> BaselineResult:
     """The baseline on the same train/validation/test documents as a graph model trained on
@@ -342,11 +329,10 @@ def baseline_for_graph(corpus, graph, tokenizer: Tokenizer, val_ratio: float, se
     Args:
         corpus: the corpus the graph was built from (its ``texts``).
         graph: the :class:`TextGraph` (labels, label names, tokenizer name, the split).
-        tokenizer: the graph's tokenizer (recorded, see :func:`fit_baseline`).
         val_ratio, seed: the graph model's validation split and seed.
         class_weight, keep_counts: see :func:`fit_baseline`.
     """
     idx = graph_split(graph, val_ratio, seed)
     return fit_baseline(corpus.texts, graph.labels, graph.label_names, idx["train"], idx["val"],
-                        idx["test"], tokenizer, graph.tokenizer, seed,
+                        idx["test"], graph.tokenizer, seed,
                         class_weight=class_weight, keep_counts=keep_counts)

@@ -1,7 +1,7 @@
 """Document input features from the linear baseline's n-grams (``features="ngram"``).
 
 A document node's row of ``F`` is its word 1-2-gram + ``char_wb`` 2-5-gram TF-IDF, computed by
-the baseline's own :class:`~gfbgcn.text.predict.ngrams.NgramFeatures` (sublinear TF, smoothed
+the baseline's own :class:`~gfbgcn.text.linear.ngrams.NgramFeatures` (sublinear TF, smoothed
 IDF, each block L2-normalised); a word node's row is zero.  The vocabulary and IDF are fitted on
 the texts of the training split (training and validation documents: texts, never labels; test
 documents are not looked at), and only the :data:`MAX_FEATURES` n-grams found in the most
@@ -24,8 +24,8 @@ under Adam and overfits short texts within 3 epochs (subjectivity: 87.71 against
 n-grams gave 96.53 / 97.08 / 97.26 on R8 and 89.71 / 89.57 / 89.43 on subjectivity: the same
 within a seed's spread, so the cheapest.
 
-At scale (the baseline's hashing thresholds, :data:`gfbgcn.text.predict.ngrams.HASH_ABOVE`
-training documents or :data:`~gfbgcn.text.predict.ngrams.HASH_CHARS` characters) the full
+At scale (the baseline's hashing thresholds, :data:`gfbgcn.text.linear.ngrams.HASH_ABOVE`
+training documents or :data:`~gfbgcn.text.linear.ngrams.HASH_CHARS` characters) the full
 character-n-gram vocabulary would not fit in memory: such a corpus is refused in one line.
 """
 
@@ -43,7 +43,7 @@ import torch
 from gfbgcn.core.errors import OptionError
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.predict.ngrams import (
+from gfbgcn.text.linear.ngrams import (
     HASH_ABOVE,
     HASH_CHARS,
     FittedCounts,
@@ -106,7 +106,7 @@ def fit_input_ngrams(texts: Sequence[str], fit_idx: np.ndarray, max_features: in
         fit_idx: the documents of the training split (vocabulary and IDF).
         max_features, max_df: the columns kept (:data:`MAX_FEATURES`, :data:`MAX_DF`).
         counts: the full featuriser already fitted on ``texts[fit_idx]`` with its counts (the
-            baseline's, :meth:`~gfbgcn.text.predict.baseline.BaselineResult.take_counts`):
+            baseline's, :meth:`~gfbgcn.text.linear.baseline.BaselineResult.take_counts`):
             the same vocabulary, not fitted again.
     """
     fit_idx = np.asarray(fit_idx)

@@ -1,4 +1,4 @@
-"""The n-gram TF-IDF features of the linear baseline (:mod:`gfbgcn.text.predict.baseline`):
+"""The n-gram TF-IDF features of the linear baseline (:mod:`gfbgcn.text.linear.baseline`):
 word 1-2-grams and ``char_wb`` 2-5-grams over a vocabulary (counted in worker processes from
 :data:`PARALLEL_CHARS` characters on), or hashed word 1-2-grams at scale (in worker processes
 from :data:`PARALLEL_ABOVE` documents on).
@@ -35,7 +35,7 @@ PARALLEL_ABOVE = 20_000
 PARALLEL_CHARS = 500_000
 
 #: Above this many training documents the features are hashed and the grid keeps SGD and
-#: complement naive Bayes only (:mod:`gfbgcn.text.predict.baseline`).
+#: complement naive Bayes only (:mod:`gfbgcn.text.linear.baseline`).
 HASH_ABOVE = 50_000
 #: ... or above this many characters of training text (the character block's size follows it).
 HASH_CHARS = 20_000_000
@@ -81,7 +81,7 @@ class FittedCounts:
     ``blocks`` (one ``[len(rows), V_b]`` matrix per block) are the counts of the documents
     ``rows`` (indices into the corpus), in that order; ``featuriser`` was fitted on exactly them.
     The baseline keeps them for the search's n-gram input features
-    (:func:`gfbgcn.text.predict.ngram_input.fit_input_ngrams`), which fits the same vocabulary
+    (:func:`gfbgcn.text.train.ngram_features.fit_input_ngrams`), which fits the same vocabulary
     on the same documents.
     """
 

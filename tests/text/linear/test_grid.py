@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from gfbgcn.text.predict.linear_grid import (
+from gfbgcn.text.linear.grid import (
     LIBLINEAR_KINDS,
     GridPoint,
     best_on_validation,

@@ -15,13 +15,13 @@ from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.nn.sparse import csr_rows
 from gfbgcn.text.graph.adjacency import graph_adjacency, normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
-from gfbgcn.text.predict import ngram_input as ni
-from gfbgcn.text.predict import ngrams as ngram_module
-from gfbgcn.text.predict.baseline import fit_baseline, graph_split
+from gfbgcn.text.linear import ngrams as ngram_module
+from gfbgcn.text.linear.baseline import fit_baseline, graph_split
+from gfbgcn.text.linear.ngrams import NgramFeatures
 from gfbgcn.text.predict.inductive import InductiveTextGCN
-from gfbgcn.text.predict.ngrams import NgramFeatures
 from gfbgcn.text.predict.saved import load_model, read_config, save_trained
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
+from gfbgcn.text.train import ngram_features as ni
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.features import DocInput, doc_word_weights, node_features
 from gfbgcn.text.train.minibatch import _BatchForward

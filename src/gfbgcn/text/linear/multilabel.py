@@ -1,7 +1,7 @@
 """The linear baseline of a multi-label corpus: one binary linear model per label over the same
-n-gram TF-IDF features as the single-label baseline (:mod:`gfbgcn.text.predict.baseline`).
+n-gram TF-IDF features as the single-label baseline (:mod:`gfbgcn.text.linear.baseline`).
 
-Features: :class:`~gfbgcn.text.predict.ngrams.NgramFeatures` (word 1-2-grams and ``char_wb``
+Features: :class:`~gfbgcn.text.linear.ngrams.NgramFeatures` (word 1-2-grams and ``char_wb``
 2-5-grams, hashed word n-grams at scale), vocabulary and IDF from the texts of the whole
 training split.  Classifier: per label, logistic regression (liblinear; at scale SGD with the
 logistic loss, whose cost is one pass over the data per label), its regularisation chosen from
@@ -16,7 +16,7 @@ documents are scored, and the metrics are the graph model's multi-label ones
 (:func:`~gfbgcn.text.corpus.labels.multilabel_metrics`: micro/macro F1, subset accuracy, ...).
 
 A label present in every (or no) fitting document gets zero coefficients and the intercept
-``+-``:data:`~gfbgcn.text.predict.linear_grid.ABSENT` (always / never predicted).
+``+-``:data:`~gfbgcn.text.linear.grid.ABSENT` (always / never predicted).
 ``class_weight="balanced"`` balances each label's positive and negative documents.
 """
 
@@ -33,7 +33,7 @@ from scipy.special import expit
 
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
-from gfbgcn.text.predict.baseline import (
+from gfbgcn.text.linear.baseline import (
     BaselineResult,
     LinearTextModel,
     best_on_validation,
@@ -41,8 +41,8 @@ from gfbgcn.text.predict.baseline import (
     graph_split,
     needs_hashing,
 )
-from gfbgcn.text.predict.linear_grid import ABSENT, GridPoint
-from gfbgcn.text.predict.ngrams import NgramFeatures
+from gfbgcn.text.linear.grid import ABSENT, GridPoint
+from gfbgcn.text.linear.ngrams import NgramFeatures
 
 
 def multilabel_grid(hashed: bool) -> list[GridPoint]:
@@ -124,11 +124,11 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
     """Choose the per-label classifier and the threshold on ``val_idx`` (fitted on
     ``train_idx``), refit on both, and evaluate on ``test_idx``.
 
-    Returns a :class:`~gfbgcn.text.predict.baseline.BaselineResult` whose ``test``/``val``
+    Returns a :class:`~gfbgcn.text.linear.baseline.BaselineResult` whose ``test``/``val``
     hold the multi-label metrics and ``threshold``, ``probabilities`` ``[num_docs, L]`` the
     refitted model's label probabilities (validation documents: ``val_probabilities``, of the
     model fitted without them) and ``model`` a multi-label
-    :class:`~gfbgcn.text.predict.baseline.LinearTextModel`.
+    :class:`~gfbgcn.text.linear.baseline.LinearTextModel`.
 
     Args:
         texts: every document of the corpus.
@@ -153,14 +153,14 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
         multilabel_grid(hashed), seed, class_weight)
     coef, intercept = fit_labels(x_fit, y[fit_idx], point, seed, class_weight)
     model = LinearTextModel(
-        vocab=[], idf=ngrams.idf, coef=coef, intercept=intercept, label_names=list(label_names),
-        tokenizer_name=tokenizer_name, C=float(point.value), ngrams=ngrams, kind=point.kind,
+        ngrams=ngrams, coef=coef, intercept=intercept, label_names=list(label_names),
+        tokenizer_name=tokenizer_name, C=float(point.value), kind=point.kind,
         params=point.params, multi_label=True)
     probs = corpus_probabilities(model, texts, fit_idx, x_fit)
     test = multilabel_metrics(y[test_idx], probs[test_idx] >= threshold)
     val = multilabel_metrics(y[val_idx], val_probs >= threshold)
     test["threshold"] = val["threshold"] = threshold
-    return BaselineResult(model=model, test=test, val=val, probabilities=probs, val_by_C={},
+    return BaselineResult(model=model, test=test, val=val, probabilities=probs,
                           seconds=time.perf_counter() - start, val_probabilities=val_probs,
                           val_idx=val_idx, grid=rows, class_weight=class_weight,
                           threshold=threshold)
