@@ -35,13 +35,13 @@ def test_a_cache_that_is_not_a_directory_is_skipped_with_one_warning(cli, corpus
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
 def test_a_full_or_read_only_cache_is_skipped(cli, corpus, tmp_path, monkeypatch, code):
-    from gfbgcn.text.graph import text_graph
+    from gfbgcn.text.graph import cache
 
     def refused(*args, **kwargs):
         raise OSError(code, os.strerror(code))
 
     monkeypatch.setenv("GFBGCN_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(text_graph, "savez_converted", refused)
+    monkeypatch.setattr(cache, "savez_converted", refused)
     result = cli("train", "--dataset", corpus, *CACHED, "--save", tmp_path / "m")
     assert result.status == 0, result.err
     (warning,) = _cache_warnings(result.err)

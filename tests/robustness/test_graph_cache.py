@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gfbgcn.text.graph.npz_seal import SEAL, seal
+from gfbgcn.text.graph.cache import SEAL, seal
 from tests.robustness.conftest import FAST, documents, write_csv
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph import text_graph
+from gfbgcn.text.graph import cache, text_graph
 from gfbgcn.text.graph.adjacency import normalized_adjacency
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
@@ -107,13 +108,19 @@ def test_cache_hit_and_rebuild_on_change(tmp_path):
     assert not list(tmp_path.glob("*.tmp")), "no temp files left behind"
 
 
-def test_a_cache_of_the_previous_format_is_refused_and_rebuilt(tmp_path, monkeypatch):
+def test_a_cache_of_the_previous_format_is_refused_and_rebuilt(tmp_path):
     """Format 1 did not align the edge weights; such a file is never read, but rebuilt."""
     corpus = Corpus("c", ["a b c", "b c d", "c d a"], ["x", "y", "x"], [True, True, False])
     cfg = GraphConfig(window=2, min_freq=1, stop_words=None)
-    with monkeypatch.context() as patch:  # a file that says format 1 under today's key
-        patch.setattr(text_graph, "GRAPH_FORMAT_VERSION", 1)
-        old = build_text_graph(corpus, cfg, whitespace_tokenize, cache_root=tmp_path)
+    old = build_text_graph(corpus, cfg, whitespace_tokenize, cache_root=tmp_path)
+    with np.load(old.cache_path) as z:  # rewritten as a file that says format 1, sealed
+        arrays = {name: z[name] for name in z.files if name != "seal"}
+    meta = json.loads(str(arrays.pop("meta")))
+    meta["format"] = 1
+    with open(old.cache_path, "wb") as fh:
+        cache.savez_converted(fh, {}, aligned=("edge_weight",), meta=np.array(json.dumps(meta)),
+                              **arrays)
+    cache.seal(old.cache_path, old.key)
     with pytest.raises(ValueError, match=r"^graph format 1, this gfbgcn reads format 2$"):
         text_graph.load_graph_file(old.cache_path, old.key)
     with pytest.warns(UserWarning, match="graph format 1, this gfbgcn reads format 2"):

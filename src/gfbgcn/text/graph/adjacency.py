@@ -9,7 +9,7 @@ order with the self-loop's 1 last, exactly as ``gcn_norm`` does with the loops a
 weight ``d_r^-1/2 * w * d_c^-1/2`` left to right), each chunk is bucketed into its rows with
 SciPy's linear COO -> CSR conversion and copied into the output arrays, the self-loop goes last
 in each row, and SciPy sorts every row in place.  Beside the edge arrays (which may be int32
-maps of the graph cache, :mod:`gfbgcn.text.graph.npz_map`) the build holds the output (4 or 8
+maps of the graph cache, :mod:`gfbgcn.text.graph.cache`) the build holds the output (4 or 8
 bytes of column index and 4 of value per entry) and one chunk's temporaries.
 ``tests/text/graph/test_adjacency.py`` checks the result equal, bit for bit, to the
 ``gcn_norm`` + ``coalesce`` path.

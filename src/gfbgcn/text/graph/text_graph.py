@@ -22,11 +22,10 @@ The counting kernels (TF-IDF, window co-occurrence, PPMI) are in :mod:`gfbgcn.te
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +33,17 @@ import numpy as np
 import torch
 from torch_geometric.data import Data
 
-from gfbgcn.core.io import atomic_write
 from gfbgcn.core.memory import release_free_memory
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.text.corpus.benchmarks import Corpus
-from gfbgcn.text.graph.cache_check import check_cached_graph
-from gfbgcn.text.graph.cache_key import (  # re-exported
-    GRAPH_FORMAT_VERSION,
+from gfbgcn.text.graph.cache import (  # graph_cache_key, GRAPH_FORMAT_VERSION: re-exported
+    GRAPH_FORMAT_VERSION,  # noqa: F401
+    check_cached_graph,
+    check_seal,
     graph_cache_key,
+    map_edges,
+    read_graph,
+    write_graph,
 )
 from gfbgcn.text.graph.counts import (
     ppmi_matrix,
@@ -50,9 +52,6 @@ from gfbgcn.text.graph.counts import (
     window_counts,
 )
 from gfbgcn.text.graph.edges import bmat_edges, edges_from_upper, positive_pmi_upper
-from gfbgcn.text.graph.npz_map import map_edges, verify_members
-from gfbgcn.text.graph.npz_seal import check_seal, seal
-from gfbgcn.text.graph.npz_writer import savez_converted
 from gfbgcn.text.graph.phases import timed
 from gfbgcn.text.graph.sharded import CorpusCounts, count_corpus
 from gfbgcn.text.params import DEFAULTS, PAPER_MIN_FREQ, PAPER_STOP_WORDS, check_parameter
@@ -83,7 +82,7 @@ class TextGraph:
 
     ``edge_index`` is int32 after a build (int64 from 2^31 nodes on); a graph read from the
     cache (or after :meth:`release_edges`) holds int32 copy-on-write maps of the cache file,
-    which cost no memory until read (:mod:`gfbgcn.text.graph.npz_map`).  Same values.
+    which cost no memory until read (:mod:`gfbgcn.text.graph.cache`).  Same values.
     """
 
     edge_index: np.ndarray  # int32 (int64 past 2^31 nodes) [2, E], both directions, no self-loops
@@ -291,61 +290,14 @@ def _graph_from_parts(
     )
 
 
-#: The fields of a cached graph stored as arrays and in its metadata, as they are.
-_CACHED_ARRAYS = ("idf", "word_count", "doc_lengths", "labels", "is_train")
-_CACHED_META = ("num_docs", "label_names", "num_doc_word", "num_word_word", "num_windows",
-                "tokenizer", "corpus_name", "key", "build_seconds", "notes")
-
-
-def _save(graph: TextGraph, path: Path) -> None:
-    meta = {"format": GRAPH_FORMAT_VERSION, "config": asdict(graph.config),
-            **{name: getattr(graph, name) for name in _CACHED_META}}
-
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as fh:
-            savez_converted(  # edge_index as int32, converted a slice at a time
-                fh,
-                {"edge_index": (graph.edge_index, np.int32)},
-                aligned=("edge_weight",),  # both edge arrays can be mapped (npz_map)
-                edge_weight=graph.edge_weight,
-                vocab=np.array(graph.vocab, dtype=str),
-                idf=graph.idf,
-                word_count=graph.word_count,
-                doc_lengths=graph.doc_lengths,
-                labels=graph.labels,
-                is_train=graph.is_train,
-                meta=np.array(json.dumps(meta)),
-            )
-        seal(tmp, graph.key)  # the key and the members' digest, checked on every load
-
-    atomic_write(path, write)
-
-
 def load_graph_file(path: str | Path, key: str) -> TextGraph:
     """The cached graph built for ``key`` (``graph.cache_path`` and ``graph.key``: another
-    process of a command loads it so); its edge arrays mapped from the file where it allows
-    (checked against their CRC first), else read (``edge_index`` then as int64).  ``ValueError``
-    where its key or metadata disagree with its arrays (the caller warns and rebuilds)."""
-    path = Path(path)
-    edge_index, edge_weight = map_edges(path)
-    mapped = [name for name, a in (("edge_index", edge_index), ("edge_weight", edge_weight))
-              if a is not None]
-    verify_members(path, mapped)
-    with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        if not isinstance(meta, dict) or meta.get("format") != GRAPH_FORMAT_VERSION:
-            raise ValueError(f"graph format {meta.get('format')!r}, this gfbgcn reads format "
-                             f"{GRAPH_FORMAT_VERSION}")
-        if meta.get("key") != key:
-            raise ValueError(f"its metadata name key {meta.get('key')!r}, not {key!r}")
-        graph = TextGraph(
-            edge_index=z["edge_index"].astype(np.int64) if edge_index is None else edge_index,
-            edge_weight=z["edge_weight"] if edge_weight is None else edge_weight,
-            vocab=[str(w) for w in z["vocab"]], config=GraphConfig(**meta["config"]),
-            from_cache=True, cache_path=str(path),
-            **{name: z[name] for name in _CACHED_ARRAYS},
-            **{name: meta[name] for name in _CACHED_META},
-        )
+    process of a command loads it so), its edge arrays mapped from the file where it allows
+    (:func:`gfbgcn.text.graph.cache.read_graph`).  ``ValueError`` where its key or metadata
+    disagree with its arrays (the caller warns and rebuilds)."""
+    fields = read_graph(path, key)
+    graph = TextGraph(config=GraphConfig(**fields.pop("config")), from_cache=True,
+                      cache_path=str(path), **fields)
     check_cached_graph(graph)
     return graph
 
@@ -393,7 +345,7 @@ def build_text_graph(
     graph = build_graph_from_counts(counts, corpus, config, tok_key or "custom", phases)
     graph.key = key
     with timed(phases, "cache write"):
-        if use_cache and write_to_cache(lambda: _save(graph, path), path):
+        if use_cache and write_to_cache(lambda: write_graph(graph, path), path):
             graph.cache_path = str(path)  # an unwritable cache is warned about, not fatal
     graph.build_seconds = time.perf_counter() - start - phases["cache write"]
     graph.build_phases = phases

@@ -54,7 +54,7 @@ from gfbgcn.core.io import (
 )
 from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.corpus.labels import multi_hot, split_labels
-from gfbgcn.text.graph.cache_key import corpus_digest
+from gfbgcn.text.graph.cache import corpus_digest
 from gfbgcn.text.predict.combined import CombinedPredictor, load_combined
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.model_files import (

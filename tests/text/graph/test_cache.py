@@ -1,8 +1,10 @@
-"""Cache members mapped from the file equal what np.load reads; the graph cache maps its edge
-arrays (CRC still checked), and a graph can drop its edge arrays back to the file."""
+"""The graph cache's file: the sliced writer gives what np.savez gives; members mapped from the
+file equal what np.load reads; the graph cache maps its edge arrays (CRC still checked), and a
+graph can drop its edge arrays back to the file."""
 
 from __future__ import annotations
 
+import io
 import zipfile
 
 import numpy as np
@@ -10,12 +12,28 @@ import pytest
 import torch
 
 from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.graph import cache
 from gfbgcn.text.graph.adjacency import graph_adjacency
-from gfbgcn.text.graph.npz_map import map_edges, map_member
-from gfbgcn.text.graph.npz_writer import ALIGN, savez_converted
+from gfbgcn.text.graph.cache import ALIGN, map_edges, map_member, savez_converted
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from tests.text.toydata import toy_corpus
+
+
+def test_sliced_conversion_reads_back_like_savez(monkeypatch):
+    monkeypatch.setattr(cache, "SLICE", 7)  # many slices, a partial last one
+    edge_index = np.arange(2 * 25, dtype=np.int64).reshape(2, 25) * 3
+    weights = np.linspace(0, 1, 25, dtype=np.float32)
+    buffer = io.BytesIO()
+    savez_converted(buffer, {"edge_index": (edge_index, np.int32)}, weight=weights,
+                    names=np.array(["a", "bcd"]), meta=np.array('{"k": 1}'))
+    buffer.seek(0)
+    with np.load(buffer, allow_pickle=False) as z:
+        assert sorted(z.files) == ["edge_index", "meta", "names", "weight"]
+        assert z["edge_index"].dtype == np.int32
+        np.testing.assert_array_equal(z["edge_index"], edge_index)
+        np.testing.assert_array_equal(z["weight"], weights)
+        assert list(z["names"]) == ["a", "bcd"] and str(z["meta"]) == '{"k": 1}'
 
 
 def test_aligned_members_map_in_place_and_equal_np_load(tmp_path):
