@@ -1,7 +1,7 @@
 """The records of a user's table file (CSV, TSV or JSONL), each with the line it starts on.
 
 Shared by the corpus reader (:mod:`gfbgcn.text.corpus.table`) and ``gfbgcn predict --input``
-(:mod:`gfbgcn.text.predict.io`), so both read a file the same way:
+(:mod:`gfbgcn.cli.predict`), so both read a file the same way:
 
 * **Encoding.** A UTF-8 byte-order mark (Excel's "CSV UTF-8") is dropped; a UTF-16 mark selects
   UTF-16 whatever ``encoding`` says.  Undecodable bytes are reported with their line (or, with

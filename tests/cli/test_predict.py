@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
+from gfbgcn.cli.predict import predictions_csv, read_documents
 from gfbgcn.core.errors import InputError
 from gfbgcn.text.predict.inductive import Predictions
-from gfbgcn.text.predict.io import predictions_csv, read_documents
 
 
 def test_tables_jsonl_and_plain_lines(tmp_path):
