@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from gfbgcn.text.params import default_tokenizer
+
 ROOT = Path(__file__).resolve().parent.parent
 EXTRA = ("customer-reviews", "mpqa-opinion", "subjectivity", "slo-opinion",
          "election-tweets-2016")
@@ -186,7 +188,7 @@ def run_auto_part(corpus, name: str, seed: int, out_npz: Path | None = None) -> 
     from gfbgcn.text.tokenize.registry import make_tokenizer
     from gfbgcn.text.train.config import TrainConfig
 
-    tokenizer = "unicode" if name in EXTRA else "textgcn"  # the command's defaults
+    tokenizer = default_tokenizer(benchmark=name not in EXTRA)
     wall, cpu = time.perf_counter(), time.process_time()
     # no graph cache: every search builds its graphs, as a first run on a new corpus does
     auto = run_auto(corpus, make_tokenizer(tokenizer), TrainConfig(seed=seed),

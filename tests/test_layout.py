@@ -1,9 +1,11 @@
-"""The package's structure: no import cycle, dependencies run one way, modules and functions
-stay small enough to read (issue 24). Read from the source with ``ast``; nothing is imported."""
+"""The package's structure: no import cycle, dependencies run one way, functions stay short
+enough to read, and modules past :data:`LONG_MODULE_LINES` are listed as a warning (a module's
+size follows its meaning, not a cap).  Read from the source with ``ast``; nothing is imported."""
 
 from __future__ import annotations
 
 import ast
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -32,8 +34,12 @@ FLOORS = (
 )
 #: Modules of the Python standard library only the command line may import.
 COMMAND_LINE_ONLY = ("argparse",)
-MAX_MODULE_LINES = 400
+#: Modules longer than this are listed in a warning, to be looked at: one concept may need more.
+LONG_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
+#: The text sub-packages from the bottom up: each imports only those before it.
+TEXT_LADDER = ("params", "corpus", "tokenize", "graph", "linear", "train", "predict", "search",
+               "estimator")
 
 
 def _modules() -> dict[str, Path]:
@@ -222,9 +228,8 @@ def test_the_library_never_imports_the_reproduction_wing() -> None:
 
 
 def test_text_subpackages_depend_one_way() -> None:
-    """params < corpus < tokenize < graph < train < predict < search < estimator: never back."""
-    order = ["params", "corpus", "tokenize", "graph", "train", "predict", "search", "estimator"]
-    rank = {f"gfbgcn.text.{name}": i for i, name in enumerate(order)}
+    """:data:`TEXT_LADDER`, the linear baseline between the graph and training: never back."""
+    rank = {f"gfbgcn.text.{name}": i for i, name in enumerate(TEXT_LADDER)}
 
     def rank_of(module: str) -> int | None:
         return next((r for p, r in rank.items() if _in(module, p)), None)
@@ -232,14 +237,20 @@ def test_text_subpackages_depend_one_way() -> None:
     back = [(m, t) for m, targets in import_graph().items() for t in targets
             if rank_of(m) is not None and rank_of(t) is not None and rank_of(t) > rank_of(m)]
     assert back == []
+    homeless = [m for m in _modules() if _in(m, "gfbgcn.text") and m != "gfbgcn.text"
+                and rank_of(m) is None]
+    assert homeless == []  # every text module stands on the ladder
 
 
-def _sizes() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+def _sizes(modules: dict[str, Path] | None = None
+           ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """``(long modules, long functions)`` of ``modules`` (default: the package's), each with
+    its number of lines."""
     long_modules, long_functions = [], []
-    for module, path in _modules().items():
+    for module, path in (_modules() if modules is None else modules).items():
         source = path.read_text(encoding="utf-8")
         lines = source.count("\n")
-        if lines > MAX_MODULE_LINES:
+        if lines > LONG_MODULE_LINES:
             long_modules.append((module, lines))
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -249,8 +260,17 @@ def _sizes() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     return long_modules, long_functions
 
 
-def test_modules_are_short() -> None:
-    assert _sizes()[0] == []
+def test_long_modules_are_listed(tmp_path: Path) -> None:
+    """Not a limit: a warning naming the modules past :data:`LONG_MODULE_LINES` lines, so that
+    a review looks at whether one holds more than one concept."""
+    (tmp_path / "at.py").write_text("x = 1\n" * LONG_MODULE_LINES)
+    (tmp_path / "past.py").write_text("x = 1\n" * (LONG_MODULE_LINES + 1))
+    listed = _sizes({"at": tmp_path / "at.py", "past": tmp_path / "past.py"})[0]
+    assert listed == [("past", LONG_MODULE_LINES + 1)]
+    long_modules = _sizes()[0]
+    if long_modules:
+        warnings.warn(f"modules over {LONG_MODULE_LINES} lines: {sorted(long_modules)}",
+                      stacklevel=1)
 
 
 def test_functions_are_short() -> None:

@@ -77,28 +77,39 @@ def test_auto_graph_settings_follow_the_corpus_size():
         GraphConfig(min_freq="auto")  # type: ignore[arg-type]  # resolved before a graph
 
 
-def test_the_cli_gives_the_benchmarks_the_papers_graph_and_a_file_auto():
-    from gfbgcn.cli.options import classifier_from_args
+def test_the_cli_passes_the_graph_options_as_given_and_the_library_resolves_them():
+    """The benchmark rule is the library's: the command line's classifier holds what the user
+    gave, and its settings for a benchmark are the paper's (as for ``fit_corpus``)."""
+    from gfbgcn.cli.options import classifier_from_args, is_benchmark
 
-    def built(*argv: str) -> TextGCNClassifier:
+    def built(*argv: str) -> tuple[TextGCNClassifier, GraphConfig, str]:
         args = build_parser(["train", *argv]).parse_args(["train", *argv])
         check_applicable(args)
-        return classifier_from_args(args)
+        clf = classifier_from_args(args)
+        settings = clf.resolve_settings(is_benchmark(args))
+        return clf, settings.graph_config(100), settings.tokenizer.cache_key  # type: ignore
 
-    clf = built("--dataset", "r8")
-    assert (clf.stop_words, clf.min_freq, clf.tokenizer) == ("english", 5, "textgcn")
-    clf = built("--dataset", "r8", "--min-freq", "2", "--stop-words", "none")
-    assert (clf.stop_words, clf.min_freq) == ("none", 2)
-    clf = built("--dataset", "my.csv")
+    clf, graph, tokenizer = built("--dataset", "r8")
+    assert (clf.stop_words, clf.min_freq, clf.tokenizer) == ("auto", "auto", None)
+    assert (graph.stop_words, graph.min_freq, tokenizer) == ("english", 5, "textgcn")
+    _, graph, _ = built("--dataset", "r8", "--min-freq", "2", "--stop-words", "none")
+    assert (graph.stop_words, graph.min_freq) == (None, 2)
+    clf, graph, tokenizer = built("--dataset", "my.csv")
     assert (clf.stop_words, clf.min_freq) == ("auto", "auto")
-    assert built("--dataset", "my.csv", "--min-freq", "auto").min_freq == "auto"
+    assert (graph.stop_words, graph.min_freq, tokenizer) == (None, 2, "unicode")
 
 
 def test_every_parameter_has_its_train_option_with_the_tables_default():
+    from gfbgcn.cli.options import classifier_from_args
+
     args = _train_args()
+    params = classifier_from_args(args).get_params()
     for name, p in PARAMETERS.items():
         expected = p.default if p.cli_default is None else p.cli_default
-        assert getattr(args, name) == expected, name
+        # an option that needs another stays unset (None) until that one is given
+        assert getattr(args, name) == (None if p.needs else expected), name
+        assert params[name] == (p.default if name == "baseline_class_weight" else expected), \
+            name
     actions = build_parser(["train"])._subparsers._group_actions[0].choices["train"]._actions
     option = {flag: a for a in actions for flag in a.option_strings}
     for name, p in PARAMETERS.items():
@@ -115,7 +126,7 @@ def test_the_cli_builds_the_classifier_the_options_describe():
 
     clf = classifier_from_args(_train_args("--seed", "3", "--no-cache", "--min-freq", "2"))
     assert (clf.random_state, clf.cache, clf.min_freq) == (3, False, 2)
-    assert clf.tokenizer == "unicode" and clf.batch_size == "auto"
+    assert clf.tokenizer is None and clf.batch_size == "auto"  # by the corpus; chosen later
 
 
 @pytest.mark.parametrize("name", RANGED)
@@ -126,7 +137,7 @@ def test_a_value_out_of_range_is_refused_by_the_estimator(name):
     if p.needs:  # fanout, row_budget: with a mini-batch
         params[p.needs] = 8
     with pytest.raises(OptionError, match=f"^{name} must be "):
-        TextGCNClassifier(**params).check_settings()
+        TextGCNClassifier(**params).resolve_settings()
 
 
 @pytest.mark.parametrize("name", RANGED)
@@ -142,14 +153,14 @@ def test_a_value_out_of_range_is_refused_by_the_cli(name, capsys):
 @pytest.mark.parametrize("name", [n for n, p in PARAMETERS.items() if p.choices])
 def test_a_choice_outside_the_table_is_refused(name, capsys):
     with pytest.raises(OptionError, match=f"^{name} must be one of|^unknown"):
-        TextGCNClassifier(**{name: "nonsense"}).check_settings()
+        TextGCNClassifier(**{name: "nonsense"}).resolve_settings()
     assert main(["train", "--dataset", "my.csv", flag_of(name), "nonsense"]) == 2
     assert "invalid choice: 'nonsense'" in capsys.readouterr().err
 
 
 def test_a_batch_size_of_a_whole_model_is_refused_once_naming_the_parameter(capsys):
     with pytest.raises(OptionError, match="^batch_size supports the two-layer models, not sgc$"):
-        TextGCNClassifier(model="sgc", batch_size=8).check_settings()
+        TextGCNClassifier(model="sgc", batch_size=8).resolve_settings()
     with pytest.raises(OptionError, match="^batch_size supports the two-layer models"):
         TrainConfig(model="gin", batch_size=8)
     assert main(["train", "--dataset", "my.csv", "--model", "sgc", "--batch-size", "8"]) == 2

@@ -17,20 +17,34 @@ from gfbgcn.text.corpus.benchmarks import benchmark_key, load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.classifier import TextGCNClassifier
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.params import AUTO, PARAMETERS, Param, paper_graph
+from gfbgcn.text.params import AUTO, GROUPS, PARAMETERS, Param
 from gfbgcn.text.search.pacing import parse_budget
-from gfbgcn.text.tokenize.registry import default_tokenizer_name
 
 
-def add_parameter_arguments(parser: argparse.ArgumentParser, names: tuple[str, ...]
-                            ) -> dict[str, argparse.Action]:
+def parameters_of(*groups: str) -> tuple[str, ...]:
+    """The parameters of the table's ``groups`` (:data:`gfbgcn.text.params.GROUPS`), in the
+    table's order."""
+    return tuple(name for name, p in PARAMETERS.items() if p.group in groups)
+
+
+def add_parameter_groups(parser: argparse.ArgumentParser, groups: tuple[str, ...]) -> None:
+    """The options of the table's ``groups``, each group an argument group of ``parser`` titled
+    as in :data:`gfbgcn.text.params.GROUPS` (what ``--help`` shows)."""
+    for group in groups:
+        add_parameter_arguments(parser.add_argument_group(GROUPS[group]),
+                                parameters_of(group))
+
+
+def add_parameter_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                            names: tuple[str, ...]) -> dict[str, argparse.Action]:
     """The options of the classifier's parameters ``names``, generated from their entries of
     :data:`gfbgcn.text.params.PARAMETERS` (default, type and range check, help); each option's
     destination is the Python parameter (``--seed``: ``random_state``, ``--no-cache``:
     ``cache``), its name :func:`~gfbgcn.cli.parameters.flag_of` it.  An option that needs
     another (``--fanout``: ``--batch-size``) defaults to ``None`` here: :func:`check_applicable`
-    refuses it alone, then gives it the table's default.  The help names options, not Python
-    parameters.  Returns the options by parameter."""
+    refuses it alone, and :func:`classifier_from_args` gives it the table's default.  The help
+    names options, not Python parameters.  ``parser`` may be an argument group.  Returns the
+    options by parameter."""
     actions: dict[str, argparse.Action] = {}
     for name in names:
         p = PARAMETERS[name]
@@ -101,8 +115,7 @@ def budget_text(text: str) -> str:
 
 def check_applicable(args: argparse.Namespace) -> None:
     """Refuse an option that would be ignored (``--budget`` without ``--auto``, ...; the
-    table's ``needs``), then give the options that apply their defaults; called as the
-    command line is read."""
+    table's ``needs``); called as the command line is read."""
     for name, p in PARAMETERS.items():
         if p.needs is None or not hasattr(args, name):
             continue
@@ -111,13 +124,6 @@ def check_applicable(args: argparse.Namespace) -> None:
             option, needed = flag_of(name), flag_of(p.needs)
             raise OptionError(f"{option} applies only with {needed}: add {needed}, or drop "
                               f"{option}")
-        if getattr(args, name) is None:
-            setattr(args, name, p.default)
-
-
-#: The options of the graph and its tokenization (``gfbgcn train`` and ``gfbgcn data``).
-GRAPH_PARAMETERS = ("window", "min_freq", "cooccurrence", "cache", "tokenizer", "stop_words",
-                    "no_numbers", "cjk_split", "build_workers")
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
@@ -137,7 +143,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", type=encoding_name, default="utf-8",
                         help="encoding of a corpus file (utf-8; a UTF-8 or UTF-16 byte-order "
                         "mark is recognised)")
-    add_parameter_arguments(parser, GRAPH_PARAMETERS)
+    add_parameter_groups(parser, ("graph",))
 
 
 def corpus_from_args(args: argparse.Namespace) -> Corpus:
@@ -174,10 +180,15 @@ def run_provenance(args: argparse.Namespace, corpus: Corpus) -> dict[str, Any]:
 
 def graph_from_args(args: argparse.Namespace) -> tuple[Corpus, TextGraph]:
     """``gfbgcn data``: the corpus and its graph with the command line's graph settings."""
-    clf = classifier_from_args(args)
-    clf.graph_settings()  # bad values fail before reading
+    settings = classifier_from_args(args).resolve_settings(is_benchmark(args))  # before reading
     corpus = corpus_from_args(args)
-    return corpus, clf.build_graph(corpus)
+    return corpus, settings.build_graph(corpus)
+
+
+def is_benchmark(args: argparse.Namespace) -> bool:
+    """``--dataset`` names one of the paper's benchmarks (whose graph and tokenizer defaults
+    are the paper's), not a file."""
+    return benchmark_key(args.dataset) is not None
 
 
 def graph_settings_text(graph: TextGraph) -> str:
@@ -189,16 +200,15 @@ def graph_settings_text(graph: TextGraph) -> str:
 
 def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
     """The :class:`~gfbgcn.TextGCNClassifier` that the options describe (each option's
-    destination is its Python parameter; those a verb has not take their defaults).  A
-    benchmark's tokenizer, stop words and ``min_freq`` are the paper's (``textgcn``,
-    ``english``, 5); the baseline is fitted beside a model
-    of a user's file, or tried by ``--auto``; ``--baseline-class-weight`` where it is not is
-    refused."""
+    destination is its Python parameter; those a verb has not, and those that need an option
+    not given, take their defaults); the arguments are read, never written.  The baseline is
+    fitted beside a model of a user's file, or tried by ``--auto``;
+    ``--baseline-class-weight`` where it is not is refused.  (A benchmark's graph and tokenizer
+    defaults are the paper's: the classifier resolves them from the corpus.)"""
     params = {name: getattr(args, name) for name in PARAMETERS if hasattr(args, name)}
-    params["tokenizer"] = args.tokenizer or default_tokenizer_name(args.dataset)
-    if benchmark_key(args.dataset) is not None and "min_freq" in params:
-        params["stop_words"], params["min_freq"] = paper_graph(params["stop_words"],
-                                                               params["min_freq"])
+    for name, value in params.items():
+        if value is None and PARAMETERS[name].needs is not None:
+            params[name] = PARAMETERS[name].default
     if "baseline" in params:
         params["baseline"] = args.baseline and (
             args.auto or benchmark_key(args.dataset) is None)

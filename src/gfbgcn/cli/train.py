@@ -14,40 +14,37 @@ from typing import Any
 
 from gfbgcn.cli.flags import add_threads_argument
 from gfbgcn.cli.options import (
-    GRAPH_PARAMETERS,
     add_corpus_arguments,
-    add_parameter_arguments,
+    add_parameter_groups,
     check_applicable,
     classifier_from_args,
     corpus_from_args,
     graph_settings_text,
+    is_benchmark,
     run_provenance,
 )
 from gfbgcn.cli.runtime.argtypes import nonempty_path
-from gfbgcn.cli.runtime.device import device_from_args
 from gfbgcn.cli.runtime.torchrun import torchrun_rank
 from gfbgcn.cli.train_auto import print_auto, print_beside
 from gfbgcn.core.atomic import check_outputs
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import set_threads
 from gfbgcn.text.estimator.settings import check_savable
-from gfbgcn.text.params import AUTO, PARAMETERS
+from gfbgcn.text.params import AUTO
 from gfbgcn.text.train.checks import check_has_test
-
-#: The classifier's parameters that are ``train``'s options besides the graph's.
-TRAIN_PARAMETERS = tuple(name for name in PARAMETERS if name not in GRAPH_PARAMETERS)
 
 
 def train_arguments(parser: argparse.ArgumentParser) -> None:
-    add_corpus_arguments(parser)
-    add_parameter_arguments(parser, TRAIN_PARAMETERS)
-    parser.add_argument("--out", type=nonempty_path, default=None, metavar="DIR",
-                        help="write config.json, history.csv and metrics.json to this "
-                        "directory")
+    add_corpus_arguments(parser)  # with the graph's options
+    add_parameter_groups(parser, ("training", "mini-batch", "search", "run"))
+    outputs = parser.add_argument_group("what it writes")
+    outputs.add_argument("--out", type=nonempty_path, default=None, metavar="DIR",
+                         help="write config.json, history.csv and metrics.json to this "
+                         "directory")
+    outputs.add_argument("--save", type=nonempty_path, default=None, metavar="MODEL_DIR",
+                         help="save the trained model for `gfbgcn predict` / gfbgcn.load "
+                         "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
     add_threads_argument(parser)
-    parser.add_argument("--save", type=nonempty_path, default=None, metavar="MODEL_DIR",
-                        help="save the trained model for `gfbgcn predict` / gfbgcn.load "
-                        "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
 
 
 def train(args: argparse.Namespace) -> int:
@@ -56,17 +53,17 @@ def train(args: argparse.Namespace) -> int:
     whose :meth:`fit_corpus` does the work."""
     check_applicable(args)
     check_torchrun(args)
-    device = device_from_args(args)  # an absent GPU fails here, before any work
-    args.device = str(device)  # resolved (--workers > 1: the CPU); the classifier trains there
     set_threads(args.threads)
     if args.save and not args.auto:
         check_savable(args.model)
     clf = classifier_from_args(args)
-    clf.check_settings()  # bad settings fail before the corpus is read
+    # every setting checked and resolved once, the device too: a bad option or an absent GPU
+    # fails here, before the corpus is read
+    settings = clf.resolve_settings(is_benchmark(args))
     check_outputs(args.out, args.save)  # before any work: a trained result is never lost
     corpus = corpus_from_args(args)
     speak = torchrun_rank()[0] == 0  # under torchrun, rank 0 reports and writes
-    clf.fit_corpus(corpus, report=_reporter(speak))
+    clf.fit_corpus(corpus, report=_reporter(speak), settings=settings)
     if not speak:
         return 0
     if clf.auto_ is not None:

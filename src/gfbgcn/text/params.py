@@ -65,11 +65,13 @@ class Param:
     is read after "do not";
     ``needs``: the parameter that must be set for this one to mean anything (the command line
     refuses it alone); ``words``: strings a number parameter accepts too (``batch_size``:
-    ``"auto"``); ``metavar``: the command line's placeholder.
+    ``"auto"``); ``metavar``: the command line's placeholder; ``group``: the key of
+    :data:`GROUPS` it belongs to (the command line's option groups, and which verbs take it).
     """
 
     default: Any
     help: str
+    group: str
     kind: type = str
     low: float | None = None
     high: float | None = None
@@ -115,60 +117,74 @@ def check_flag(name: str, value: object) -> None:
 
 
 def _int(default: int | str | None, help: str, low: int | None = None, high: int | None = None,
-         **kw: Any) -> Param:
-    return Param(default, help, int, low, high, **kw)
+         *, group: str, **kw: Any) -> Param:
+    return Param(default, help, group, int, low, high, **kw)
 
 
-def _float(default: float | None, help: str, low: float, high: float, **kw: Any) -> Param:
-    return Param(default, help, float, low, high, **kw)
+def _float(default: float | None, help: str, low: float, high: float, *, group: str,
+           **kw: Any) -> Param:
+    return Param(default, help, group, float, low, high, **kw)
 
 
-def _flag(default: bool, help: str, **kw: Any) -> Param:
-    return Param(default, help, bool, **kw)
+def _flag(default: bool, help: str, *, group: str, **kw: Any) -> Param:
+    return Param(default, help, group, bool, **kw)
+
+
+#: The groups of :data:`PARAMETERS`, by key: their titles (the command line's option groups).
+GROUPS: dict[str, str] = {
+    "training": "the model and its training",
+    "graph": "the graph and its tokenization",
+    "mini-batch": "mini-batch training",
+    "search": "the linear baseline and --auto's search",
+    "run": "where and how it runs",
+}
 
 
 #: The parameters of :class:`gfbgcn.TextGCNClassifier`, in its signature's order.
 PARAMETERS: dict[str, Param] = {
     # -- the model and its training
-    "model": Param("gfb-max", "model", choices=MODELS),
-    "hidden": _int(200, "hidden size", 1),
-    "dropout": _float(0.5, "dropout rate", 0, 1, high_open=True),
-    "lr": _float(0.02, "Adam learning rate", 0, LR_MAX, low_open=True),
-    "weight_decay": _float(0.0, "weight decay", 0, WEIGHT_DECAY_MAX),
-    "epochs": _int(200, "maximum epochs", 1),
-    "patience": _int(10, "early-stopping patience", 1),
+    "model": Param("gfb-max", "model", choices=MODELS, group="training"),
+    "hidden": _int(200, "hidden size", 1, group="training"),
+    "dropout": _float(0.5, "dropout rate", 0, 1, high_open=True, group="training"),
+    "lr": _float(0.02, "Adam learning rate", 0, LR_MAX, low_open=True, group="training"),
+    "weight_decay": _float(0.0, "weight decay", 0, WEIGHT_DECAY_MAX, group="training"),
+    "epochs": _int(200, "maximum epochs", 1, group="training"),
+    "patience": _int(10, "early-stopping patience", 1, group="training"),
     "val_ratio": _float(0.1, "share of training documents used for validation", 0, 1,
-                        low_open=True, high_open=True),
+                        low_open=True, high_open=True, group="training"),
     "random_state": _int(0, "seed of weights, dropout and the validation split", 0, SEED_MAX,
-                         metavar="SEED"),
-    "fast_genvec": _flag(False, "GFB: the paper's fast GenVec form instead of the exact one"),
+                         metavar="SEED", group="training"),
+    "fast_genvec": _flag(False, "GFB: the paper's fast GenVec form instead of the exact one",
+                         group="training"),
     "fixed_lambda": _float(None, "GFB: freeze lambda at VALUE (0 gives plain GCN)",
-                           -LAMBDA_MAX, LAMBDA_MAX, none="learned", metavar="VALUE"),
+                           -LAMBDA_MAX, LAMBDA_MAX, none="learned", metavar="VALUE",
+                           group="training"),
     "features": Param("onehot", "node input: onehot identity (the paper), or wordllama: "
                       "identity plus 256-d pretrained word vectors, documents the TF-IDF-"
                       "weighted mean of their words' (needs pip install 'gfbgcn[embeddings]'), "
                       "or ngram: identity plus each document's word 1-2-gram and char 2-5-gram "
                       "TF-IDF, the linear baseline's features (words: identity only)",
-                      choices=FEATURE_KINDS),
+                      choices=FEATURE_KINDS, group="training"),
     # -- the graph and its tokenization
-    "window": _int(20, "PMI sliding window", 2, WINDOW_MAX),
+    "window": _int(20, "PMI sliding window", 2, WINDOW_MAX, group="graph"),
     "min_freq": _int(AUTO, "drop words seen fewer times; auto: 2 for a corpus of up to "
                      "20,000 documents, 5 (the paper's) for a larger one and the four "
-                     "benchmarks", 1, words=(AUTO,), metavar="N|auto"),
+                     "benchmarks", 1, words=(AUTO,), metavar="N|auto", group="graph"),
     "stop_words": Param(AUTO, "stop words removed from the graph: an NLTK language, a file "
                         "with one word a line, or none; auto: none for a corpus of up to "
                         "20,000 documents, english (the paper's) for a larger one and the "
-                        "four benchmarks", none="none", metavar="LANG|FILE|none|auto"),
+                        "four benchmarks", none="none", metavar="LANG|FILE|none|auto",
+                        group="graph"),
     "cooccurrence": Param("window", "W(i,j) as windows containing both words (paper) or "
-                          "position pairs (reference code)", choices=COOCCURRENCES),
-    "tokenizer": Param(None, "textgcn (the paper's ASCII cleaning; the command line's default "
-                       "for the four benchmarks), unicode (words of any script, casefolded; "
-                       "the default for a corpus file and for Python) or whitespace; from "
-                       "Python also a callable str -> list[str]", none="by the corpus",
-                       metavar="NAME"),
-    "no_numbers": _flag(False, "unicode tokenizer: drop tokens made of digits only"),
+                          "position pairs (reference code)", choices=COOCCURRENCES, group="graph"),
+    "tokenizer": Param(None, "textgcn (the paper's ASCII cleaning; the default for the four "
+                       "benchmarks), unicode (words of any script, casefolded; the default for "
+                       "any other corpus) or whitespace; from Python also a callable "
+                       "str -> list[str]", none="by the corpus",
+                       metavar="NAME", group="graph"),
+    "no_numbers": _flag(False, "unicode tokenizer: drop tokens made of digits only", group="graph"),
     "cjk_split": Param("chars", "unicode tokenizer: split Chinese/Japanese/Thai runs into "
-                       "single characters or character bigrams", choices=CJK_SPLITS),
+                       "single characters or character bigrams", choices=CJK_SPLITS, group="graph"),
     # -- mini-batch training
     "batch_size": _int(0, "mini-batch training: N training documents per step on sampled "
                        "subgraphs (single-label two-layer models; 0: full batch); auto: full "
@@ -176,41 +192,44 @@ PARAMETERS: dict[str, Param] = {
                        "available, else 1024 documents a step, fanout 8, row budget 16384 and "
                        "sparse Adam; under torchrun with an explicit N, one shard of each "
                        "batch per process", 0, cli_default=AUTO, words=(AUTO,),
-                       metavar="N|auto"),
+                       metavar="N|auto", group="mini-batch"),
     "fanout": _int(32, "mini-batch: sampled layer-1 neighbours per node", 1,
-                   needs="batch_size", metavar="K"),
+                   needs="batch_size", metavar="K", group="mini-batch"),
     "optimizer": Param("adam", "adam (the paper's), or sparse-adam: mini-batch only, W1 read "
                        "and updated at the rows a batch uses (lazy Adam; less memory per node, "
-                       "no weight decay)", choices=OPTIMIZERS),
+                       "no weight decay)", choices=OPTIMIZERS, group="mini-batch"),
     "row_budget": _int(0, "mini-batch: at most K rows of the first layer's input (rows of W1) "
                        "per step, drawn by layer-wise importance sampling (0: every sampled "
-                       "row)", 0, needs="batch_size", metavar="K"),
+                       "row)", 0, needs="batch_size", metavar="K", group="mini-batch"),
     # -- where and how
-    "device": Param(DEFAULT_DEVICE, DEVICE_HELP, metavar="DEVICE"),
+    "device": Param(DEFAULT_DEVICE, DEVICE_HELP, metavar="DEVICE", group="run"),
     "multi_label": _flag(False, "labels are sets joined by label_sep: sigmoid outputs, BCE "
-                         "loss, micro/macro F1, threshold chosen on the validation split"),
+                         "loss, micro/macro F1, threshold chosen on the validation split",
+                         group="training"),
     "label_sep": Param("|", "multi-label: the separator of a document's labels",
-                       needs="multi_label", metavar="SEP"),
+                       needs="multi_label", metavar="SEP", group="training"),
     "auto": _flag(False, "choose graph settings and model on the validation split, against "
                   "the linear baseline (the answer when no graph model beats it on "
                   "validation); also tries each model combined with the baseline, and the best "
                   "one with ngram features and with wordllama features when installed; the "
                   "model, its features, the rare-word cut and the stop words are then "
-                  "searched, and the window is 20"),
+                  "searched, and the window is 20", group="search"),
     "budget": Param(None, "auto: at most N candidates trained (each also tried combined with "
                     "the baseline, at no training cost), or N minutes", none="all",
-                    needs="auto", metavar="N|Nm"),
+                    needs="auto", metavar="N|Nm", group="search"),
     "baseline": _flag(True, "fit the linear baseline (word + char n-gram TF-IDF, classifier "
                       "chosen on validation) beside the graph model on a corpus with a test "
-                      "split (auto: also try it and the models combined with it)"),
+                      "split (auto: also try it and the models combined with it)", group="search"),
     "baseline_class_weight": Param(None, "linear baseline: balanced weighs each class "
                                    "inversely to its share of the training documents (for "
                                    "skewed corpora), in every fit of its validation grid and "
-                                   "its refit", choices=CLASS_WEIGHTS, none="unweighted"),
-    "cache": _flag(True, "cache the graph on disk ($GFBGCN_CACHE)"),
+                                   "its refit", choices=CLASS_WEIGHTS, none="unweighted",
+                                   group="search"),
+    "cache": _flag(True, "cache the graph on disk ($GFBGCN_CACHE)", group="graph"),
     "build_workers": _int(None, "processes building the text graph (the graph does not "
-                          "depend on it)", 1, none="every available core", metavar="N"),
-    "verbose": _flag(False, "show progress bars and notes", cli_default=True),
+                          "depend on it)", 1, none="every available core", metavar="N",
+                          group="graph"),
+    "verbose": _flag(False, "show progress bars and notes", cli_default=True, group="run"),
 }
 
 #: Each parameter's default (what :class:`gfbgcn.TextGCNClassifier` takes when not given).
@@ -232,14 +251,28 @@ SMALL_CORPUS_DOCS = 20_000
 SMALL_CORPUS_MIN_FREQ = 2
 
 
-def graph_defaults(stop_words: str | None, min_freq: int | str, num_docs: int
-                   ) -> tuple[str | None, int]:
+def graph_defaults(stop_words: str | None, min_freq: int | str, num_docs: int,
+                   benchmark: bool = False) -> tuple[str | None, int]:
     """``(stop_words, min_freq)`` with ``"auto"`` replaced by the setting for a corpus of
-    ``num_docs`` documents (see :data:`SMALL_CORPUS_DOCS`); other values are kept."""
-    if num_docs > SMALL_CORPUS_DOCS:
+    ``num_docs`` documents (see :data:`SMALL_CORPUS_DOCS`), the paper's for one of its
+    ``benchmark`` corpora (20ng, r8, r52, ohsumed: their graphs must be the paper's); other
+    values are kept."""
+    if benchmark or num_docs > SMALL_CORPUS_DOCS:
         return paper_graph(stop_words, min_freq)
     return (None if stop_words == AUTO else stop_words,
             SMALL_CORPUS_MIN_FREQ if min_freq == AUTO else int(min_freq))
+
+
+#: The tokenizer of ``tokenizer=None`` for a benchmark of the paper (its ASCII cleaning, so that
+#: the graphs' statistics are the paper's) and for any other corpus (words of any script).
+PAPER_TOKENIZER = "textgcn"
+CORPUS_TOKENIZER = "unicode"
+
+
+def default_tokenizer(benchmark: bool) -> str:
+    """The tokenizer ``tokenizer=None`` means for a corpus: :data:`PAPER_TOKENIZER` for one of
+    the paper's benchmarks, :data:`CORPUS_TOKENIZER` for any other."""
+    return PAPER_TOKENIZER if benchmark else CORPUS_TOKENIZER
 
 
 def paper_graph(stop_words: str | None, min_freq: int | str) -> tuple[str | None, int]:

@@ -46,11 +46,11 @@ def test_fit_corpus_trains_multi_label_and_saves_a_multi_label_model(tmp_path):
 
 def test_multi_label_refuses_mini_batches_and_auto():
     with pytest.raises(OptionError, match="^batch_size supports single-label training only"):
-        TextGCNClassifier(multi_label=True, batch_size=8).check_settings()
+        TextGCNClassifier(multi_label=True, batch_size=8).resolve_settings()
     with pytest.raises(OptionError, match="^auto is single-label only: drop multi_label$"):
-        TextGCNClassifier(multi_label=True, auto=True).check_settings()
+        TextGCNClassifier(multi_label=True, auto=True).resolve_settings()
     with pytest.raises(OptionError, match="^label_sep must be a non-empty string"):
-        TextGCNClassifier(label_sep="").check_settings()
+        TextGCNClassifier(label_sep="").resolve_settings()
 
 
 def test_fit_corpus_fits_the_baseline_on_the_same_split_and_fit_does_not():
@@ -113,4 +113,4 @@ def test_baseline_class_weight_reaches_every_fit_of_the_baseline(monkeypatch):
     assert auto.baseline.class_weight == "balanced" and seen == ["balanced"] * fits
     assert auto.baseline.grid == balanced.grid  # the same split, the same weighted fits
     with pytest.raises(OptionError, match="^baseline_class_weight weighs the linear baseline"):
-        TextGCNClassifier(baseline=False, baseline_class_weight="balanced").check_settings()
+        TextGCNClassifier(baseline=False, baseline_class_weight="balanced").resolve_settings()

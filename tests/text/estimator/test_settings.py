@@ -112,11 +112,26 @@ def test_graph_settings_resolve_auto_by_the_corpus_size():
     from gfbgcn import TextGCNClassifier
     from gfbgcn.text.params import SMALL_CORPUS_DOCS
 
-    clf = TextGCNClassifier()
-    small, large = clf.graph_settings(100)[1], clf.graph_settings(SMALL_CORPUS_DOCS + 1)[1]
+    settings = TextGCNClassifier().resolve_settings()
+    small, large = settings.graph_config(100), settings.graph_config(SMALL_CORPUS_DOCS + 1)
     assert (small.stop_words, small.min_freq) == (None, 2)
     assert (large.stop_words, large.min_freq) == ("english", 5)
-    fixed = TextGCNClassifier(stop_words="none", min_freq=5).graph_settings(100)[1]
+    fixed = TextGCNClassifier(stop_words="none", min_freq=5).resolve_settings().graph_config(100)
     assert (fixed.stop_words, fixed.min_freq) == (None, 5)
     with pytest.raises(OptionError, match="^min_freq must be"):
-        TextGCNClassifier(min_freq="often").graph_settings(100)
+        TextGCNClassifier(min_freq="often").resolve_settings()
+
+
+def test_a_benchmark_corpus_gets_the_papers_graph_and_tokenizer_whatever_its_size():
+    from gfbgcn import TextGCNClassifier
+
+    settings = TextGCNClassifier().resolve_settings(benchmark=True)
+    config = settings.graph_config(100)
+    assert (config.stop_words, config.min_freq) == ("english", 5)
+    assert getattr(settings.tokenizer, "cache_key", None) == "textgcn"
+    # what the user set is kept
+    mine = TextGCNClassifier(stop_words="none", min_freq=2, tokenizer="unicode")
+    config = mine.resolve_settings(benchmark=True).graph_config(100)
+    assert (config.stop_words, config.min_freq) == (None, 2)
+    assert getattr(mine.resolve_settings(benchmark=True).tokenizer, "cache_key", "") \
+        .startswith("unicode")

@@ -8,11 +8,11 @@ from gfbgcn.cli import main
 from gfbgcn.core.errors import StopWordsError, TokenizerError
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph, graph_cache_key
+from gfbgcn.text.params import default_tokenizer
 from gfbgcn.text.tokenize.clean import textgcn_tokenize, whitespace_tokenize
 from gfbgcn.text.tokenize.preprocess import preprocess
 from gfbgcn.text.tokenize.registry import (
     UnicodeTokenizer,
-    default_tokenizer_name,
     make_tokenizer,
     resolve_tokenizer,
     tokenizer_from_name,
@@ -59,10 +59,9 @@ def test_names_round_trip_and_reload():
         make_tokenizer("spacy")
 
 
-def test_default_tokenizer_by_dataset(tmp_path):
-    assert default_tokenizer_name("r8") == "textgcn"
-    assert default_tokenizer_name("20ng") == "textgcn"
-    assert default_tokenizer_name(str(tmp_path / "mine.csv")) == "unicode"
+def test_default_tokenizer_by_corpus():
+    assert default_tokenizer(benchmark=True) == "textgcn"
+    assert default_tokenizer(benchmark=False) == "unicode"
 
 
 def test_stop_words_by_language_and_file(tmp_path):

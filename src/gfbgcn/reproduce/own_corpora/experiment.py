@@ -40,6 +40,7 @@ from gfbgcn.reproduce.harness import run_pending
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.text.corpus.benchmarks import Corpus, load_benchmark
 from gfbgcn.text.corpus.table import load_table
+from gfbgcn.text.params import default_tokenizer
 from gfbgcn.text.search.auto import AutoResult, Candidate, chosen_summary, run_auto
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.train.config import TrainConfig
@@ -81,7 +82,7 @@ def own_run(spec: OwnSpec, corpus: Corpus, epochs: int,
             device: torch.device | None = None) -> dict[str, Any]:
     """One ``--auto`` search (its candidates trained on ``device``, default auto) and the
     report's columns (see the module docstring)."""
-    name = "unicode" if spec.dataset in EXTRA_CORPORA else "textgcn"  # the CLI's defaults
+    name = default_tokenizer(benchmark=spec.dataset not in EXTRA_CORPORA)
     tokenizer = make_tokenizer(name)
     device = resolve_device(device)
     auto = run_auto(corpus, tokenizer, TrainConfig(seed=spec.seed, epochs=epochs),

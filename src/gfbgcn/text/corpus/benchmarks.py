@@ -208,12 +208,15 @@ def load_benchmark(name: str, data_dir: str | Path | None = None, download: bool
     root = data_root(data_dir)
     paths = ensure_files(key, root, download=download)
     if key in ("r8", "r52"):
-        return _read_all_terms(paths[0], paths[1], key)
-    if key == "20ng":
+        corpus = _read_all_terms(paths[0], paths[1], key)
+    elif key == "20ng":
         # Usenet messages are Latin-1 (73 files hold bytes that are invalid UTF-8).
         dirs = {"20news-bydate-train": True, "20news-bydate-test": False}
-        return _read_tar_corpus(paths[0], key, dirs, "latin-1")
-    return _read_tar_corpus(paths[0], key, {"training": True, "test": False}, "utf-8")
+        corpus = _read_tar_corpus(paths[0], key, dirs, "latin-1")
+    else:
+        corpus = _read_tar_corpus(paths[0], key, {"training": True, "test": False}, "utf-8")
+    corpus.benchmark = key
+    return corpus
 
 
 SUBSETS = ("train", "test", "all")

@@ -38,7 +38,13 @@ def check_documents(items: Iterable[object] | str, name: str = "texts") -> list[
 
 @dataclass
 class Corpus:
-    """Documents with string labels and a train/test flag per document."""
+    """Documents with string labels and a train/test flag per document.
+
+    ``benchmark``: the paper's benchmark it holds (``20ng``, ``r8``, ``r52``, ``ohsumed``; set by
+    :func:`gfbgcn.text.corpus.benchmarks.load_benchmark`, kept by :meth:`subset`), whose graph
+    and tokenizer defaults are the paper's (:func:`gfbgcn.text.params.graph_defaults`); ``None``
+    for any other corpus.
+    """
 
     name: str
     texts: list[str]
@@ -46,6 +52,7 @@ class Corpus:
     is_train: np.ndarray  # bool [num_docs]
     sources: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    benchmark: str | None = None
 
     def __post_init__(self) -> None:
         self.is_train = np.asarray(self.is_train, dtype=bool)
@@ -79,4 +86,5 @@ class Corpus:
             is_train=self.is_train[idx],
             sources=list(self.sources),
             notes=list(self.notes),
+            benchmark=self.benchmark,
         )

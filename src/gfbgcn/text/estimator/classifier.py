@@ -12,7 +12,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import UserError
 from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.estimator import persist, settings
@@ -27,19 +26,20 @@ from gfbgcn.text.estimator.fitting import (
 )
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
-from gfbgcn.text.estimator.predicting import FittedPrediction
-from gfbgcn.text.estimator.settings import ClassifierSettings
+from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
+from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
-from gfbgcn.text.params import AUTO, DEFAULTS
+from gfbgcn.text.params import DEFAULTS
 from gfbgcn.text.predict.combined import CombinedPredictor
 from gfbgcn.text.predict.saved import trained_settings
-from gfbgcn.text.search.auto import AutoResult, parse_budget, run_auto
+from gfbgcn.text.search.auto import AutoResult, run_auto
+from gfbgcn.text.search.pacing import Budget
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train import run as training  # training.train_text: looked up per call
 from gfbgcn.text.train.batching import Batching
 from gfbgcn.text.train.checks import check_has_words
-from gfbgcn.text.train.config import TrainConfig, TrainResult
+from gfbgcn.text.train.config import TrainResult
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 Report = Callable[[str, Any], None]  # fit_corpus's report(event, value)
@@ -47,7 +47,7 @@ D = DEFAULTS  # the defaults of __init__'s signature
 _silent: Report = lambda event, value: None  # noqa: E731
 
 
-class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, BaseEstimator):
+class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     """Text GCN / GFB-GCN as a scikit-learn classifier of raw text documents.
 
     ``fit(X, y)`` takes the documents themselves: ``X`` a list, NumPy array or pandas Series
@@ -75,7 +75,12 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
     ``gfbgcn train --help`` shows them).  ``random_state`` takes what scikit-learn's
     ``check_random_state`` takes (one draw per ``fit``), leaving the caller's generators be;
     ``tokenizer`` may be a callable ``str -> list[str]``; ``batch_size="auto"`` chooses after
-    the graph is built.  Nothing is checked before ``fit``; a bad value then raises a one-line
+    the graph is built; ``tokenizer``, ``stop_words`` and ``min_freq`` left at their defaults
+    are the paper's for its four benchmarks (a :class:`~gfbgcn.text.corpus.corpus.Corpus` of
+    :func:`~gfbgcn.text.corpus.benchmarks.load_benchmark`, as ``gfbgcn train --dataset r8``)
+    and depend on the corpus's size otherwise (:func:`gfbgcn.text.params.graph_defaults`).
+    Nothing is checked before ``fit``, which checks and resolves every parameter once
+    (:meth:`resolve_settings`); a bad value raises a one-line
     :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y``
     (lengths, a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
     ``multi_label=True``: ``y`` holds label sets joined by ``label_sep``; ``classes_`` are the
@@ -107,6 +112,13 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
     auto_: AutoResult | None
     baseline_: BaselineResult | None
     batching_: Batching | None
+    classes_: np.ndarray
+    _columns: np.ndarray  # each class's column among the model's labels
+    _outputs: Transductive  # the outputs of the documents given to fit
+    _predictor: Any  # the inductive predictor (None for sgc and gin)
+    _model_name: str
+    _threshold: float | None  # multi-label: the decision threshold (None: single-label)
+    _num_unlabeled: int  # X_unlabeled documents given to fit
     _tokenizer: Tokenizer | None
 
     def __init__(  # the defaults: gfbgcn.text.params.PARAMETERS
@@ -184,67 +196,93 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
         return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None, *,
-                   report: Report | None = None) -> TextGCNClassifier:
+                   report: Report | None = None, settings: FitSettings | None = None
+                   ) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
         ``result_.test`` holds their metrics; with ``baseline``, ``baseline_`` is fitted on
         the same split.  ``graph``: the corpus's graph, built with these
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("graph", TextGraph)``,
-        ``("batching", Batching)``, ``("labels", (Y, label names))`` (multi-label)."""
-        self._fit(corpus, graph, None, report or _silent, baseline=True)
+        ``("batching", Batching)``, ``("labels", (Y, label names))`` (multi-label).
+        ``settings``: this classifier's :meth:`resolve_settings` for ``corpus``, where the caller
+        has already made them (``gfbgcn train`` does, so that a bad option fails before the
+        corpus is read); otherwise they are made here."""
+        self._fit(corpus, graph, None, report or _silent, baseline=True, settings=settings)
         return self
 
+    def resolve_settings(self, benchmark: bool = False) -> FitSettings:
+        """Every parameter checked and resolved for one fit on a corpus (``benchmark``: one of
+        the paper's benchmarks), as ``fit`` does once before any work
+        (:func:`~gfbgcn.text.estimator.settings.resolve_settings`); an
+        :class:`~gfbgcn.core.errors.OptionError` names the first bad parameter.  A
+        ``RandomState`` or ``Generator`` ``random_state`` is drawn from (the run's seed)."""
+        return resolve_settings(self.get_params(), benchmark)
+
+    def build_graph(self, corpus: Corpus) -> TextGraph:
+        """The Text GCN graph of ``corpus`` with these graph settings, without training
+        (cached on disk unless ``cache=False``; see
+        :func:`~gfbgcn.text.graph.text_graph.build_text_graph`)."""
+        return self.resolve_settings(corpus.benchmark is not None).build_graph(corpus)
+
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
-             report: Report = _silent, baseline: bool = False) -> TextGraph:
+             report: Report = _silent, baseline: bool = False,
+             settings: FitSettings | None = None) -> TextGraph:
         """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``)."""
-        self.check_settings()  # before any work
-        config = self.train_config()  # the one draw from a RandomState random_state
-        tokenizer, _ = self.graph_settings()
-        device = resolve_device(self.device)
+        benchmark = corpus.benchmark is not None
+        if settings is None:
+            settings = self.resolve_settings(benchmark)  # once, before any work
+        elif settings.benchmark != benchmark:
+            raise ValueError("settings were resolved for another kind of corpus "
+                             f"(benchmark={settings.benchmark}): resolve them for this one")
         self.baseline_ = self.batching_ = auto = None
         if self.auto:
             if graph is not None:
                 raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, config)
+            auto = self._search(corpus, settings)
             graph, result, label_names = auto.graph, auto.result, None
         else:
             if graph is None:
-                graph = shared_graph(lambda: self.build_graph(corpus), config.batch_size)
+                graph = shared_graph(lambda: settings.build_graph(corpus),
+                                     settings.train.batch_size)
             check_has_words(graph.num_words, graph.config.min_freq)
             report("graph", graph)
-            result, labels = self._train(corpus, graph, config, device, report)
+            result, labels = self._train(corpus, graph, settings, report)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
                                               self.baseline_class_weight, labels)
-        self._set_fitted(corpus, graph, result, auto, classes, tokenizer, label_names)
+        self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names)
         return graph
 
-    def _train(self, corpus: Corpus, graph: TextGraph, config: TrainConfig, device: Any,
-               report: Report) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
+    def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report
+               ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
         and a multi-label run's ``(targets [D, L], label names)``."""
-        if self.batch_size == AUTO:
-            self.batching_, config = chosen_batching(config, graph, device, bool(self.multi_label))
+        config = settings.train
+        if settings.auto_batch:
+            self.batching_, config = chosen_batching(config, graph, settings.device,
+                                                     bool(self.multi_label))
             report("batching", self.batching_)
         labels = multi_label_targets(corpus, self.label_sep) if self.multi_label else None
         if labels is not None:
             report("labels", labels)
         result = training.train_text(graph, config, progress=bool(self.verbose),
                                      multilabel_targets=None if labels is None else labels[0],
-                                     device=device,
+                                     device=settings.device,
                                      doc_input=doc_input_for(config, corpus, graph))
         return result, labels
 
-    def _search(self, corpus: Corpus, config: TrainConfig) -> AutoResult:
+    def _search(self, corpus: Corpus, settings: FitSettings) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
-        tokenizer, graph_config = self.graph_settings(len(corpus))
-        budget = parse_budget(self.budget) if self.budget is not None else None
-        return run_auto(corpus, tokenizer, replace(config, features="onehot"), budget=budget,
+        graph_config = settings.graph_config(len(corpus))
+        budget = settings.budget  # its clock starts now, with the search
+        return run_auto(corpus, settings.tokenizer, replace(settings.train, features="onehot"),
+                        budget=None if budget is None else Budget(budget.candidates,
+                                                                  budget.minutes),
                         stop_words=graph_config.stop_words,
-                        cooccurrence=graph_config.cooccurrence, cache=bool(self.cache),
-                        log=self._log, device=self.device, baseline=bool(self.baseline),
+                        cooccurrence=graph_config.cooccurrence, cache=settings.cache,
+                        log=self._log, device=settings.device, baseline=bool(self.baseline),
                         baseline_class_weight=self.baseline_class_weight)
 
     def _log(self, message: str) -> None:
@@ -294,6 +332,51 @@ class TextGCNClassifier(ClassifierSettings, FittedPrediction, ClassifierMixin, B
             raise UserError("this classifier holds no training state (loaded or unpickled): "
                             "fit it again to write its run")
         return write_fitted_run(out, self, provenance)
+
+    # -- predicting: the documents given to fit by the graph's own outputs
+    #    (gfbgcn.text.estimator.transductive), any other by the inductive predictor
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``[n, C]`` class probabilities of the documents ``X``, columns in ``classes_``
+        order: transductive for the documents given to ``fit``, inductive for others."""
+        check_is_fitted(self, "classes_")
+        docs = check_documents(X, "X")
+        outputs = self._outputs
+        rows = outputs.rows(docs)
+        warn_if_all_inductive(rows, self._num_unlabeled)
+        proba = np.empty((len(docs), outputs.probabilities.shape[1]), dtype=np.float64)
+        seen = rows >= 0
+        proba[seen] = outputs.probabilities[rows[seen]]
+        new = np.flatnonzero(~seen)
+        if len(new):
+            proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
+        if not self._threshold:  # multi-label: independent sigmoid outputs
+            # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns
+            # about: renormalised in float64, each row sums to 1 within a few float64 eps
+            proba /= proba.sum(axis=1, keepdims=True)
+        return proba[:, self._columns]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``[n]`` the most probable class of each document of ``X`` (see
+        :meth:`predict_proba`); multi-label: ``[n, L]`` 0/1, the labels at or above the
+        threshold chosen on validation."""
+        proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
+        if self._threshold:
+            return (proba >= self._threshold).astype(np.int64)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    @property
+    def predictor_(self) -> Any:
+        """The inductive predictor of documents not given to ``fit``: an
+        :class:`~gfbgcn.text.predict.inductive.InductiveTextGCN` (or, chosen by ``auto``, a
+        :class:`~gfbgcn.text.predict.combined.CombinedPredictor`); a
+        :class:`~gfbgcn.core.errors.UserError` for sgc and gin, which have none."""
+        check_is_fitted(self, "classes_")
+        if self._predictor is None:
+            raise UserError(f"{self._model_name} classifies only the documents given to fit "
+                            f"(X or X_unlabeled): new documents need a two-layer model "
+                            f"({', '.join(INDUCTIVE_MODELS)})")
+        return self._predictor
 
     # -- saving and loading ----------------------------------------------------------------
 

@@ -1,21 +1,27 @@
-"""The settings of one training run, checked in one place for the command line and Python.
+"""The settings of one fit, checked and resolved in one place for the command line and Python.
 
-:class:`ClassifierSettings` (the settings side of :class:`gfbgcn.TextGCNClassifier`, which
-``gfbgcn train`` builds from its options) turns the parameters into a tokenizer, a
-:class:`~gfbgcn.text.graph.text_graph.GraphConfig` and a
-:class:`~gfbgcn.text.train.config.TrainConfig` through these functions.  A value out of range or
+:func:`resolve_settings` turns the parameters of :class:`gfbgcn.TextGCNClassifier` (which
+``gfbgcn train`` builds from its options) into one :class:`FitSettings`: the
+:class:`~gfbgcn.text.train.config.TrainConfig` (the run's seed drawn once), the tokenizer, the
+graph settings and the device, made once per fit and passed down.  A value out of range or
 options that do not go together raise an :class:`~gfbgcn.core.errors.OptionError` in one line
 that names the Python parameter (``epochs must be >= 1, got 0``), which the command line
 shows as its option (``--epochs must be ...``: :func:`gfbgcn.cli.parameters.with_flags`);
-the defaults and ranges themselves are those of one table, :data:`gfbgcn.text.params.PARAMETERS`.
+the defaults and ranges themselves are those of one table, :data:`gfbgcn.text.params.PARAMETERS`,
+which also resolves the defaults that depend on the corpus (its size, and whether it is one of
+the paper's benchmarks: :func:`~gfbgcn.text.params.graph_defaults`,
+:func:`~gfbgcn.text.params.default_tokenizer`).
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import torch
 
 from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
@@ -28,17 +34,15 @@ from gfbgcn.text.params import (
     PAPER_STOP_WORDS,
     PARAMETERS,
     check_parameter,
+    default_tokenizer,
     graph_defaults,
 )
-from gfbgcn.text.search.auto import parse_budget
+from gfbgcn.text.search.pacing import Budget, parse_budget
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import make_tokenizer
 from gfbgcn.text.tokenize.stop_words import parse_stop_words
 from gfbgcn.text.train.config import TrainConfig
 from gfbgcn.text.train.models import INDUCTIVE_MODELS, check_model
-
-#: The tokenizer of documents given from Python, as of a corpus file (any language).
-DEFAULT_TOKENIZER = "unicode"
 
 
 def tokenization(
@@ -49,11 +53,12 @@ def tokenization(
     """``(tokenizer, stop-word setting)``: ``--tokenizer``, ``--no-numbers``, ``--cjk-split``
     and ``--stop-words``.
 
-    ``tokenizer``: a built-in name (``textgcn``, ``unicode``, ``whitespace``; ``None``:
-    :data:`DEFAULT_TOKENIZER`) or a callable ``str -> list[str]``; ``stop_words``: an NLTK
-    language, a file with one word a line, ``"none"`` or ``None``.
+    ``tokenizer``: a built-in name (``textgcn``, ``unicode``, ``whitespace``; ``None``: the
+    default of a corpus that is not a benchmark, :func:`~gfbgcn.text.params.default_tokenizer`)
+    or a callable ``str -> list[str]``; ``stop_words``: an NLTK language, a file with one word a
+    line, ``"none"`` or ``None``.
     """
-    name = DEFAULT_TOKENIZER if tokenizer is None else tokenizer
+    name = default_tokenizer(benchmark=False) if tokenizer is None else tokenizer
     check_parameter("no_numbers", no_numbers)
     check_parameter("cjk_split", cjk_split)
     if name != "unicode" and (no_numbers or cjk_split != "chars"):
@@ -170,82 +175,100 @@ def check_label_sep(label_sep: object) -> None:
                           value=label_sep)
 
 
-class ClassifierSettings:
-    """The settings side of :class:`gfbgcn.TextGCNClassifier`: its parameters turned into
-    checked training and graph settings (its ``__init__`` sets the attributes)."""
+@dataclass(frozen=True)
+class FitSettings:
+    """The classifier's parameters checked and resolved for one fit (:func:`resolve_settings`).
 
-    model: str
-    random_state: RandomStateLike
-    batch_size: int | str
-    tokenizer: str | Tokenizer | None
-    no_numbers: bool
-    cjk_split: str
-    stop_words: str | None
+    ``train``: the training settings with the run's seed (``batch_size="auto"`` is 0 here and
+    ``auto_batch`` true: the batching is chosen once the graph is built); ``tokenizer``: the
+    tokenizer itself (``None`` resolved for the corpus); ``stop_words``: the stop-word setting
+    parsed, or ``"auto"`` where it depends on the corpus's size; ``min_freq``: as given
+    (``"auto"`` too: both resolved by :meth:`graph_config`);
+    ``benchmark``: whether the corpus is one of the paper's (its graph defaults are the
+    paper's); ``device``: the device resolved; ``budget``: ``auto``'s budget parsed.
+    """
+
+    train: TrainConfig
+    tokenizer: Tokenizer
     window: int
     min_freq: int | str
+    stop_words: str | None
     cooccurrence: str
+    benchmark: bool
+    device: torch.device
+    auto_batch: bool
+    budget: Budget | None
     cache: bool
     build_workers: int | None
-    device: str
-    auto: bool
-    multi_label: bool
-    label_sep: str
-    budget: int | str | None
-    baseline_class_weight: str | None
-    baseline: bool
 
-    def train_config(self, seed: int | None = None) -> TrainConfig:
-        """The training settings (an :class:`~gfbgcn.core.errors.OptionError` if one is bad;
-        ``batch_size="auto"``: full batch until the graph is known).
-
-        ``seed``: the run's seed; ``None`` derives it from ``random_state``
-        (:func:`~gfbgcn.text.estimator.run_seed`: a ``RandomState`` or ``Generator``
-        is drawn from)."""
-        if seed is None:
-            seed = run_seed(self.random_state)
-        params = {name: getattr(self, name) for name in TRAIN_PARAMETERS}
-        check_parameter("batch_size", self.batch_size)
-        if params["batch_size"] == AUTO:
-            params["batch_size"] = 0
-        return train_config(seed=seed, **params)
-
-    def graph_settings(self, num_docs: int = 0) -> tuple[Tokenizer, GraphConfig]:
-        """The tokenizer and graph settings of a corpus of ``num_docs`` documents (checked
-        like :meth:`train_config`; ``stop_words`` and ``min_freq`` ``"auto"`` depend on the
-        size: :func:`~gfbgcn.text.params.graph_defaults`)."""
-        check_parameter("min_freq", self.min_freq)
-        stop_words, min_freq = graph_defaults(self.stop_words, self.min_freq, num_docs)
-        tokenizer, stop_words = tokenization(
-            self.tokenizer, no_numbers=self.no_numbers, cjk_split=self.cjk_split,
-            stop_words="none" if stop_words is None else stop_words)
-        config = GraphConfig(window=self.window, min_freq=min_freq, stop_words=stop_words,
-                             cooccurrence=self.cooccurrence)
-        for name in ("cache", "build_workers"):
-            check_parameter(name, getattr(self, name))
-        return tokenizer, config
+    def graph_config(self, num_docs: int) -> GraphConfig:
+        """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
+        ``min_freq`` resolved by :func:`~gfbgcn.text.params.graph_defaults`."""
+        stop_words, min_freq = graph_defaults(self.stop_words, self.min_freq, num_docs,
+                                              self.benchmark)
+        if self.stop_words == AUTO and stop_words is not None:  # the size chose a language
+            stop_words = parse_stop_words_option(stop_words)
+        return GraphConfig(window=self.window, min_freq=min_freq, stop_words=stop_words,
+                           cooccurrence=self.cooccurrence)
 
     def build_graph(self, corpus: Corpus) -> TextGraph:
-        """The Text GCN graph of ``corpus`` with these graph settings (cached on disk unless
-        ``cache=False``; see :func:`~gfbgcn.text.graph.text_graph.build_text_graph`)."""
-        tokenizer, config = self.graph_settings(len(corpus))
-        return build_text_graph(corpus, config, tokenizer, cache=bool(self.cache),
-                                workers=self.build_workers)
+        """The Text GCN graph of ``corpus`` with these settings (cached on disk unless
+        ``cache`` is false; see :func:`~gfbgcn.text.graph.text_graph.build_text_graph`)."""
+        return build_text_graph(corpus, self.graph_config(len(corpus)), self.tokenizer,
+                                cache=self.cache, workers=self.build_workers)
 
-    def check_settings(self) -> None:
-        """Check every parameter (as ``fit`` does before any work); an
-        :class:`~gfbgcn.core.errors.OptionError` names the first bad one."""
-        check_random_state(self.random_state)
-        self.train_config(seed=0)  # the other settings; nothing drawn from random_state
-        self.graph_settings()
-        resolve_device(self.device)
-        for name in ("auto", "baseline", "baseline_class_weight", "verbose"):
-            check_parameter(name, getattr(self, name))
-        check_label_sep(self.label_sep)
-        if self.baseline_class_weight is not None and not self.baseline:
-            # (the command line refuses it first, in its own words: gfbgcn.cli.options)
-            raise OptionError("{0} weighs the linear baseline's classes: drop it, or fit the "
-                              "baseline ({1}=True)", "baseline_class_weight", "baseline")
-        if self.auto and self.multi_label:
-            raise OptionError("{0} is single-label only: drop {1}", "auto", "multi_label")
-        if self.budget is not None:
-            parse_budget(self.budget)
+
+def parse_stop_words_option(spec: str) -> str | None:
+    """The stop-word setting ``spec`` parsed (:func:`~gfbgcn.text.tokenize.stop_words.
+    parse_stop_words`), its problem an :class:`OptionError` naming ``stop_words``."""
+    try:
+        return parse_stop_words(spec)
+    except StopWordsError as err:
+        raise OptionError(str(err)) from None
+
+
+def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitSettings:
+    """Check every parameter of ``params`` (a classifier's ``get_params()``) and resolve them for
+    one fit on a corpus (``benchmark``: one of the paper's benchmarks) -- what ``fit`` does once,
+    before any work; the first bad value is an :class:`~gfbgcn.core.errors.OptionError` naming
+    it.  A ``RandomState`` or ``Generator`` ``random_state`` is drawn from once (the run's seed).
+    """
+    p = params
+    check_random_state(p["random_state"])
+    train = _train_config(p)  # every training setting, before anything is drawn
+    check_parameter("min_freq", p["min_freq"])
+    for name in ("window", "cooccurrence", "cache", "build_workers", "auto", "baseline",
+                 "baseline_class_weight", "verbose"):
+        check_parameter(name, p[name], words=False)
+    check_label_sep(p["label_sep"])
+    # "auto" stop words are known here for a benchmark (the paper's), else only with the size
+    stop_words = p["stop_words"] if p["stop_words"] != AUTO or not benchmark else \
+        PAPER_STOP_WORDS
+    tokenizer, stop = tokenization(  # the tokenizer, and a stop-word setting, checked
+        default_tokenizer(benchmark) if p["tokenizer"] is None else p["tokenizer"],
+        no_numbers=p["no_numbers"], cjk_split=p["cjk_split"],
+        stop_words=None if stop_words == AUTO else "none" if stop_words is None else stop_words)
+    device = resolve_device(p["device"])
+    if p["baseline_class_weight"] is not None and not p["baseline"]:
+        # (the command line refuses it first, in its own words: gfbgcn.cli.options)
+        raise OptionError("{0} weighs the linear baseline's classes: drop it, or fit the "
+                          "baseline ({1}=True)", "baseline_class_weight", "baseline")
+    if p["auto"] and p["multi_label"]:
+        raise OptionError("{0} is single-label only: drop {1}", "auto", "multi_label")
+    budget = None if p["budget"] is None else parse_budget(p["budget"])
+    return FitSettings(
+        train=replace(train, seed=run_seed(p["random_state"])),  # the one draw
+        tokenizer=tokenizer, window=p["window"], min_freq=p["min_freq"],
+        stop_words=AUTO if stop_words == AUTO else stop, cooccurrence=p["cooccurrence"],
+        benchmark=benchmark, device=device, auto_batch=p["batch_size"] == AUTO, budget=budget,
+        cache=bool(p["cache"]), build_workers=p["build_workers"])
+
+
+def _train_config(params: Mapping[str, Any]) -> TrainConfig:
+    """The training settings of ``params`` with seed 0 (:func:`train_config`; ``batch_size``
+    ``"auto"``: full batch until the graph is known)."""
+    train = {name: params[name] for name in TRAIN_PARAMETERS}
+    check_parameter("batch_size", train["batch_size"])
+    if train["batch_size"] == AUTO:
+        train["batch_size"] = 0
+    return train_config(seed=0, **train)

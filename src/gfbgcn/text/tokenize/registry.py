@@ -26,7 +26,6 @@ import unicodedata
 import regex
 
 from gfbgcn.core.errors import TokenizerError
-from gfbgcn.text.corpus.benchmarks import benchmark_key
 from gfbgcn.text.params import CJK_SPLITS
 from gfbgcn.text.tokenize.clean import (
     Tokenizer,
@@ -102,12 +101,6 @@ def tokenizer_from_name(name: str) -> Tokenizer | None:
     if base not in ("unicode", "unicode-numbers") or rest not in ("", "bigrams"):
         return None
     return UnicodeTokenizer(numbers=base == "unicode", cjk="bigrams" if rest else "chars")
-
-
-def default_tokenizer_name(dataset: str) -> str:
-    """``textgcn`` for the paper's benchmarks (their statistics must match the paper),
-    ``unicode`` for a user's file."""
-    return "unicode" if benchmark_key(dataset) is None else "textgcn"
 
 
 def resolve_tokenizer(name: str, tokenizer: Tokenizer | None = None) -> Tokenizer:
