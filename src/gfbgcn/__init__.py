@@ -12,6 +12,7 @@ fast):
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,17 @@ from gfbgcn._version import __version__
 __all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark_texts_and_labels"]
 
 if TYPE_CHECKING:
+    import torch
+
     from gfbgcn.text.estimator.classifier import TextGCNClassifier
+    from gfbgcn.text.predict.combined import CombinedPredictor
+    from gfbgcn.text.predict.inductive import InductiveTextGCN
+    from gfbgcn.text.tokenize.clean import Tokenizer
 
 
-def load(path, **kwargs):
+def load(path: str | os.PathLike[str], *, tokenizer: Tokenizer | None = None,
+         self_embedding: str | None = None, device: str | torch.device | None = None
+         ) -> InductiveTextGCN | CombinedPredictor:
     """Load a model saved by ``gfbgcn train ... --save PATH`` or ``TextGCNClassifier.save``;
     see :mod:`gfbgcn.text.predict.saved`.
 
@@ -37,10 +45,15 @@ def load(path, **kwargs):
     This predictor classifies every document inductively; ``TextGCNClassifier.load(path)``
     gives the same model as a fitted scikit-learn classifier (``predictor_`` is this object),
     which also recognises the documents it was fitted on.
+
+    ``tokenizer``: the callable a model trained with a custom tokenizer needs again;
+    ``self_embedding``: ``"zero"`` or ``"mean"``, a new document's own layer-1 embedding
+    (default: as saved).
     """
     from gfbgcn.text.predict.saved import load_model
 
-    return load_model(path, **kwargs)
+    return load_model(Path(path), tokenizer=tokenizer, self_embedding=self_embedding,
+                      device=device)
 
 
 def load_benchmark_texts_and_labels(

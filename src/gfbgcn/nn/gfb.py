@@ -83,10 +83,7 @@ class GFBMixin:
     def gfb(self, z: Tensor) -> Tensor:
         """``z + lambda N(GenVec(z z^T + eps I))`` per row, ``N`` the optional normalisation
         (identity by default).  ``z``: [*, k] -> [*, k]."""
-        second = genvec(z, self.summarize, eps=self.eps, exact=self.exact, k_top=self.k_top)
-        if self.second_norm != "none":
-            second = normalize_second(second, self.second_norm, self.second_scale)
-        return z + self.lam * second
+        return z + self.gfb_second(z)
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> GFBMixin:
         # ``lam`` is created in the default dtype (float32): converting the layer to float64

@@ -6,34 +6,7 @@ import pytest
 import torch
 
 from gfbgcn.nn import TextGIN
-
-N, C = 7, 3
-SRC = [0, 1, 1, 2, 3, 4, 5, 6, 2, 0]
-DST = [1, 0, 2, 1, 4, 3, 6, 5, 6, 0]
-
-
-def _graph() -> tuple[torch.Tensor, torch.Tensor]:
-    gen = torch.Generator().manual_seed(0)
-    weight = 0.2 + torch.rand(len(SRC), generator=gen, dtype=torch.float64)
-    return torch.tensor([SRC, DST]), weight
-
-
-def _dense_ahat(edge_index: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    a = torch.zeros(N, N, dtype=torch.float64)
-    a.index_put_((edge_index[1], edge_index[0]), weight, accumulate=True)
-    diag = torch.diagonal(a)
-    diag[diag == 0] = 1.0
-    dis = a.sum(1).pow(-0.5)
-    return dis[:, None] * a * dis[None, :]
-
-
-def _randomize(model: torch.nn.Module) -> torch.nn.Module:
-    model.double()
-    gen = torch.Generator().manual_seed(1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(torch.rand(p.shape, generator=gen, dtype=p.dtype) - 0.5)
-    return model
+from tests.nn.models.wap import DST, SRC, C, N, dense_ahat, randomize, wap_graph
 
 
 def test_text_gin_shapes_and_structure() -> None:
@@ -49,10 +22,10 @@ def test_text_gin_shapes_and_structure() -> None:
 
 def test_text_gin_first_layer_is_gin_on_identity_features() -> None:
     """h^0 = E equals identity features pushed through a linear map with weight E."""
-    edge_index, weight = _graph()
-    model = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.0)).eval()
+    edge_index, weight = wap_graph()
+    model = randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.0)).eval()
     conv = model.convs[0]
-    ahat = _dense_ahat(edge_index, weight)
+    ahat = dense_ahat(edge_index, weight)
     eye = torch.eye(N, dtype=torch.float64)
     h0 = eye @ model.embedding  # identity features times the first linear map
     expected = conv.nn((1 + conv.eps) * h0 + ahat @ h0)
@@ -60,13 +33,13 @@ def test_text_gin_first_layer_is_gin_on_identity_features() -> None:
 
 
 def test_text_gin_permutation_equivariance_and_gradcheck() -> None:
-    edge_index, weight = _graph()
-    model = _randomize(TextGIN(N, 3, C, dropout=0.5)).eval()
+    edge_index, weight = wap_graph()
+    model = randomize(TextGIN(N, 3, C, dropout=0.5)).eval()
     out = model(None, edge_index, weight)
     perm = torch.tensor([4, 6, 0, 2, 1, 5, 3])
     inv = torch.empty_like(perm)
     inv[perm] = torch.arange(N)
-    permuted = _randomize(TextGIN(N, 3, C)).eval()
+    permuted = randomize(TextGIN(N, 3, C)).eval()
     permuted.load_state_dict(model.state_dict())
     with torch.no_grad():
         permuted.embedding.copy_(model.embedding[perm])
@@ -83,8 +56,8 @@ def test_text_gin_permutation_equivariance_and_gradcheck() -> None:
 
 
 def test_text_gin_dropout_only_in_training() -> None:
-    edge_index, weight = _graph()
-    model = _randomize(TextGIN(N, 8, C, dropout=0.5))
+    edge_index, weight = wap_graph()
+    model = randomize(TextGIN(N, 8, C, dropout=0.5))
     model.eval()
     torch.testing.assert_close(model(None, edge_index, weight), model(None, edge_index, weight))
     model.train()
@@ -117,9 +90,9 @@ def test_text_gin_initialisation_options():
 
 def test_text_gin_two_layers_equal_the_dense_formula() -> None:
     """h1 = ReLU(MLP_1((1 + eps_1) E + Â E)), logits = MLP_2((1 + eps_2) h1 + Â h1) in eval mode."""
-    edge_index, weight = _graph()
-    model = _randomize(TextGIN(N, 4, C, num_layers=2, dropout=0.5)).eval()
-    ahat = _dense_ahat(edge_index, weight)
+    edge_index, weight = wap_graph()
+    model = randomize(TextGIN(N, 4, C, num_layers=2, dropout=0.5)).eval()
+    ahat = dense_ahat(edge_index, weight)
     first, second = model.convs
     h1 = torch.relu(first.nn((1 + first.eps) * model.embedding + ahat @ model.embedding))
     expected = second.nn((1 + second.eps) * h1 + ahat @ h1)
@@ -133,15 +106,15 @@ def test_text_gin_two_layers_equal_the_dense_formula() -> None:
 def test_text_gin_without_input_dropout_drops_only_hidden_layers() -> None:
     """dropout_input=False: H1 = ReLU(GIN_1(E)) without dropout, then dropout(H1) into GIN_2.
     With one layer the model is deterministic in training mode; the default is not."""
-    edge_index, weight = _graph()
-    one = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5, dropout_input=False)).train()
+    edge_index, weight = wap_graph()
+    one = randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5, dropout_input=False)).train()
     torch.testing.assert_close(one(None, edge_index, weight), one(None, edge_index, weight))
-    ahat = _dense_ahat(edge_index, weight)
+    ahat = dense_ahat(edge_index, weight)
     conv = one.convs[0]
     torch.testing.assert_close(
         one(None, edge_index, weight),
         conv.nn((1 + conv.eps) * one.embedding + ahat @ one.embedding))
-    two = _randomize(TextGIN(N, 4, C, num_layers=2, dropout=0.5, dropout_input=False)).train()
+    two = randomize(TextGIN(N, 4, C, num_layers=2, dropout=0.5, dropout_input=False)).train()
     torch.manual_seed(0)
     first, second = two.convs
     h1 = torch.relu(first.nn((1 + first.eps) * two.embedding + ahat @ two.embedding))
@@ -150,19 +123,19 @@ def test_text_gin_without_input_dropout_drops_only_hidden_layers() -> None:
     torch.manual_seed(5)
     h1d = torch.nn.functional.dropout(h1, 0.5, training=True)
     torch.testing.assert_close(got, second.nn((1 + second.eps) * h1d + ahat @ h1d))
-    default = _randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5)).train()
+    default = randomize(TextGIN(N, 4, C, num_layers=1, dropout=0.5)).train()
     torch.manual_seed(0)
     assert not torch.allclose(default(None, edge_index, weight), default(None, edge_index, weight))
 
 
 def test_text_gin_one_layer_mlp_with_fixed_eps_is_text_gcn_with_biases() -> None:
     """mlp_layers=1, eps = -1 fixed: h1 = ReLU(Â E W_1 + b_1), logits = Â h1 W_2 + b_2."""
-    edge_index, weight = _graph()
-    model = _randomize(TextGIN(N, 4, C, dropout=0.5, eps=-1.0, train_eps=False,
+    edge_index, weight = wap_graph()
+    model = randomize(TextGIN(N, 4, C, dropout=0.5, eps=-1.0, train_eps=False,
                                mlp_layers=1)).eval()
     assert all(len(conv.nn.lins) == 1 for conv in model.convs)
     assert not any(name.endswith("eps") for name, _ in model.named_parameters())
-    ahat = _dense_ahat(edge_index, weight)
+    ahat = dense_ahat(edge_index, weight)
     lin1, lin2 = (conv.nn.lins[0] for conv in model.convs)
     h1 = torch.relu(ahat @ model.embedding @ lin1.weight.T + lin1.bias)
     expected = ahat @ h1 @ lin2.weight.T + lin2.bias

@@ -6,41 +6,14 @@ import pytest
 import torch
 
 from gfbgcn.nn import TextSGC
-
-N, C = 7, 3
-SRC = [0, 1, 1, 2, 3, 4, 5, 6, 2, 0]
-DST = [1, 0, 2, 1, 4, 3, 6, 5, 6, 0]
-
-
-def _graph() -> tuple[torch.Tensor, torch.Tensor]:
-    gen = torch.Generator().manual_seed(0)
-    weight = 0.2 + torch.rand(len(SRC), generator=gen, dtype=torch.float64)
-    return torch.tensor([SRC, DST]), weight
-
-
-def _dense_ahat(edge_index: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    a = torch.zeros(N, N, dtype=torch.float64)
-    a.index_put_((edge_index[1], edge_index[0]), weight, accumulate=True)
-    diag = torch.diagonal(a)
-    diag[diag == 0] = 1.0
-    dis = a.sum(1).pow(-0.5)
-    return dis[:, None] * a * dis[None, :]
-
-
-def _randomize(model: torch.nn.Module) -> torch.nn.Module:
-    model.double()
-    gen = torch.Generator().manual_seed(1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(torch.rand(p.shape, generator=gen, dtype=p.dtype) - 0.5)
-    return model
+from tests.nn.models.wap import DST, SRC, C, N, dense_ahat, randomize, wap_graph
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_text_sgc_equals_dense_power(k: int) -> None:
-    edge_index, weight = _graph()
-    model = _randomize(TextSGC(N, C, K=k))
-    ahat = _dense_ahat(edge_index, weight)
+    edge_index, weight = wap_graph()
+    model = randomize(TextSGC(N, C, K=k))
+    ahat = dense_ahat(edge_index, weight)
     expected = torch.linalg.matrix_power(ahat, k) @ model.weight + model.bias
     torch.testing.assert_close(model(None, edge_index, weight), expected)
     adj_t = torch.sparse_coo_tensor(edge_index.flip(0), weight, (N, N)).to_sparse_csr()
@@ -48,7 +21,7 @@ def test_text_sgc_equals_dense_power(k: int) -> None:
 
 
 def test_text_sgc_propagates_k_times_with_c_columns(monkeypatch: pytest.MonkeyPatch) -> None:
-    edge_index, weight = _graph()
+    edge_index, weight = wap_graph()
     model = TextSGC(N, C, K=2).double()
     seen: list[tuple[int, ...]] = []
     inner = model.propagate
@@ -74,7 +47,7 @@ def test_text_sgc_api() -> None:
 
 
 def test_text_sgc_gradcheck() -> None:
-    edge_index, weight = _graph()
+    edge_index, weight = wap_graph()
     model = TextSGC(N, C).double()
     w = model.weight.detach().clone().requires_grad_()
 

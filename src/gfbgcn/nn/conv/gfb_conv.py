@@ -44,8 +44,7 @@ class GFBConv(GFBMixin, SecondOrderConv):
             ``h'_i^2 + eps``); ``False`` uses the paper's fast form ``h' * max(h')`` etc. (section
             "Implementation details"), equal to the exact one only where ``h' >= 0`` and
             ``eps = 0``.  Which form validates better depends on the data (``docs/layers.md``,
-            "Exact vs. fast GenVec"), so ``gfbgcn reproduce text`` picks the form per corpus
-            on its validation split.
+            "Exact vs. fast GenVec"): choose it on validation.
         eps: ``epsilon`` of ``M``.  Default ``1e-3``: the usual small ridge of second-order
             pooling; it only shifts DiagVec/MeanVec by a constant and floors the MaxVec/TopKVec
             diagonal at ``eps``, is well above float32 resolution for O(1) features, and stays
