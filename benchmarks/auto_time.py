@@ -5,8 +5,8 @@ Per corpus and seed, one fresh process runs
 ``--no-cache`` unless ``--cache``); reported are its wall seconds, user + system CPU seconds
 and peak RSS (the operating system's accounting of the finished child, ``os.wait4``), the
 search's own clock (``metrics.json``: ``auto.seconds``, the rest being start-up, reading and
-writing), the trainings it ran, what it chose and its test accuracy, beside the targets of
-issue 34 (60 s for the sentence corpora, 120 s for R8).  The machine is shared: the load
+writing), the trainings it ran, what it chose and its test accuracy, beside the time targets
+of one search (60 s for the sentence corpora, 120 s for R8).  The machine is shared: the load
 average is printed with each row.
 
     python benchmarks/auto_time.py --datasets customer-reviews mpqa-opinion subjectivity r8 \\
@@ -29,7 +29,7 @@ from pathlib import Path
 from _report import command_line, machine_line, update_section
 from gfbgcn.core.paths import data_root
 
-#: Issue 34's targets: seconds of one search on the 2-core machine, one process.
+#: The time targets: seconds of one search on the 2-core machine, one process.
 TARGETS = {"customer-reviews": 60, "mpqa-opinion": 60, "subjectivity": 60, "r8": 120}
 EXTRA = ("customer-reviews", "mpqa-opinion", "subjectivity", "slo-opinion",
          "election-tweets-2016")

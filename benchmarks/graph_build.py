@@ -128,7 +128,7 @@ def main() -> int:
         "Wall time of the graph build (tokenisation, stop/rare-word removal, TF-IDF, PMI over "
         f"windows of 20, assembly), cache bypassed, median of {args.repeats} runs, each in a fresh "
         "process, the variants interleaved. *Reference*: the single-process, single-pass build "
-        "(`preprocess` + `build_graph_from_tokens`, the build before issue 19). *Sharded*: "
+        "(`preprocess` + `build_graph_from_tokens`, the build before the sharded one). *Sharded*: "
         "`build_text_graph(workers=N)` (`--workers N`; tokenising and window counting per shard "
         "of documents in a pool of N forked processes, sparse counts merged, the default "
         "tokenizer run over whole shards as byte arrays, PMI and edge arrays written in place; "

@@ -4,7 +4,8 @@ Counts the bytes of the live arrays of one mini-batch set-up (the graph loaded f
 ``Â``, the sampler, one epoch's layer-1 sample, the model after one optimiser step with each
 optimiser) and divides them by ``nnz(Â)`` or by the number of nodes; the edge arrays' resident
 share is measured from ``/proc/self/statm`` around :meth:`TextGraph.release_edges`.  The
-"before" column is what issue 27 measured for the code before it (int64 edge arrays kept,
+"before" column is what was measured for the code before the bounded-memory mini-batch
+trainer (int64 edge arrays kept,
 int64 column indices in ``Â``, float64 prefix sums, dense Adam).  Writes the "minibatch-memory"
 section of docs/benchmarks.md.
 
@@ -136,7 +137,7 @@ def main() -> int:
         "(nnz, self-loops included) or by the nodes. The graph's edge arrays are int32 "
         "copy-on-write maps of the cache file: they cost resident memory only while `Â` is "
         "built from them, and `release_edges()` returns those pages. *Before*: the code before "
-        "issue 27 (the issue's measurements).",
+        "the bounded-memory mini-batch trainer (as measured then).",
         "",
         "| item | per | bytes | note |",
         "|---|---|---|---|",

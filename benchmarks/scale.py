@@ -202,7 +202,7 @@ def table_row(r: dict) -> str:
     mini = (_cell(r, "mini", f"{r.get('mini_s', 0):.1f}") + " | "
             + _cell(r, "mini", f"{r.get('mini_mib', 0) / 1024:.2f}"))
     code = ("–" if "mini" not in r["phases"] else
-            r.get("mini_optimizer", "before issue 27"))
+            r.get("mini_optimizer", "earlier trainer"))
     if "mini" in r["phases"] and "row_budget" in r:  # the mini-batch settings of later runs
         code += (f", batch {r['batch_size']:,}, fanout {r['fanout']}"
                  + (f", row budget {r['row_budget']:,}" if r["row_budget"] else ""))
@@ -367,9 +367,9 @@ def main() -> int:
         "RSS of that process, graph loading and `Â` included); full batch: the second of two "
         "epochs; mini-batch: one epoch (validation included) with the batch size, fanout and "
         "row budget of the *mini-batch code* column (rows without them: batches of 4,096 "
-        "documents, fanout 32; *mini-batch code*: the optimiser of runs with issue 27's "
+        "documents, fanout 32; *mini-batch code*: the optimiser of runs with the bounded-memory "
         "mini-batch trainer, whose process builds `Â` from the graph cache's mapped edge "
-        "arrays and releases them; *before issue 27*: the earlier trainer). Each process runs "
+        "arrays and releases them; *earlier trainer*: the trainer before it). Each process runs "
         "under an address-space limit of "
         f"{args.max_gib:g} GiB; *failed*: the phase died (out of memory at that limit); "
         "–: not run. One run per size on a shared machine: read the trend, not the digits. "

@@ -209,7 +209,7 @@ def test_graph_batches_and_training_on_the_gpu() -> None:
     assert 0.0 <= rec["test_acc"] <= 1.0 and len(rec["lambda"]) == 2
 
 
-# --- mini-batch training on the GPU (issue 27) ---------------------------------------------
+# --- mini-batch training on the GPU --------------------------------------------------------
 
 
 def _one_step_config(graph, **settings) -> TrainConfig:

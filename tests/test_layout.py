@@ -290,7 +290,7 @@ def test_packages_stay_browsable(package: str) -> None:
 
 def test_the_train_verb_reaches_at_most_three_text_modules() -> None:
     """``gfbgcn train`` parses, calls the estimator and prints: the text work is the
-    library's, so the verb imports few of its modules (issue 36)."""
+    library's, so the verb imports few of its modules."""
     path = SRC / "gfbgcn" / "cli" / "train.py"
     text_modules = {node.module for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                     if isinstance(node, ast.ImportFrom) and node.module

@@ -1,4 +1,4 @@
-"""Columns and values the user named are used as named, or refused in one line (issue 25, C)."""
+"""Columns and values the user named are used as named, or refused in one line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Inputs that are pipes, process substitutions or UTF-16 text (issue 25, E)."""
+"""Inputs that are pipes, process substitutions or UTF-16 text."""
 
 from __future__ import annotations
 

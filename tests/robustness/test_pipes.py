@@ -1,4 +1,4 @@
-"""A closed standard output never costs the results (issue 25, B)."""
+"""A closed standard output never costs the results."""
 
 from __future__ import annotations
 

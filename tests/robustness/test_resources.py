@@ -1,4 +1,4 @@
-"""A full disk or exhausted memory is the machine's limit, said in one line (issue 25, E)."""
+"""A full disk or exhausted memory is the machine's limit, said in one line."""
 
 from __future__ import annotations
 

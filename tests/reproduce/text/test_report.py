@@ -57,7 +57,7 @@ def test_issue_26_candidates_compete_only_where_they_ran():
 
 
 def test_variant_choices_do_not_depend_on_the_test_numbers():
-    """Issue 26, deliverable 4: permuting the test accuracies among the records (or dropping
+    """Permuting the test accuracies among the records (or dropping
     them) changes no choice of the main table."""
     rng = random.Random(0)
     models = {"gfb-max": ("default", "fast", "fast-l2"), "bp": ("default", "patience50"),

@@ -323,7 +323,7 @@ def test_a_pickle_holds_what_predict_and_save_need(transductive_fit, tmp_path):
     saved = sum(f.stat().st_size for f in clf.save(tmp_path / "model").iterdir())
     # the weights and outputs the model directory holds, plus a fixed ~25 KB of pickled torch
     # and PyG module structure (which dominates on this toy corpus; on R8 the pickle is
-    # about the saved directory's size: see the issue-35 report)
+    # about the saved directory's size)
     assert len(pickled) < 1.5 * saved + 32_000
     assert x[0].encode() not in pickled  # no training text, only digests
     back = pickle.loads(pickle.dumps(clf))

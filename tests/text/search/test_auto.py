@@ -95,7 +95,7 @@ def _choices(auto) -> dict:
 
 @pytest.mark.realdata
 def test_auto_chooses_the_same_with_the_test_labels_permuted(data_dir):
-    """Issue 34's "every choice on validation only": on a small R8 sample, the search with the
+    """Every choice on validation only: on a small R8 sample, the search with the
     test documents' labels permuted makes every choice the same, with the baseline and its
     combinations and among graph models alone (only the test scores move)."""
     from gfbgcn.text.corpus.benchmarks import load_benchmark

@@ -1,4 +1,4 @@
-"""Issue 27: the row-sparse optimiser equals dense Adam where it must (float64), the released
+"""The row-sparse optimiser equals dense Adam where it must (float64), the released
 graph trains as the in-memory one, bad settings fail in one line before any work, and the
 device and backend choices of mini-batch training (pure functions, covered on the CPU)."""
 

@@ -1,2 +1,2 @@
-"""Issue 26: experiments behind every cell where our results differ from the paper's
+"""Experiments behind every cell where our results differ from the paper's
 (``gfbgcn reproduce fidelity``, report ``docs/results/fidelity.md``)."""

@@ -1,4 +1,4 @@
-"""Issue 26: an experiment behind every cell where our numbers differ from the paper's.
+"""An experiment behind every cell where our numbers differ from the paper's.
 
 The experiments are data: ``hypotheses.json`` beside this module, loaded and checked here.  A
 :class:`Row` is one cell of the paper that we miss (a data set and a model); a :class:`Config`

@@ -51,8 +51,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # Text GIN with eps held at -1: no self term beyond Â's self-loop, so no document can fit
     # its label through its own free embedding row (fidelity.md, Text GIN rows)
     "eps-1-fixed": {"layer_options": {"eps": -1.0, "train_eps": False}},
-    # issue 26 (docs/results/fidelity.md): l2 on the second-order term per node, alone or with
-    # the fast GenVec form, and a longer early-stopping patience for BP's slow starters
+    # the fidelity experiments (docs/results/fidelity.md): l2 on the second-order term per
+    # node, alone or with the fast GenVec form, and a longer early-stopping patience for BP's
+    # slow starters
     "l2": {"layer_options": {"second_norm": "l2"}},
     "fast-l2": {"layer_options": {"exact": False, "second_norm": "l2"}},
     "patience50": {"patience": 50},

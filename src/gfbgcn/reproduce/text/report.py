@@ -38,8 +38,9 @@ Add = Callable[[str], None]
 # models whose main-table setting is chosen on validation among these variants
 # (the paper leaves SGC's learning rate open, and the GenVec form is exact here but fast in the
 # paper's implementation section; which one suits a corpus is decided on its validation split)
-# Issue 26 added l2 on the second-order term (``l2``, ``fast-l2``) and BP's longer patience
-# (``patience50``): candidates only where their records exist (docs/results/fidelity.md).
+# The fidelity experiments added l2 on the second-order term (``l2``, ``fast-l2``) and BP's
+# longer patience (``patience50``): candidates only where their records exist
+# (docs/results/fidelity.md).
 VALIDATION_CHOSEN: dict[str, tuple[str, ...]] = {
     "sgc": ("default", "lr0.2"),
     "gin": ("default", "eps-1", "eps-1-fixed"),
