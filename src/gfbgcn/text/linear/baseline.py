@@ -49,7 +49,7 @@ again: :data:`OLD_FORMAT`.)
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,9 +100,14 @@ class LinearTextModel:
     ``sigmoid`` instead of the softmax (:mod:`gfbgcn.text.linear.multilabel`).
     ``tokenizer_name``: the graph's tokenizer beside which it was fitted (recorded only: the
     n-gram analysers are scikit-learn's).
+
+    Its features are the n-gram TF-IDF (``ngrams``), a frozen encoder's document embeddings
+    times ``encoder_scale`` (> 0; :mod:`gfbgcn.text.linear.encoder`), or both side by side
+    (n-grams first).  ``embed`` (not saved) embeds texts with that encoder: whoever loads or
+    fits the model sets it (:func:`gfbgcn.text.predict.saved.load_model`).
     """
 
-    ngrams: NgramFeatures = field(repr=False)
+    ngrams: NgramFeatures | None = field(repr=False)
     coef: np.ndarray  # float64 [C, V] (binary problems: the two rows of +-w/2, see fit)
     intercept: np.ndarray  # float64 [C]
     label_names: list[str]
@@ -112,11 +117,22 @@ class LinearTextModel:
     params: dict[str, Any] = field(default_factory=dict)
     temperature: float = 1.0
     multi_label: bool = False
+    encoder_scale: float = 0.0
+    embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False,
+                                                            compare=False)
+
+    def __post_init__(self) -> None:
+        if self.ngrams is None and self.encoder_scale <= 0:
+            raise ValueError("a linear model needs n-gram features, encoder embeddings or both")
 
     @property
     def idf(self) -> np.ndarray:
-        """``[V]`` float64: the IDF of the n-gram columns."""
-        return self.ngrams.idf
+        """``[V]`` float64: the IDF of the n-gram columns (none without n-grams)."""
+        return self.ngrams.idf if self.ngrams is not None else np.zeros(0)
+
+    @property
+    def uses_encoder(self) -> bool:
+        return self.encoder_scale > 0
 
     @property
     def description(self) -> str:
@@ -124,8 +140,17 @@ class LinearTextModel:
         return " ".join([self.kind, *(f"{k}={v:g}" for k, v in self.params.items())])
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
-        """``[n, V]`` TF-IDF rows of ``texts``."""
-        return self.ngrams.transform(list(texts))
+        """``[n, V]`` feature rows of ``texts``: their TF-IDF, their scaled embeddings, or both
+        side by side."""
+        texts = list(texts)
+        tfidf = self.ngrams.transform(texts) if self.ngrams is not None else None
+        if not self.uses_encoder:
+            assert tfidf is not None
+            return tfidf
+        if self.embed is None:
+            raise ValueError("this linear model uses an encoder's embeddings: load it with "
+                             "gfbgcn.load, or set its embed function")
+        return stack_features(tfidf, self.embed(texts), self.encoder_scale)
 
     def proba_of(self, x: sp.csr_matrix) -> np.ndarray:
         """Class (multi-label: label) probabilities of TF-IDF rows ``x``."""
@@ -144,10 +169,13 @@ class LinearTextModel:
         # "vocab" stays in the format, empty: the n-gram vocabularies are in "features"
         meta: dict[str, Any] = {"vocab": [], "label_names": self.label_names,
                                 "tokenizer": self.tokenizer_name, "C": self.C,
-                                "features": self.ngrams.meta(), "kind": self.kind,
-                                "params": self.params, "temperature": self.temperature}
+                                "features": None if self.ngrams is None else self.ngrams.meta(),
+                                "kind": self.kind, "params": self.params,
+                                "temperature": self.temperature}
         if self.multi_label:
             meta["multi_label"] = True
+        if self.uses_encoder:  # the encoder itself is the model directory's (config.json)
+            meta["encoder"] = {"scale": self.encoder_scale}
         return arrays, meta
 
     @classmethod
@@ -155,10 +183,14 @@ class LinearTextModel:
                      ) -> LinearTextModel:
         """The model of :meth:`to_tensors`' output; a ``ValueError`` (:data:`OLD_FORMAT`) for
         the unigram format of older models."""
-        if meta.get("features") is None:
+        encoder = meta.get("encoder")
+        if meta.get("features") is None and encoder is None:
             raise ValueError(OLD_FORMAT)
+        scale = float(encoder["scale"]) if isinstance(encoder, dict) else 0.0
         idf = np.asarray(arrays["idf"], np.float64)
-        return cls(ngrams=NgramFeatures.from_meta(meta["features"], idf),
+        ngrams = None if meta.get("features") is None else \
+            NgramFeatures.from_meta(meta["features"], idf)
+        return cls(ngrams=ngrams, encoder_scale=scale,
                    coef=np.asarray(arrays["coef"], np.float64),
                    intercept=np.asarray(arrays["intercept"], np.float64),
                    label_names=list(meta["label_names"]), tokenizer_name=meta["tokenizer"],
@@ -179,7 +211,8 @@ class BaselineResult:
     multi-label baseline's decision threshold (:mod:`gfbgcn.text.linear.multilabel`;
     None: single-label); ``fit_counts``: the n-gram counts of the refit, kept on request
     (``keep_counts``) for the search's n-gram input features, which take them with
-    :meth:`take_counts`.
+    :meth:`take_counts`; ``features``: every document's feature rows ``[num_docs, V]``, kept
+    on request (``keep_features``).
     """
 
     model: LinearTextModel
@@ -193,6 +226,7 @@ class BaselineResult:
     class_weight: str | None = None
     threshold: float | None = None  # multi-label: the decision threshold
     fit_counts: FittedCounts | None = field(default=None, repr=False)
+    features: sp.csr_matrix | None = field(default=None, repr=False)
 
     def take_counts(self) -> FittedCounts | None:
         """The kept n-gram counts, released from this result (None if none were kept)."""
@@ -216,32 +250,51 @@ def corpus_probabilities(model: LinearTextModel, texts: Sequence[str], fit_idx: 
     probs = np.empty((len(texts), len(model.label_names)))
     probs[fit_idx] = model.proba_of(x_fit)
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)
-    if len(rest) and rest_counts is not None and model.ngrams is not None:
+    if len(rest) and rest_counts is not None and model.ngrams is not None \
+            and not model.uses_encoder:
         probs[rest] = model.proba_of(model.ngrams.transform_counts(rest_counts))
     elif len(rest):
         probs[rest] = model.predict_proba([texts[i] for i in rest])
     return probs
 
 
-def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp.csr_matrix,
-                          y_val: np.ndarray, points: list[GridPoint], num_classes: int,
-                          seed: int, class_weight: str | None
-                          ) -> tuple[GridPoint, float, np.ndarray, list[dict[str, Any]]]:
-    """Fit every grid point on the training rows and score it on the validation rows.
+@dataclass
+class ChosenFit:
+    """The grid point chosen on validation and its refit (:func:`choose_and_refit`):
+    ``coef``/``intercept`` with the temperature folded in, ``val_probabilities`` of the fit
+    without the validation documents, ``rows`` one grid-table entry per point."""
 
-    Returns ``(best point, its temperature, its validation probabilities, one row per point)``;
-    best: the highest validation accuracy (:func:`best_on_validation`).
+    point: GridPoint
+    temperature: float
+    coef: np.ndarray
+    intercept: np.ndarray
+    val_probabilities: np.ndarray
+    rows: list[dict[str, Any]]
+
+
+def choose_and_refit(rows_of: Callable[[GridPoint], Any], y_fit: np.ndarray, n_train: int,
+                     points: list[GridPoint], num_classes: int, seed: int,
+                     class_weight: str | None) -> ChosenFit:
+    """Fit every grid point on the training rows, score it on the validation rows, and refit
+    the best one (the highest validation accuracy, :func:`best_on_validation`) on both.
 
     Args:
-        x_train, y_train: the training documents' TF-IDF rows and classes.
-        x_val, y_val: the validation documents'.
+        rows_of: ``rows_of(point)`` the ``[n_fit, V]`` feature rows the point is fitted on
+            (training documents first, then the validation documents; a point's features may
+            depend on it, e.g. the scale of an embedding block).
+        y_fit: ``[n_fit]`` their classes.
+        n_train: how many of them are training documents.
         points: the grid (:func:`grid`).
         num_classes: the classes of the corpus.
         seed, class_weight: see :func:`fit_baseline`.
     """
+    y_train, y_val = y_fit[:n_train], y_fit[n_train:]
+
     def evaluate(point: GridPoint) -> tuple[float, float, dict, Any]:
-        coef, intercept = fit_point(x_train, y_train, num_classes, point, seed, class_weight)
-        scores = linear_scores(x_val, coef, intercept)
+        x = rows_of(point)
+        coef, intercept = fit_point(x[:n_train], y_train, num_classes, point, seed,
+                                    class_weight)
+        scores = linear_scores(x[n_train:], coef, intercept)
         t = choose_temperature(scores, y_val)
         probs = softmax(scores / t, axis=1)
         acc = float((probs.argmax(1) == y_val).mean()) if len(y_val) else 0.0
@@ -249,14 +302,26 @@ def _choose_on_validation(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp
         return acc, loss, {"val_accuracy": acc, "val_log_loss": loss, "temperature": t}, \
             (t, probs)
 
-    point, (t, probs), rows = best_on_validation(points, evaluate)
-    return point, t, probs, rows
+    point, (t, val_probs), rows = best_on_validation(points, evaluate)
+    coef, intercept = fit_point(rows_of(point), y_fit, num_classes, point, seed, class_weight)
+    present = intercept != ABSENT  # the absent classes' -30 stays as it is
+    return ChosenFit(point, t, coef / t, np.where(present, intercept / t, ABSENT), val_probs,
+                     rows)
+
+
+def stack_features(tfidf: sp.csr_matrix | None, embeddings: np.ndarray, scale: float
+                   ) -> sp.csr_matrix:
+    """``[n, V + d]`` rows: the TF-IDF rows (if any) and the embeddings times ``scale`` beside
+    them, as one sparse matrix (the linear solvers take it as they take the n-grams)."""
+    block = sp.csr_matrix(np.asarray(embeddings, dtype=np.float64) * scale)
+    return block if tfidf is None else sp.hstack([tfidf, block], format="csr")
 
 
 def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
                  train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
                  tokenizer_name: str = "unicode", seed: int = 0, *, class_weight: str | None = None,
-                 hashed: bool | None = None, keep_counts: bool = False) -> BaselineResult:
+                 hashed: bool | None = None, keep_counts: bool = False,
+                 keep_features: bool = False) -> BaselineResult:
     """Choose the classifier on ``val_idx`` (fitted on ``train_idx``), refit it on both, and
     evaluate it on ``test_idx``.
 
@@ -272,6 +337,8 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         hashed: the scale mode; None: when there are more than :data:`HASH_ABOVE` training
             documents or :data:`HASH_CHARS` characters of training text.
         keep_counts: keep the refit's n-gram counts in ``fit_counts`` (vocabulary mode only).
+        keep_features: keep every document's TF-IDF row in ``features`` (for the baseline
+            with encoder embeddings beside them, :mod:`gfbgcn.text.linear.encoder`).
     """
     start, num_classes, labels = time.perf_counter(), len(label_names), np.asarray(labels)
     texts = list(texts)
@@ -282,32 +349,44 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     x_fit = ngrams.transform_counts(fit_counts)
     kept = FittedCounts(ngrams, fit_idx, fit_counts) if keep_counts and not hashed else None
     del fit_counts
-    y_val = labels[val_idx]
-    point, t, val_probs, rows = _choose_on_validation(
-        x_fit[:len(train_idx)], labels[train_idx], x_fit[len(train_idx):], y_val,
-        grid(hashed, num_classes), num_classes, seed, class_weight)
-    coef, intercept = fit_point(x_fit, labels[fit_idx], num_classes, point, seed, class_weight)
-    present = intercept != ABSENT  # the absent classes' -30 stays as it is
-    coef, intercept = coef / t, np.where(present, intercept / t, ABSENT)
+    chosen = choose_and_refit(lambda point: x_fit, labels[fit_idx], len(train_idx),
+                              grid(hashed, num_classes), num_classes, seed, class_weight)
     model = LinearTextModel(
-        ngrams=ngrams, coef=coef, intercept=intercept, label_names=list(label_names),
-        tokenizer_name=tokenizer_name, C=float(point.value), kind=point.kind,
-        params=point.params, temperature=t)
+        ngrams=ngrams, coef=chosen.coef, intercept=chosen.intercept,
+        label_names=list(label_names), tokenizer_name=tokenizer_name,
+        C=float(chosen.point.value), kind=chosen.point.kind, params=chosen.point.params,
+        temperature=chosen.temperature)
     rest = np.setdiff1d(np.arange(len(texts)), fit_idx)  # counted once, for the n-gram input too
     rest_counts = ngrams.counts([texts[i] for i in rest]) if len(rest) else None
     probs = corpus_probabilities(model, texts, fit_idx, x_fit, rest_counts)
+    features = None
+    if keep_features:  # every document's TF-IDF row, in corpus order
+        parts = [x_fit] + ([ngrams.transform_counts(rest_counts)] if rest_counts else [])
+        order = np.argsort(np.concatenate([fit_idx, rest]))
+        features = sp.vstack(parts, format="csr")[order]
     if kept is not None:
         kept.rest, kept.rest_blocks = rest, rest_counts
+    return scored(model, labels, probs, val_idx, test_idx, chosen, start, class_weight,
+                  fit_counts=kept, features=features)
+
+
+def scored(model: LinearTextModel, labels: np.ndarray, probs: np.ndarray, val_idx: np.ndarray,
+           test_idx: np.ndarray, chosen: ChosenFit, start: float, class_weight: str | None,
+           **kept: Any) -> BaselineResult:
+    """The :class:`BaselineResult` of a fitted single-label model: its test and validation
+    metrics (validation: of the fit without those documents), timed from ``start``."""
+    num_classes = len(model.label_names)
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,
         test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
-        val=classification_metrics(y_val, val_probs.argmax(1), num_classes),
+        val=classification_metrics(labels[val_idx], chosen.val_probabilities.argmax(1),
+                                   num_classes),
         probabilities=probs,
         seconds=time.perf_counter() - start,
-        val_probabilities=val_probs,
+        val_probabilities=chosen.val_probabilities,
         val_idx=val_idx,
-        grid=rows, class_weight=class_weight, fit_counts=kept,
+        grid=chosen.rows, class_weight=class_weight, **kept,
     )
 
 

@@ -31,13 +31,17 @@ LIBLINEAR_KINDS = frozenset({"svm", "lr"})
 
 @dataclass(frozen=True)
 class GridPoint:
+    """One classifier of a grid: its kind, its regularisation, and (for features with an
+    encoder block, :mod:`gfbgcn.text.linear.encoder`) the weight of that block (0: none)."""
+
     kind: str  # "lr", "svm", "sgd", "cnb"
     param: str  # "C" or "alpha"
     value: float
+    scale: float = 0.0
 
     @property
     def params(self) -> dict[str, float]:
-        return {self.param: self.value}
+        return {self.param: self.value, **({"scale": self.scale} if self.scale else {})}
 
 
 #: Regularisation tried on validation, per kind (vocabulary mode): those of the simple baselines
