@@ -36,7 +36,7 @@ from gfbgcn.text.train.checks import check_has_test
 
 def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)  # with the graph's options
-    add_parameter_groups(parser, ("training", "mini-batch", "search", "run"))
+    add_parameter_groups(parser, ("training", "mini-batch", "search", "encoder", "run"))
     outputs = parser.add_argument_group("what it writes")
     outputs.add_argument("--out", type=nonempty_path, default=None, metavar="DIR",
                          help="write config.json, history.csv and metrics.json to this "

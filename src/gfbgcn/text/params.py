@@ -36,7 +36,7 @@ SECOND_LAYERS: tuple[str, ...] = ("gcn", "gfb-max", "gfb-mean", "gfb-diag", "gfb
 WHOLE_MODELS: tuple[str, ...] = ("sgc", "gin")
 MODELS: tuple[str, ...] = SECOND_LAYERS + WHOLE_MODELS
 OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
-FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama", "ngram")
+FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama", "ngram", "encoder")
 CJK_SPLITS: tuple[str, ...] = ("chars", "bigrams")
 COOCCURRENCES: tuple[str, ...] = ("window", "pair")
 #: ``baseline_class_weight``: scikit-learn's class weighting (``None``: every document weighs 1).
@@ -136,6 +136,7 @@ GROUPS: dict[str, str] = {
     "graph": "the graph and its tokenization",
     "mini-batch": "mini-batch training",
     "search": "the linear baseline and --auto's search",
+    "encoder": "a pretrained sentence encoder, frozen",
     "run": "where and how it runs",
 }
 
@@ -163,7 +164,9 @@ PARAMETERS: dict[str, Param] = {
                       "identity plus 256-d pretrained word vectors, documents the TF-IDF-"
                       "weighted mean of their words' (needs pip install 'gfbgcn[embeddings]'), "
                       "or ngram: identity plus each document's word 1-2-gram and char 2-5-gram "
-                      "TF-IDF, the linear baseline's features (words: identity only)",
+                      "TF-IDF, the linear baseline's features (words: identity only), or "
+                      "encoder: identity plus each document's embedding by the encoder "
+                      "(words: identity only)",
                       choices=FEATURE_KINDS, group="training"),
     # -- the graph and its tokenization
     "window": _int(20, "PMI sliding window", 2, WINDOW_MAX, group="graph"),
@@ -225,7 +228,14 @@ PARAMETERS: dict[str, Param] = {
                                    "skewed corpora), in every fit of its validation grid and "
                                    "its refit", choices=CLASS_WEIGHTS, none="unweighted",
                                    group="search"),
-    "cache": _flag(True, "cache the graph on disk ($GFBGCN_CACHE)", group="graph"),
+    "encoder": Param(None, "a sentence encoder: a local sentence-transformers or transformers "
+                     "directory, or a model name in your Hugging Face cache (needs pip install "
+                     "'gfbgcn[encoders]'); its frozen document embeddings go beside the linear "
+                     "baseline's n-grams, into the graph's document nodes with features "
+                     "encoder, and into auto's search, which also tries a linear head on them",
+                     none="none", metavar="MODEL", group="encoder"),
+    "cache": _flag(True, "cache the graph (and the encoder's embeddings) on disk "
+                   "($GFBGCN_CACHE)", group="graph"),
     "build_workers": _int(None, "processes building the text graph (the graph does not "
                           "depend on it)", 1, none="every available core", metavar="N",
                           group="graph"),

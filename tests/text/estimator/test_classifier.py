@@ -32,7 +32,8 @@ def test_get_params_equals_the_init_arguments():
              "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,
              "optimizer": "sparse-adam", "row_budget": 64,
              "device": "cpu", "multi_label": True, "label_sep": ";", "auto": True, "budget": "3",
-             "baseline": False, "baseline_class_weight": "balanced", "cache": False,
+             "baseline": False, "baseline_class_weight": "balanced", "encoder": "my-encoder",
+             "cache": False,
              "build_workers": 1, "verbose": True}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
     assert TextGCNClassifier(**given).get_params() == given

@@ -40,6 +40,7 @@ from gfbgcn.text.train import run as training  # training.train_text: looked up 
 from gfbgcn.text.train.batching import Batching
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainResult
+from gfbgcn.text.train.distributed import torchrun_group
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 Report = Callable[[str, Any], None]  # fit_corpus's report(event, value)
@@ -138,7 +139,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         multi_label: bool = D["multi_label"], label_sep: str = D["label_sep"],
         auto: bool = D["auto"], budget: int | str | None = D["budget"],
         baseline: bool = D["baseline"],
-        baseline_class_weight: str | None = D["baseline_class_weight"], cache: bool = D["cache"],
+        baseline_class_weight: str | None = D["baseline_class_weight"],
+        encoder: str | None = D["encoder"], cache: bool = D["cache"],
         build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
     ) -> None:
         self.model = model
@@ -171,6 +173,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.budget = budget
         self.baseline = baseline
         self.baseline_class_weight = baseline_class_weight
+        self.encoder = encoder
         self.cache = cache
         self.build_workers = build_workers
         self.verbose = verbose
@@ -242,12 +245,12 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             auto = self._search(corpus, settings)
             graph, result, label_names = auto.graph, auto.result, None
         else:
-            if graph is None:
-                graph = shared_graph(lambda: settings.build_graph(corpus),
-                                     settings.train.batch_size)
-            check_has_words(graph.num_words, graph.config.min_freq)
-            report("graph", graph)
-            result, labels = self._train(corpus, graph, settings, report)
+            with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
+                if graph is None:
+                    graph = shared_graph(lambda: settings.build_graph(corpus))
+                check_has_words(graph.num_words, graph.config.min_freq)
+                report("graph", graph)
+                result, labels = self._train(corpus, graph, settings, report)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,

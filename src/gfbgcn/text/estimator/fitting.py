@@ -25,7 +25,7 @@ from gfbgcn.text.train.batching import (
     choose_batching,
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.distributed import init_from_env, rank_zero_first
+from gfbgcn.text.train.distributed import rank_zero_first
 from gfbgcn.text.train.features import DocInput
 from gfbgcn.text.train.ngram_features import ngram_input
 
@@ -97,10 +97,7 @@ def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
     return result
 
 
-def shared_graph(build: Callable[[], TextGraph], batch_size: int) -> TextGraph:
-    """``build()``; under torchrun (mini-batch training, ``batch_size`` > 0) the processes
-    join one process group first and rank 0 builds (and caches) the graph before the others
-    read it."""
-    if batch_size:
-        init_from_env()
+def shared_graph(build: Callable[[], TextGraph]) -> TextGraph:
+    """``build()``; under torchrun (inside :func:`~gfbgcn.text.train.distributed.
+    torchrun_group`) rank 0 builds (and caches) the graph before the others read it."""
     return rank_zero_first(build)

@@ -16,6 +16,7 @@ the paper's benchmarks: :func:`~gfbgcn.text.params.graph_defaults`,
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -200,6 +201,7 @@ class FitSettings:
     budget: Budget | None
     cache: bool
     build_workers: int | None
+    encoder: str | None = None
 
     def graph_config(self, num_docs: int) -> GraphConfig:
         """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
@@ -255,13 +257,29 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
                           "baseline ({1}=True)", "baseline_class_weight", "baseline")
     if p["auto"] and p["multi_label"]:
         raise OptionError("{0} is single-label only: drop {1}", "auto", "multi_label")
+    encoder = check_encoder(p["encoder"])
+    if train.features == "encoder" and encoder is None:
+        raise OptionError("{0} encoder needs an encoder: add {1} MODEL", "features", "encoder")
     budget = None if p["budget"] is None else parse_budget(p["budget"])
     return FitSettings(
         train=replace(train, seed=run_seed(p["random_state"])),  # the one draw
         tokenizer=tokenizer, window=p["window"], min_freq=p["min_freq"],
         stop_words=AUTO if stop_words == AUTO else stop, cooccurrence=p["cooccurrence"],
         benchmark=benchmark, device=device, auto_batch=p["batch_size"] == AUTO, budget=budget,
-        cache=bool(p["cache"]), build_workers=p["build_workers"])
+        cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder)
+
+
+def check_encoder(encoder: object) -> str | None:
+    """``encoder``: None, or a directory or model name (a non-empty string or path), as a
+    string.  Whether it loads is checked when it is loaded, at the start of ``fit``."""
+    if encoder is None:
+        return None
+    if isinstance(encoder, os.PathLike):
+        encoder = os.fspath(encoder)
+    if not isinstance(encoder, str) or not encoder.strip():
+        raise OptionError("{0} must be a directory or a model name, got {value!r}", "encoder",
+                          value=encoder)
+    return str(encoder)
 
 
 def _train_config(params: Mapping[str, Any]) -> TrainConfig:

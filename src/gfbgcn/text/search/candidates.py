@@ -50,8 +50,11 @@ class GraphSetting:
 class Candidate:
     """One row of the search table (``test`` is kept for result tables, never for choosing).
 
-    The baseline's row has ``predictor`` ``"linear"``, no graph ``setting``, ``model``
-    ``"linear"`` and its classifier in ``linear`` (e.g. ``svm C=0.3``).
+    A linear model's row (the n-gram baseline, and with an encoder the encoder head and the
+    baseline with the embeddings) has ``predictor`` ``"linear"``, no graph ``setting``,
+    ``model`` ``"linear"``, its classifier in ``linear`` (e.g. ``svm C=0.3``) and its features
+    in ``features``.  ``linear_index``: that model's place in :attr:`AutoResult.linears`, for
+    a linear row and for a combination (the linear model it is combined with).
     """
 
     setting: GraphSetting | None
@@ -66,6 +69,7 @@ class Candidate:
     linear: str = ""  # the baseline's classifier (predictor "linear")
     stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
     val_log_loss: float = float("nan")  # what the choice compares (module docstring)
+    linear_index: int | None = None  # which of AutoResult.linears (linear, graph+linear)
 
     @property
     def graph_setting(self) -> GraphSetting:
@@ -82,14 +86,16 @@ class Candidate:
     @property
     def model_label(self) -> str:
         if self.predictor == "linear":
-            return f"linear baseline ({self.linear})"
+            what = {"ngram-tfidf": "linear baseline", "encoder": "encoder head"}.get(
+                self.features, "linear baseline with encoder")
+            return f"{what} ({self.linear})"
         return self.model + (" fast" if self.fast else "") + \
             ("" if self.features == "onehot" else f" +{self.features}")
 
     def row(self) -> dict[str, Any]:
         if self.setting is None:  # the baseline: no graph
             return {"stop_words": "", "min_freq": "", "window": "", "model": self.linear,
-                    "features": "ngram-tfidf", "predictor": self.predictor, "weight": "",
+                    "features": self.features, "predictor": self.predictor, "weight": "",
                     "val_accuracy": f"{self.val_accuracy:.4f}",
                     "val_log_loss": f"{self.val_log_loss:.4f}",
                     "seconds": f"{self.seconds:.1f}", "stopped_at": ""}
@@ -109,11 +115,20 @@ class AutoResult:
     chosen: Candidate
     result: TrainResult  # the graph model of the chosen candidate (or of its combination)
     graph: TextGraph
-    baseline: BaselineResult | None  # None: searched without it (--no-baseline)
+    baseline: BaselineResult | None  # the n-gram baseline; None: searched without it
     seconds: float
     trained: int = 0  # candidates trained (what --budget counts); their combinations aside
     #: every trained candidate's result, by (setting, model, fast, features)
     results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = field(default_factory=dict)
+    #: the linear models of the search: the n-gram baseline first (``baseline``), then with
+    #: an encoder the encoder head and the baseline with the embeddings beside its n-grams
+    linears: list[BaselineResult] = field(default_factory=list)
+
+    def linear_of(self, candidate: Candidate) -> BaselineResult | None:
+        """The linear model of a linear or combined ``candidate`` (None for a graph one)."""
+        if candidate.linear_index is None:
+            return None
+        return self.linears[candidate.linear_index]
 
     def result_of(self, candidate: Candidate) -> TrainResult:
         """The training result of a graph (or combined) ``candidate``."""
@@ -142,7 +157,7 @@ class AutoResult:
 
     @property
     def chose_baseline(self) -> bool:
-        """The baseline won on validation (no graph candidate strictly better)."""
+        """A linear model won on validation (no graph candidate strictly better)."""
         return self.chosen.predictor == "linear"
 
 
@@ -169,7 +184,7 @@ def choose(candidates: Sequence[Candidate], with_baseline: bool) -> Candidate:
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
     """The choice as recorded in ``metrics.json`` and the results records."""
     c = auto.chosen
-    if c.setting is None:  # the baseline
+    if c.setting is None:  # a linear model
         return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
                 "fast_genvec": False, "predictor": "linear", "features": c.features,
                 "linear": c.linear, "weight": 0.0, "val_accuracy": c.val_accuracy,

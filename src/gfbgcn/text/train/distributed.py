@@ -23,15 +23,16 @@ gloo.  The choice itself is :func:`choose_backend`, a pure function.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import torch
 import torch.distributed as dist
 
 __all__ = ["choose_backend", "data_parallel_device", "init_from_env", "local_device",
-           "rank_and_world", "rank_zero_first", "shutdown"]
+           "rank_and_world", "rank_zero_first", "shutdown", "torchrun_group"]
 
 T = TypeVar("T")
 
@@ -103,3 +104,19 @@ def rank_zero_first(fn: Callable[[], T]) -> T:
 def shutdown() -> None:
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
+
+
+@contextlib.contextmanager
+def torchrun_group(batch_size: int) -> Iterator[tuple[int, int]]:
+    """Inside: the process group of torchrun's environment joined for mini-batch training
+    (``batch_size`` > 0; :func:`init_from_env`), ``(rank, world size)`` given.  A group this
+    joined is left at the end: a gloo group left to the interpreter's exit can abort a process
+    on its way out ("terminate called without an active exception", seen in one rank of a
+    two-process run), after its work is done but with a failed exit status."""
+    joined = bool(batch_size) and not (dist.is_available() and dist.is_initialized())
+    ranks = init_from_env() if batch_size else (0, 1)
+    try:
+        yield ranks
+    finally:
+        if joined and ranks[1] > 1:
+            shutdown()

@@ -155,16 +155,18 @@ def doc_word_weights(graph: TextGraph) -> sp.csr_matrix:
 
 @dataclass
 class DocInput:
-    """The documents' input rows of ``--features ngram`` and what computed them.
+    """The documents' input rows of ``--features ngram`` or ``encoder`` and what computed them.
 
-    ``rows``: ``[num_docs, f]`` sparse rows of every document of the graph, in its order;
-    ``source``: the fitted featuriser (kept with the model for new documents, see
-    :class:`gfbgcn.nn.models.FeatureTextGCN`'s ``source``); ``seconds``: what computing them
-    took (``--auto`` counts it in the candidate's time)."""
+    ``rows``: ``[num_docs, f]`` rows of every document of the graph, in its order (sparse for
+    n-grams, dense for encoder embeddings); ``source``: the fitted featuriser (kept with the
+    model for new documents, see :class:`gfbgcn.nn.models.FeatureTextGCN`'s ``source``);
+    ``seconds``: what computing them took (``--auto`` counts it in the candidate's time);
+    ``word_rows``: ``[num_words, f]`` dense rows of the word nodes (None: zero rows)."""
 
-    rows: sp.csr_matrix
+    rows: sp.csr_matrix | np.ndarray
     source: Any = None
     seconds: float = 0.0
+    word_rows: np.ndarray | None = None
 
 
 def sparse_node_features(rows: sp.csr_matrix, num_nodes: int) -> torch.Tensor:
@@ -187,17 +189,25 @@ def sparse_node_features(rows: sp.csr_matrix, num_nodes: int) -> torch.Tensor:
 def node_features(graph: TextGraph, kind: str, doc_input: DocInput | None = None
                   ) -> torch.Tensor | None:
     """``F`` ``[num_nodes, f]`` of the graph's nodes (documents first), or ``None`` for
-    ``onehot`` (identity only); ``ngram``: the sparse rows of ``doc_input`` (required)."""
+    ``onehot`` (identity only); ``ngram`` and ``encoder``: the rows of ``doc_input``
+    (required: :func:`gfbgcn.text.train.ngram_features.ngram_input`,
+    :func:`gfbgcn.text.train.encoder_features.encoder_input`)."""
     import torch
 
     require_features(kind)
     if kind == "onehot":
         return None
-    if kind == "ngram":
+    if kind in ("ngram", "encoder"):
         if doc_input is None or doc_input.rows.shape[0] != graph.num_docs:
-            raise ValueError("features 'ngram' need doc_input with one row per document of "
-                             "the graph (gfbgcn.text.train.ngram_features.ngram_input)")
-        return sparse_node_features(doc_input.rows, graph.num_nodes)
+            raise ValueError(f"features {kind!r} need doc_input with one row per document of "
+                             "the graph")
+        if kind == "ngram":
+            return sparse_node_features(sp.csr_matrix(doc_input.rows), graph.num_nodes)
+        out = np.zeros((graph.num_nodes, doc_input.rows.shape[1]), dtype=np.float32)
+        out[:graph.num_docs] = np.asarray(doc_input.rows)
+        if doc_input.word_rows is not None:
+            out[graph.num_docs:] = doc_input.word_rows
+        return torch.from_numpy(out)
     words = word_vectors(graph.vocab)
     docs = weighted_means(doc_word_weights(graph), words)
     return torch.from_numpy(np.concatenate([docs, words]))
@@ -213,7 +223,7 @@ def check_features_fit(config: Any) -> None:
         raise OptionError("{0} {kind} applies to the two-layer models (gcn, gfb-*, fbp, "
                           "cbp, bp, sqrt), not to {model}", "features", kind=config.features,
                           model=config.model)
-    if config.batch_size and config.features != "ngram":
+    if config.batch_size and config.features not in ("ngram",):
         raise OptionError("{0} {kind} trains full batch only in this version (drop {1})",
                           "features", "batch_size", kind=config.features)
 
@@ -231,9 +241,12 @@ class WordFeatures:
 
     @classmethod
     def from_model(cls, model: Any, num_docs: int) -> WordFeatures | None:
-        """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` (None for others, and
-        for sparse document features: :mod:`gfbgcn.text.train.ngram_features`)."""
-        if not isinstance(model, FeatureTextGCN) or model.sparse_features:
+        """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` on word vectors (None
+        for others, and for document features computed from the texts, whose ``source`` is
+        their featuriser: :mod:`gfbgcn.text.train.ngram_features`,
+        :mod:`gfbgcn.text.train.encoder_features`)."""
+        if not isinstance(model, FeatureTextGCN) or model.sparse_features \
+                or model.source is not None:
             return None
         return cls(model.features[num_docs:].detach().clone(), model.w2.detach().clone(),
                    wordllama_info())
