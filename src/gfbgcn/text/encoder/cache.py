@@ -145,7 +145,8 @@ class EmbeddingCache:
             if not todo.size:
                 break
             try:
-                with np.load(path, allow_pickle=False) as z:
+                # the file opened here: np.load leaves its own handle open on a bad zip
+                with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
                     have = _keys(z["digests"])  # cheap: one member, checked below if used
                     order = np.argsort(have, kind="stable")
                     pos = np.minimum(np.searchsorted(have, wanted[todo], sorter=order),
