@@ -105,7 +105,7 @@ def resolve_directory(name_or_path: str | os.PathLike[str], *, allow_download: b
             raise EncoderLoadError(f"encoder {path}: not a directory")
         return path
     text = str(name_or_path)
-    if not _REPO_ID.fullmatch(text) or text.endswith((".", "-")):
+    if not _REPO_ID.fullmatch(text):
         raise EncoderLoadError(f"encoder {text}: no such directory")
     hub = require("huggingface_hub", EXTRA, PURPOSE)
     repos = [text] if "/" in text else [text, f"sentence-transformers/{text}"]
