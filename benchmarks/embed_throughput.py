@@ -17,6 +17,7 @@ one process: the machine is shared, so the load average is in the section.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -37,7 +38,7 @@ from gfbgcn.text.encoder import (
 )
 from gfbgcn.text.encoder.windows import token_windows
 
-BATCH_SIZES = [8, 16, 32, 64, 128]
+BATCH_SIZES = [8, 16, 32, 64]
 
 
 def sample(texts: list[str], n: int, seed: int = 0) -> list[str]:
@@ -55,10 +56,18 @@ def windows_and_tokens(encoder: SentenceEncoder, texts: list[str]) -> tuple[int,
 
 
 def timed_embed(encoder: SentenceEncoder, texts: list[str], batch_size: int) -> float:
-    encoder.embed(texts[:batch_size], batch_size=batch_size)  # warm-up
-    start = time.perf_counter()
+    """Wall seconds of embedding ``texts`` (after a warm-up batch)."""
+    return timed_embed_cpu(encoder, texts, batch_size)[0]
+
+
+def timed_embed_cpu(encoder: SentenceEncoder, texts: list[str], batch_size: int
+                    ) -> tuple[float, float, float]:
+    """Wall and CPU seconds of embedding ``texts`` (after a warm-up batch), and the 1-minute
+    load average after it."""
+    encoder.embed(texts[:batch_size], batch_size=batch_size)
+    start, cpu = time.perf_counter(), time.process_time()
     encoder.embed(texts, batch_size=batch_size)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu, os.getloadavg()[0]
 
 
 def throughput_rows(encoders: dict[str, SentenceEncoder], corpora: dict[str, list[str]],
@@ -69,11 +78,11 @@ def throughput_rows(encoders: dict[str, SentenceEncoder], corpora: dict[str, lis
         for corpus, texts in corpora.items():
             for mode, encoder in encoders.items():
                 windows, tokens = windows_and_tokens(encoder, texts)
-                seconds = timed_embed(encoder, texts, 32)
+                seconds, cpu, load = timed_embed_cpu(encoder, texts, 32)
                 lines.append(f"| {corpus} | {len(texts):,} | {mode} | {n_threads} | "
                              f"{windows / len(texts):.2f} | {tokens / len(texts):.0f} | "
-                             f"{seconds:.1f} | **{len(texts) / seconds:,.0f}** | "
-                             f"{tokens / seconds:,.0f} |")
+                             f"{seconds:.1f} | {cpu:.1f} | {load:.1f} | "
+                             f"**{len(texts) / seconds:,.0f}** | {tokens / seconds:,.0f} |")
                 print(lines[-1], flush=True)
     return lines
 
@@ -87,29 +96,31 @@ def batch_rows(encoder: SentenceEncoder, corpora: dict[str, list[str]]) -> list[
     return lines
 
 
-def whole_corpus(encoder: SentenceEncoder, texts: list[str]) -> tuple[float, float]:
-    """Seconds of ``embed_documents`` over ``texts`` with a cold, then a warm cache."""
+def whole_corpus(encoder: SentenceEncoder, texts: list[str]) -> tuple[float, ...]:
+    """Wall and CPU seconds of ``embed_documents`` over ``texts`` with a cold cache, the load
+    average after it, and the wall seconds with the cache warm."""
     with tempfile.TemporaryDirectory() as root:
         cache = EmbeddingCache(encoder.identity, root)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         cold = embed_documents(encoder, texts, cache=cache)
-        middle = time.perf_counter()
+        middle, cpu, load = time.perf_counter(), time.process_time() - cpu, os.getloadavg()[0]
         warm = embed_documents(encoder, texts, cache=cache)
         end = time.perf_counter()
     assert np.array_equal(cold, warm)
-    return middle - start, end - middle
+    return middle - start, cpu, load, end - middle
 
 
 def report(args: argparse.Namespace, load_s: float, lines: list[str], batches: list[str],
-           whole: tuple[float, float] | None, n_whole: int, encoder: SentenceEncoder) -> str:
+           whole: tuple[float, ...] | None, n_whole: int, encoder: SentenceEncoder) -> str:
     top = max(args.threads)
     identity = encoder.identity
     last = [] if whole is None else [
         "",
         f"The whole subjectivity corpus ({n_whole:,} sentences) through `embed_documents` at "
         f"{top} thread(s), truncate: **{whole[0]:.1f} s with a cold cache** (embedded and "
-        f"stored, {n_whole / whole[0]:,.0f} documents/s), {whole[1]:.2f} s with a warm one "
-        "(every vector read back from the cache and checked).",
+        f"stored, {n_whole / whole[0]:,.0f} documents/s; {whole[1]:.1f} CPU s; load average "
+        f"{whole[2]:.1f} after it), {whole[3]:.2f} s with a warm one (every vector read back "
+        "from the cache and checked).",
     ]
     return "\n".join([
         "## Sentence-encoder throughput (CPU)", "",
@@ -119,13 +130,16 @@ def report(args: argparse.Namespace, load_s: float, lines: list[str], batches: l
         f"normalised, budget {identity.max_length} tokens, chunks mode: at most "
         f"{identity.max_chunks} windows), loaded in {load_s:.1f} s (transformers' import and "
         "the files' digest included). Documents/s of `SentenceEncoder.embed` without a cache, "
-        "batches of 32 length-sorted windows, one timed run a row after a warm-up batch "
-        "(the machine is shared with other developers' jobs: compare within the table). "
+        "batches of 32 length-sorted windows, one timed run a row after a warm-up batch. "
+        "The machine is shared with other developers' jobs: \"CPU s\" is this process's CPU "
+        "time and \"load\" the 1-minute load average after the row; on 2 cores, a load "
+        "above 2 means the torch threads waited for each other (2 threads then run slower "
+        "than 1). "
         "Short: a sample of subjectivity sentences, all within the budget, so `chunks` equals "
         "`truncate` there and is not run; long: a sample of Ohsumed abstracts.", "",
-        "| documents | n | mode | threads | windows/doc | tokens/doc | s | documents/s "
-        "| tokens/s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| documents | n | mode | threads | windows/doc | tokens/doc | s | CPU s | load "
+        "| documents/s | tokens/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         *lines, "",
         f"Batch size (windows a forward pass), documents/s at {top} thread(s), truncate:", "",
         "| documents | " + " | ".join(f"batch {b}" for b in BATCH_SIZES) + " |",
