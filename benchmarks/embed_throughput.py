@@ -82,7 +82,8 @@ def throughput_rows(encoders: dict[str, SentenceEncoder], corpora: dict[str, lis
                 lines.append(f"| {corpus} | {len(texts):,} | {mode} | {n_threads} | "
                              f"{windows / len(texts):.2f} | {tokens / len(texts):.0f} | "
                              f"{seconds:.1f} | {cpu:.1f} | {load:.1f} | "
-                             f"**{len(texts) / seconds:,.0f}** | {tokens / seconds:,.0f} |")
+                             f"**{len(texts) / seconds:,.0f}** | {len(texts) / cpu:,.0f} | "
+                             f"{tokens / seconds:,.0f} |")
                 print(lines[-1], flush=True)
     return lines
 
@@ -134,12 +135,12 @@ def report(args: argparse.Namespace, load_s: float, lines: list[str], batches: l
         "The machine is shared with other developers' jobs: \"CPU s\" is this process's CPU "
         "time and \"load\" the 1-minute load average after the row; on 2 cores, a load "
         "above 2 means the torch threads waited for each other (2 threads then run slower "
-        "than 1). "
+        "than 1), and at 1 thread documents per CPU second is about what an idle core gives. "
         "Short: a sample of subjectivity sentences, all within the budget, so `chunks` equals "
         "`truncate` there and is not run; long: a sample of Ohsumed abstracts.", "",
         "| documents | n | mode | threads | windows/doc | tokens/doc | s | CPU s | load "
-        "| documents/s | tokens/s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| documents/s | documents/CPU s | tokens/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *lines, "",
         f"Batch size (windows a forward pass), documents/s at {top} thread(s), truncate:", "",
         "| documents | " + " | ".join(f"batch {b}" for b in BATCH_SIZES) + " |",
