@@ -6,10 +6,11 @@ of them beyond a 256-token budget), in ``truncate`` and ``chunks`` mode, at each
 ``--threads``; then the batch size at the largest thread count; then the whole subjectivity
 corpus through :func:`gfbgcn.text.encoder.embed_documents` with a cold cache (everything
 embedded and stored) and a warm one (everything read back), the figure the time target of an
-``--auto`` search with an encoder depends on.  One timed run a row after a warm-up batch, in
-one process: the machine is shared, so the load average is in the section.
+``--auto`` search with an encoder depends on.  Medians of ``--repeats`` timed runs a row after
+a warm-up batch, in one process: the machine is shared, so each row gives its CPU seconds and
+the load average.
 
-    python benchmarks/embed_throughput.py --model PATH [--threads 1 2] [--short 1000] [--long 300]
+    python benchmarks/embed_throughput.py --model PATH [--threads 1 2] [--short 1000] [--long 200]
 
 ``--model`` defaults to ``models/all-MiniLM-L6-v2`` beside the data root (``$GFBGCN_DATA``).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -55,30 +57,30 @@ def windows_and_tokens(encoder: SentenceEncoder, texts: list[str]) -> tuple[int,
     return len(windows), sum(map(len, windows))
 
 
-def timed_embed(encoder: SentenceEncoder, texts: list[str], batch_size: int) -> float:
-    """Wall seconds of embedding ``texts`` (after a warm-up batch)."""
-    return timed_embed_cpu(encoder, texts, batch_size)[0]
-
-
-def timed_embed_cpu(encoder: SentenceEncoder, texts: list[str], batch_size: int
-                    ) -> tuple[float, float, float]:
-    """Wall and CPU seconds of embedding ``texts`` (after a warm-up batch), and the 1-minute
-    load average after it."""
+def timed_embed(encoder: SentenceEncoder, texts: list[str], batch_size: int, repeats: int
+                ) -> tuple[float, float, float]:
+    """Median wall and CPU seconds of embedding ``texts`` over ``repeats`` runs after a
+    warm-up batch, and the highest 1-minute load average seen after a run."""
     encoder.embed(texts[:batch_size], batch_size=batch_size)
-    start, cpu = time.perf_counter(), time.process_time()
-    encoder.embed(texts, batch_size=batch_size)
-    return time.perf_counter() - start, time.process_time() - cpu, os.getloadavg()[0]
+    walls, cpus, loads = [], [], []
+    for _ in range(repeats):
+        start, cpu = time.perf_counter(), time.process_time()
+        encoder.embed(texts, batch_size=batch_size)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+        loads.append(os.getloadavg()[0])
+    return statistics.median(walls), statistics.median(cpus), max(loads)
 
 
 def throughput_rows(encoders: dict[str, SentenceEncoder], corpora: dict[str, list[str]],
-                    threads: list[int]) -> list[str]:
+                    threads: list[int], repeats: int) -> list[str]:
     lines = []
     for n_threads in threads:
         torch.set_num_threads(n_threads)
         for corpus, texts in corpora.items():
             for mode, encoder in encoders.items():
                 windows, tokens = windows_and_tokens(encoder, texts)
-                seconds, cpu, load = timed_embed_cpu(encoder, texts, 32)
+                seconds, cpu, load = timed_embed(encoder, texts, 32, repeats)
                 lines.append(f"| {corpus} | {len(texts):,} | {mode} | {n_threads} | "
                              f"{windows / len(texts):.2f} | {tokens / len(texts):.0f} | "
                              f"{seconds:.1f} | {cpu:.1f} | {load:.1f} | "
@@ -88,10 +90,12 @@ def throughput_rows(encoders: dict[str, SentenceEncoder], corpora: dict[str, lis
     return lines
 
 
-def batch_rows(encoder: SentenceEncoder, corpora: dict[str, list[str]]) -> list[str]:
+def batch_rows(encoder: SentenceEncoder, corpora: dict[str, list[str]], repeats: int
+               ) -> list[str]:
     lines = []
     for corpus, texts in corpora.items():
-        cells = [f"{len(texts) / timed_embed(encoder, texts, b):,.0f}" for b in BATCH_SIZES]
+        cells = [f"{len(texts) / timed_embed(encoder, texts, b, repeats)[0]:,.0f}"
+                 for b in BATCH_SIZES]
         lines.append(f"| {corpus} | {' | '.join(cells)} |")
         print(lines[-1], flush=True)
     return lines
@@ -131,7 +135,8 @@ def report(args: argparse.Namespace, load_s: float, lines: list[str], batches: l
         f"normalised, budget {identity.max_length} tokens, chunks mode: at most "
         f"{identity.max_chunks} windows), loaded in {load_s:.1f} s (transformers' import and "
         "the files' digest included). Documents/s of `SentenceEncoder.embed` without a cache, "
-        "batches of 32 length-sorted windows, one timed run a row after a warm-up batch. "
+        f"batches of 32 length-sorted windows, median of {args.repeats} timed runs a row after "
+        "a warm-up batch. "
         "The machine is shared with other developers' jobs: \"CPU s\" is this process's CPU "
         "time and \"load\" the 1-minute load average after the row; on 2 cores, a load "
         "above 2 means the torch threads waited for each other (2 threads then run slower "
@@ -142,7 +147,8 @@ def report(args: argparse.Namespace, load_s: float, lines: list[str], batches: l
         "| documents/s | documents/CPU s | tokens/s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *lines, "",
-        f"Batch size (windows a forward pass), documents/s at {top} thread(s), truncate:", "",
+        f"Batch size (windows a forward pass), documents/s at {top} thread(s), truncate "
+        "(medians as above):", "",
         "| documents | " + " | ".join(f"batch {b}" for b in BATCH_SIZES) + " |",
         "|---|" + "---|" * len(BATCH_SIZES),
         *batches, *last,
@@ -154,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default=str(data_root(None).parent / "models" / "all-MiniLM-L6-v2"))
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--short", type=int, default=1000, help="subjectivity sentences a row")
-    p.add_argument("--long", type=int, default=300, help="Ohsumed documents a row")
+    p.add_argument("--long", type=int, default=200, help="Ohsumed documents a row")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs a row (median)")
     p.add_argument("--no-whole", action="store_true", help="skip the whole-corpus run")
     p.add_argument("--no-write", action="store_true", help="print only")
     args = p.parse_args(argv)
@@ -166,10 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     subjectivity = load_corpus(dataset_arg("subjectivity")).texts
     short, long = sample(subjectivity, args.short), sample(load_corpus("ohsumed").texts, args.long)
     lines = throughput_rows({"truncate": truncate}, {"short (subjectivity)": short},
-                            args.threads)
-    lines += throughput_rows(encoders, {"long (Ohsumed)": long}, args.threads)
+                            args.threads, args.repeats)
+    lines += throughput_rows(encoders, {"long (Ohsumed)": long}, args.threads, args.repeats)
     torch.set_num_threads(max(args.threads))
-    batches = batch_rows(truncate, {"short (subjectivity)": short, "long (Ohsumed)": long})
+    batches = batch_rows(truncate, {"short (subjectivity)": short, "long (Ohsumed)": long},
+                         args.repeats)
     whole = None if args.no_whole else whole_corpus(truncate, list(subjectivity))
     body = report(args, load_s, lines, batches, whole, len(subjectivity), truncate)
     print(body)
