@@ -38,8 +38,8 @@ COMMAND_LINE_ONLY = ("argparse",)
 LONG_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 #: The text sub-packages from the bottom up: each imports only those before it.
-TEXT_LADDER = ("params", "corpus", "tokenize", "graph", "linear", "train", "predict", "search",
-               "estimator")
+TEXT_LADDER = ("params", "corpus", "tokenize", "encoder", "graph", "linear", "train", "predict",
+               "search", "estimator")
 
 
 def _modules() -> dict[str, Path]:

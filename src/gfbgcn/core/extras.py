@@ -8,7 +8,7 @@
     # error: gfbgcn figures pooling needs matplotlib: pip install 'gfbgcn[figures]'
 
 The extras (``pyproject.toml``): ``entity`` (rdflib), ``figures`` (matplotlib), ``embeddings``
-(wordllama) and ``all`` (every one of them).
+(wordllama), ``encoders`` (transformers) and ``all`` (every one of them).
 """
 
 from __future__ import annotations
