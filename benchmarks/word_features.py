@@ -1,8 +1,8 @@
 """Cost of ``--features wordllama``: embedding a vocabulary, and the training epoch against
 one-hot input.
 
-1. :func:`gfbgcn.text.train.features.word_vectors` on the ``--words`` most frequent distinct tokens
-   of the 20NG corpus (``textgcn`` tokenizer): loading WordLlama from its wheel, then one
+1. :func:`gfbgcn.text.train.features.wordllama.word_vectors` on the ``--words`` most frequent
+   distinct tokens of the 20NG corpus (``textgcn`` tokenizer): loading WordLlama from its wheel, then one
    vector per word (median of ``--repeats``);
 2. the median training epoch of ``--models`` on ``--dataset`` with one-hot input and with
    WordLlama features (``Â (W1 + F W2)``: one more ``[N, 256] x [256, 200]`` product per
@@ -24,8 +24,9 @@ from _report import command_line, machine_line, median_seconds, update_section
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.tokenize.clean import textgcn_tokenize
-from gfbgcn.text.train import features
 from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.features import wordllama as features
+from gfbgcn.text.train.features.inputs import node_features
 from gfbgcn.text.train.run import train_text
 
 
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load {load:.2f} s; {len(words):,} words in {embed:.2f} s", flush=True)
 
     graph = build_text_graph(load_benchmark(args.dataset))
-    node = median_seconds(lambda: features.node_features(graph, "wordllama"), args.repeats)
+    node = median_seconds(lambda: node_features(graph, "wordllama"), args.repeats)
     rows = []
     for model in args.models:
         per = {}

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 
 def load(path: str | os.PathLike[str], *, tokenizer: Tokenizer | None = None,
-         self_embedding: str | None = None, device: str | torch.device | None = None
-         ) -> InductiveTextGCN | CombinedPredictor:
+         self_embedding: str | None = None, device: str | torch.device | None = None,
+         encoder: str | None = None) -> InductiveTextGCN | CombinedPredictor:
     """Load a model saved by ``gfbgcn train ... --save PATH`` or ``TextGCNClassifier.save``;
     see :mod:`gfbgcn.text.predict.saved`.
 
@@ -48,12 +48,13 @@ def load(path: str | os.PathLike[str], *, tokenizer: Tokenizer | None = None,
 
     ``tokenizer``: the callable a model trained with a custom tokenizer needs again;
     ``self_embedding``: ``"zero"`` or ``"mean"``, a new document's own layer-1 embedding
-    (default: as saved).
+    (default: as saved); ``encoder``: where the sentence encoder of a model trained with one
+    is now, when it is no longer where it was trained (the same files: checked).
     """
     from gfbgcn.text.predict.saved import load_model
 
     return load_model(Path(path), tokenizer=tokenizer, self_embedding=self_embedding,
-                      device=device)
+                      device=device, encoder=encoder)
 
 
 def load_benchmark_texts_and_labels(

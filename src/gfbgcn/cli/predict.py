@@ -47,6 +47,9 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
+    parser.add_argument("--encoder", default=None, metavar="MODEL",
+                        help="where the sentence encoder of a model trained with one is now, "
+                        "when it has moved (the same files: checked; default: where it was)")
     add_parameter_arguments(parser, ("device",))  # the classifier's, as for train
 
 
@@ -59,7 +62,7 @@ def predict(args: argparse.Namespace) -> int:
         raise OptionError("give --text and/or --input")
     output = _output(args)  # before any work: the input is read once (it may be a pipe)
     model, config = load_model_and_config(args.model_dir, self_embedding=args.self_embedding,
-                                          device=device)
+                                          device=device, encoder=args.encoder)
     sep = config["labels"].get("separator") or "|"
     docs = list(args.text)
     if args.input is not None:

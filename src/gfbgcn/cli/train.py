@@ -107,6 +107,10 @@ def _reporter(speak: bool) -> Callable[[str, Any], None]:
             _print_graph(value)
         elif event == "batching":
             print(f"batching: {value.describe()}; --batch-size N or 0 sets it")
+        elif event == "embeddings":
+            print(f"encoder {value.identity['name']}: {len(value.embeddings):,} documents, "
+                  f"{value.dim}-d embeddings ({value.seconds:.1f} s, cached embeddings "
+                  "reused)")
         elif event == "labels":
             targets, names = value
             print(f"multi-label: {len(names)} labels, "

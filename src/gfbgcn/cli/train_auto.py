@@ -26,7 +26,7 @@ def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
         return
     acc, f1 = test["accuracy"], test["macro_f1"]
     bacc, bf1 = b.test["accuracy"], b.test["macro_f1"]
-    print(f"baseline {BASELINE_NAME} ({b.model.description}): test accuracy {bacc:.4f} | "
+    print(f"baseline {baseline_name(b)} ({b.model.description}): test accuracy {bacc:.4f} | "
           f"macro F1 {bf1:.4f}   [{name}: {acc:.4f} | {f1:.4f}]")
     if bacc > acc:
         print(f"note: the linear baseline beats {name} on this corpus by "
@@ -47,6 +47,13 @@ def _print_beside_multi_label(name: str, test: dict[str, Any], b: BaselineResult
 
 #: How the baseline is named in printed lines.
 BASELINE_NAME = "word+char n-gram TF-IDF + linear"
+
+
+def baseline_name(b: BaselineResult) -> str:
+    """The baseline's name in printed lines: its features (with an encoder's embeddings
+    beside the n-grams, it says so) and a linear classifier."""
+    return BASELINE_NAME.replace("TF-IDF", "TF-IDF + encoder embeddings") \
+        if b.model.uses_encoder else BASELINE_NAME
 
 
 def _searched(auto) -> str:

@@ -41,20 +41,19 @@ def test_write_run_needs_the_training_state(tmp_path):
 
 
 def test_chosen_combination_needs_a_chosen_combination():
-    """The baseline and graph weight of a chosen combination (weight 0: the baseline alone);
-    a search that chose a graph model alone has none."""
-    baseline = object()
-    combined = SimpleNamespace(baseline=baseline,
-                               chosen=SimpleNamespace(predictor="graph+linear", weight=0.4))
-    assert chosen_combination(combined) == (baseline, 0.4)
-    alone = SimpleNamespace(baseline=baseline,
-                            chosen=SimpleNamespace(predictor="linear", weight=0.0))
-    assert chosen_combination(alone) == (baseline, 0.0)
-    graph = SimpleNamespace(baseline=baseline,
-                            chosen=SimpleNamespace(predictor="graph", weight=None))
+    """The linear model and graph weight of a chosen combination (weight 0: the linear model
+    alone), the one the candidate names among the search's linear models; a search that chose
+    a graph model alone has none."""
+    from gfbgcn.text.search.candidates import AutoResult
+
+    linears = [object(), object()]
+
+    def search(predictor: str, weight: float | None, index: int | None) -> AutoResult:
+        chosen = SimpleNamespace(predictor=predictor, weight=weight, linear_index=index)
+        return AutoResult(candidates=[], chosen=chosen, result=None, graph=None,  # type: ignore
+                          baseline=linears[0], seconds=0.0, linears=linears)
+
+    assert chosen_combination(search("graph+linear", 0.4, 1)) == (linears[1], 0.4)
+    assert chosen_combination(search("linear", 0.0, 0)) == (linears[0], 0.0)
     with pytest.raises(ValueError, match="chose a graph predictor, not a combination"):
-        chosen_combination(graph)
-    no_baseline = SimpleNamespace(baseline=None, chosen=SimpleNamespace(predictor="graph",
-                                                                        weight=None))
-    with pytest.raises(ValueError, match="not a combination"):
-        chosen_combination(no_baseline)
+        chosen_combination(search("graph", None, None))

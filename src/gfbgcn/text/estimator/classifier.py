@@ -19,6 +19,7 @@ from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_
 from gfbgcn.text.estimator.fitting import (
     chosen_batching,
     doc_input_for,
+    embed_corpus,
     fit_baseline,
     multi_label_predictor,
     multi_label_targets,
@@ -41,6 +42,7 @@ from gfbgcn.text.train.batching import Batching
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainResult
 from gfbgcn.text.train.distributed import torchrun_group
+from gfbgcn.text.train.features.encoder import CorpusEmbeddings
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
 Report = Callable[[str, Any], None]  # fit_corpus's report(event, value)
@@ -206,8 +208,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         ``result_.test`` holds their metrics; with ``baseline``, ``baseline_`` is fitted on
         the same split.  ``graph``: the corpus's graph, built with these
         settings, when already at hand (not with ``auto``, which builds its own).
-        ``report(event, value)``: told of the steps as they happen, ``("graph", TextGraph)``,
-        ``("batching", Batching)``, ``("labels", (Y, label names))`` (multi-label).
+        ``report(event, value)``: told of the steps as they happen, ``("embeddings",
+        CorpusEmbeddings)`` (with an ``encoder``), ``("graph", TextGraph)``, ``("batching",
+        Batching)``, ``("labels", (Y, label names))`` (multi-label).
         ``settings``: this classifier's :meth:`resolve_settings` for ``corpus``, where the caller
         has already made them (``gfbgcn train`` does, so that a bad option fails before the
         corpus is read); otherwise they are made here."""
@@ -239,10 +242,14 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("settings were resolved for another kind of corpus "
                              f"(benchmark={settings.benchmark}): resolve them for this one")
         self.baseline_ = self.batching_ = auto = None
+        embeddings = None if settings.encoder is None else embed_corpus(
+            settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
+        if embeddings is not None:
+            report("embeddings", embeddings)
         if self.auto:
             if graph is not None:
                 raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, settings)
+            auto = self._search(corpus, settings, embeddings)
             graph, result, label_names = auto.graph, auto.result, None
         else:
             with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
@@ -250,15 +257,16 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                     graph = shared_graph(lambda: settings.build_graph(corpus))
                 check_has_words(graph.num_words, graph.config.min_freq)
                 report("graph", graph)
-                result, labels = self._train(corpus, graph, settings, report)
+                result, labels = self._train(corpus, graph, settings, report, embeddings)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
-                                              self.baseline_class_weight, labels)
+                                              self.baseline_class_weight, labels, embeddings)
         self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names)
         return graph
 
-    def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report
+    def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
+               embeddings: CorpusEmbeddings | None = None
                ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
         and a multi-label run's ``(targets [D, L], label names)``."""
@@ -273,10 +281,12 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         result = training.train_text(graph, config, progress=bool(self.verbose),
                                      multilabel_targets=None if labels is None else labels[0],
                                      device=settings.device,
-                                     doc_input=doc_input_for(config, corpus, graph))
+                                     doc_input=doc_input_for(config, corpus, graph,
+                                                             embeddings))
         return result, labels
 
-    def _search(self, corpus: Corpus, settings: FitSettings) -> AutoResult:
+    def _search(self, corpus: Corpus, settings: FitSettings,
+                embeddings: CorpusEmbeddings | None) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
         graph_config = settings.graph_config(len(corpus))
         budget = settings.budget  # its clock starts now, with the search
@@ -286,7 +296,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=settings.cache,
                         log=self._log, device=settings.device, baseline=bool(self.baseline),
-                        baseline_class_weight=self.baseline_class_weight)
+                        baseline_class_weight=self.baseline_class_weight, encoder=embeddings)
 
     def _log(self, message: str) -> None:
         if self.verbose:
@@ -401,15 +411,17 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def load(cls, path: str | Path, *, device: str | None = None,
-             tokenizer: Tokenizer | None = None) -> TextGCNClassifier:
+             tokenizer: Tokenizer | None = None, encoder: str | None = None
+             ) -> TextGCNClassifier:
         """The fitted classifier saved in model directory ``path`` (by :meth:`save` or
-        ``gfbgcn train --save``); ``device``, ``tokenizer`` as for :func:`gfbgcn.load`."""
-        predictor, config, outputs = load_fitted(path, device, tokenizer)
+        ``gfbgcn train --save``); ``device``, ``tokenizer``, ``encoder`` as for
+        :func:`gfbgcn.load`."""
+        predictor, config, outputs = load_fitted(path, device, tokenizer, encoder)
         params = persist.params_from_config(config)
         known = cls().get_params()
         clf = cls(**{k: v for k, v in params.items() if k in known})
-        clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer))
-                          if v is not None})
+        clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer),
+                                            ("encoder", encoder)) if v is not None})
         clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = clf.batching_ = None
         clf._set_classes(predictor.label_names, persist.classes_from_config(config))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer

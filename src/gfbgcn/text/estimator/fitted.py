@@ -15,6 +15,7 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.combined import CombinedPredictor, write_linear
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model_and_config, save_model
+from gfbgcn.text.predict.saved_encoder import ENCODER_ENTRY, encoder_record
 from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainResult
@@ -72,15 +73,19 @@ def save_fitted(path: str | Path, predictor: InductiveTextGCN | CombinedPredicto
             parts[TRANSDUCTIVE_ENTRY] = outputs.write(staging)
         return parts
 
-    return save_model(path, graph_part, **settings, extra={ESTIMATOR_ENTRY: entry},
-                      extra_writer=write_parts)
+    record = encoder_record(predictor)  # the linear part's too
+    extra = {ESTIMATOR_ENTRY: entry, **({ENCODER_ENTRY: record} if record else {})}
+    return save_model(path, graph_part, **settings, extra=extra, extra_writer=write_parts)
 
 
-def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | None
+def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | None,
+                encoder: str | None = None
                 ) -> tuple[InductiveTextGCN | CombinedPredictor, dict[str, Any], Transductive]:
     """``(predictor, config.json, transductive outputs)`` of a model directory; outputs with no
-    rows when it has none (saved by ``gfbgcn train`` or with ``transductive=False``)."""
-    predictor, config = load_model_and_config(path, tokenizer=tokenizer, device=device)
+    rows when it has none (saved by ``gfbgcn train`` or with ``transductive=False``);
+    ``encoder``: where its sentence encoder is now (None: where it was)."""
+    predictor, config = load_model_and_config(path, tokenizer=tokenizer, device=device,
+                                              encoder=encoder)
     if predictor.multi_label:
         raise UserError(f"{path}: a multi-label model, which TextGCNClassifier does not "
                         "handle; load it with gfbgcn.load(path)")

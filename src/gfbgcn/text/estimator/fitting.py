@@ -1,11 +1,13 @@
-"""What :class:`~gfbgcn.TextGCNClassifier` does around training: the batching of
-``batch_size="auto"``, the targets and predictor of a multi-label run, and the linear baseline
-fitted beside the graph model (``baseline_``)."""
+"""What :class:`~gfbgcn.TextGCNClassifier` does around training: the corpus embedded by a
+frozen encoder (``encoder``), the batching of ``batch_size="auto"``, the targets and predictor
+of a multi-label run, and the linear baseline fitted beside the graph model (``baseline_``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,7 +17,8 @@ from gfbgcn.core.memory import release_free_memory
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph
+from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.linear.encoder import fit_ngram_encoder
 from gfbgcn.text.linear.multilabel import multilabel_baseline_for_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.train.batching import (
@@ -26,8 +29,9 @@ from gfbgcn.text.train.batching import (
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.distributed import rank_zero_first
-from gfbgcn.text.train.features import DocInput
-from gfbgcn.text.train.ngram_features import ngram_input
+from gfbgcn.text.train.features.encoder import CorpusEmbeddings, encoder_input
+from gfbgcn.text.train.features.inputs import DocInput
+from gfbgcn.text.train.features.ngrams import ngram_input
 
 
 def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
@@ -49,9 +53,44 @@ def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
                            row_budget=choice.row_budget, optimizer=choice.optimizer)
 
 
-def doc_input_for(config: TrainConfig, corpus: Corpus, graph: TextGraph) -> DocInput | None:
-    """The documents' input rows ``features="ngram"`` trains on (None for the other kinds)."""
-    return ngram_input(corpus.texts, graph) if config.features == "ngram" else None
+def doc_input_for(config: TrainConfig, corpus: Corpus, graph: TextGraph,
+                  embeddings: CorpusEmbeddings | None = None) -> DocInput | None:
+    """The documents' input rows ``features="ngram"`` or ``"encoder"`` trains on (None for the
+    other kinds)."""
+    if config.features == "ngram":
+        return ngram_input(corpus.texts, graph)
+    if config.features == "encoder":
+        assert embeddings is not None  # resolve_settings requires the encoder
+        return encoder_input(embeddings, graph)
+    return None
+
+
+def embed_corpus(encoder: str, corpus: Corpus, device: torch.device, cache: bool,
+                 progress: bool) -> CorpusEmbeddings:
+    """The documents of ``corpus`` embedded by the frozen encoder ``encoder`` (a directory or
+    a model name, loaded once here on ``device``), through the embedding cache unless
+    ``cache`` is false (:func:`gfbgcn.text.encoder.embed_documents`); the same encoder embeds
+    other texts (new documents, words) without the cache.  A directory is recorded by its
+    absolute path, so that a saved model finds it from anywhere."""
+    from gfbgcn.text.encoder import EncoderIdentity, embed_documents, load_encoder
+    from gfbgcn.text.encoder.embedder import Embedder
+
+    start = time.perf_counter()
+    model = load_encoder(encoder, device=device)
+    vectors = embed_documents(model, corpus.texts, cache=cache, progress=progress)
+    identity = model.identity.to_dict()
+    if Path(encoder).is_dir():
+        identity["name"] = str(Path(encoder).resolve())
+    embedder = Embedder(EncoderIdentity.from_dict(identity), device=device, encoder=model)
+    return CorpusEmbeddings(vectors, embedder, identity, time.perf_counter() - start)
+
+
+def with_encoder(result: BaselineResult, embeddings: CorpusEmbeddings) -> BaselineResult:
+    """``result`` whose linear model embeds new texts with the corpus's encoder, and records
+    it (a saved model keeps the record)."""
+    result.model.embed = embeddings.embed
+    result.model.encoder_identity = embeddings.identity
+    return result
 
 
 def multi_label_targets(corpus: Corpus, label_sep: str) -> tuple[np.ndarray, list[str]]:
@@ -78,21 +117,29 @@ def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
 
 def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
                  class_weight: str | None = None,
-                 multi_label: tuple[np.ndarray, list[str]] | None = None) -> BaselineResult:
+                 multi_label: tuple[np.ndarray, list[str]] | None = None,
+                 embeddings: CorpusEmbeddings | None = None) -> BaselineResult:
     """The linear n-gram baseline on the run's own train/validation/test split
     (:func:`gfbgcn.text.linear.baseline.baseline_for_graph`; ``class_weight``: the
     classifier's ``baseline_class_weight``; ``multi_label``: a multi-label run's ``(targets
     [D, L], label names)``, one linear model per label,
     :func:`gfbgcn.text.linear.multilabel.multilabel_baseline_for_graph`), after
     training's freed memory has gone back to the system (its peak then adds to what training
-    holds only)."""
+    holds only).  With ``embeddings`` (single-label), the baseline with the encoder's
+    embeddings beside its n-grams (:func:`gfbgcn.text.linear.encoder.fit_ngram_encoder`)."""
     release_free_memory()
     if multi_label is not None:
         result = multilabel_baseline_for_graph(corpus, graph, *multi_label, config.val_ratio,
                                                config.seed, class_weight=class_weight)
     else:
         result = baseline_for_graph(corpus, graph, config.val_ratio, config.seed,
-                                    class_weight=class_weight)
+                                    class_weight=class_weight,
+                                    keep_features=embeddings is not None)
+        if embeddings is not None:
+            split = graph_split(graph, config.val_ratio, config.seed)
+            result = with_encoder(fit_ngram_encoder(
+                result, embeddings.embeddings, graph.labels, split["train"], split["val"],
+                split["test"], config.seed, class_weight=class_weight), embeddings)
     release_free_memory()
     return result
 

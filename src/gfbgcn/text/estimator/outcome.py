@@ -27,17 +27,30 @@ MULTI_LABEL_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, sm
                       "per block) + one logistic regression per label, its C and one decision "
                       "threshold chosen on validation by micro F1, refitted on the whole "
                       "training split (scikit-learn)")
-UNIGRAM_METHOD = ("TF-IDF (sublinear tf, smoothed idf, L2) + multinomial logistic regression "
-                  "(scikit-learn), C chosen on validation")
+ENCODER_HEAD_METHOD = ("a frozen sentence encoder's document embeddings + logistic regression, "
+                       "its C chosen on validation, refitted on the whole training split, "
+                       "temperature-calibrated probabilities (scikit-learn)")
+STACKED_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoothed idf, L2 per "
+                  "block) with a frozen sentence encoder's document embeddings beside them, in "
+                  "one linear SVM, its C and the embeddings' scale chosen on validation, "
+                  "refitted on the whole training split, temperature-calibrated probabilities "
+                  "(scikit-learn)")
+
+
+def linear_method(b: BaselineResult) -> str:
+    """How a linear model was made, in words (``metrics.json``)."""
+    if b.threshold is not None:
+        return MULTI_LABEL_METHOD
+    if not b.model.uses_encoder:
+        return BASELINE_METHOD
+    return ENCODER_HEAD_METHOD if b.model.ngrams is None else STACKED_METHOD
 
 
 def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
     """The ``baseline`` object of ``metrics.json``: ``test``/``val`` with the graph model's keys,
     the chosen classifier, its class weighting and the validation grid (multi-label: and the
     decision threshold)."""
-    method = BASELINE_METHOD if b.model.ngrams is not None else UNIGRAM_METHOD
-    if b.threshold is not None:
-        method = MULTI_LABEL_METHOD
+    method = linear_method(b)
     return {"test": b.test, "val": b.val, "classifier": b.model.description,
             "kind": b.model.kind, "params": b.model.params, "temperature": b.model.temperature,
             "class_weight": b.class_weight, "val_grid": b.grid, "seconds": b.seconds,
@@ -46,12 +59,13 @@ def baseline_metrics(b: BaselineResult) -> dict[str, Any]:
 
 
 def chosen_combination(auto: AutoResult) -> tuple[BaselineResult, float]:
-    """``(baseline, graph weight)`` of the combined predictor ``auto`` chose (the baseline
-    alone is graph weight 0); a ``ValueError`` when it chose a graph model alone."""
-    if auto.baseline is None or auto.chosen.weight is None:
+    """``(linear model, graph weight)`` of the combined predictor ``auto`` chose (a linear
+    model alone is graph weight 0); a ``ValueError`` when it chose a graph model alone."""
+    linear = auto.linear_of(auto.chosen)
+    if linear is None or auto.chosen.weight is None:
         raise ValueError(f"the search chose a {auto.chosen.predictor} predictor, not a "
-                         "combination with the baseline")
-    return auto.baseline, auto.chosen.weight
+                         "combination with a linear model")
+    return linear, auto.chosen.weight
 
 
 def transductive_outputs(corpus: Corpus, result: TrainResult, auto: AutoResult | None

@@ -120,6 +120,9 @@ class LinearTextModel:
     encoder_scale: float = 0.0
     embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False,
                                                             compare=False)
+    #: the encoder's record (:meth:`gfbgcn.text.encoder.EncoderIdentity.to_dict`) where the
+    #: model uses one: a saved model keeps it in its ``config.json``, not in ``linear.json``
+    encoder_identity: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.ngrams is None and self.encoder_scale <= 0:
@@ -400,8 +403,8 @@ def graph_split(graph, val_ratio: float, seed: int) -> dict[str, np.ndarray]:
 
 
 def baseline_for_graph(corpus, graph, val_ratio: float, seed: int,
-                       class_weight: str | None = None, keep_counts: bool = False
-                       ) -> BaselineResult:
+                       class_weight: str | None = None, keep_counts: bool = False,
+                       keep_features: bool = False) -> BaselineResult:
     """The baseline on the same train/validation/test documents as a graph model trained on
     ``graph`` with ``val_ratio`` and ``seed``.
 
@@ -409,9 +412,10 @@ def baseline_for_graph(corpus, graph, val_ratio: float, seed: int,
         corpus: the corpus the graph was built from (its ``texts``).
         graph: the :class:`TextGraph` (labels, label names, tokenizer name, the split).
         val_ratio, seed: the graph model's validation split and seed.
-        class_weight, keep_counts: see :func:`fit_baseline`.
+        class_weight, keep_counts, keep_features: see :func:`fit_baseline`.
     """
     idx = graph_split(graph, val_ratio, seed)
     return fit_baseline(corpus.texts, graph.labels, graph.label_names, idx["train"], idx["val"],
                         idx["test"], graph.tokenizer, seed,
-                        class_weight=class_weight, keep_counts=keep_counts)
+                        class_weight=class_weight, keep_counts=keep_counts,
+                        keep_features=keep_features)

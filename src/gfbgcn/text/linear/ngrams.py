@@ -81,7 +81,7 @@ class FittedCounts:
     ``blocks`` (one ``[len(rows), V_b]`` matrix per block) are the counts of the documents
     ``rows`` (indices into the corpus), in that order; ``featuriser`` was fitted on exactly them.
     The baseline keeps them for the search's n-gram input features
-    (:func:`gfbgcn.text.train.ngram_features.fit_input_ngrams`), which fits the same vocabulary
+    (:func:`gfbgcn.text.train.features.ngrams.fit_input_ngrams`), which fits the same vocabulary
     on the same documents.
     """
 

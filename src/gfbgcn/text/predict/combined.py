@@ -150,10 +150,12 @@ def write_linear(path: str | Path, linear: LinearTextModel, weight: float) -> di
 
 
 def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
-                  error: type[Exception]) -> CombinedPredictor:
+                  error: type[Exception], encoder_dim: int = 0) -> CombinedPredictor:
     """The combined predictor of a model directory whose ``config.json`` has ``entry`` (its
     fields checked by the schema, :mod:`gfbgcn.text.predict.model_schema`); problems raise
-    ``error`` (the loader's one-line error type) naming the file."""
+    ``error`` (the loader's one-line error type) naming the file.  ``encoder_dim``: the width
+    of the directory's encoder (0: none), the columns a linear part that uses it has beside
+    its n-grams (its embedding function is attached afterwards)."""
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
@@ -181,9 +183,13 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
         linear = LinearTextModel.from_tensors(arrays, meta)
     except (ValueError, KeyError, TypeError) as err:
         raise error(f"{path / LINEAR_META}: unreadable linear model ({err})") from err
+    if linear.uses_encoder and not encoder_dim:
+        raise error(f"{path / LINEAR_META}: the linear part uses an encoder, but the model "
+                    "records none")
     v, c = len(linear.idf), len(linear.label_names)
-    if linear.coef.shape != (c, v) or linear.idf.shape != (v,) or linear.intercept.shape != (c,):
-        raise error(f"{path}: linear model shapes do not match its features ({v}) and "
+    width = v + (encoder_dim if linear.uses_encoder else 0)
+    if linear.coef.shape != (c, width) or linear.intercept.shape != (c,):
+        raise error(f"{path}: linear model shapes do not match its features ({width}) and "
                     f"classes ({c})")
     try:
         return CombinedPredictor(graph, linear, float(entry["weight"]))

@@ -30,8 +30,10 @@ Everything is batched: a sparse ``[B, V]`` document-word matrix times dense word
 With input features (``X = [I | F]``, :mod:`gfbgcn.text.train.features`) the word tables
 hold the words' rows of ``W1 + F W2``, and ``e_d`` gains ``F_d W2``: ``F_d`` the new document's
 TF-IDF-weighted mean of its known words' vectors
-(:class:`~gfbgcn.text.train.features.WordFeatures`), or its n-gram TF-IDF row from the saved
-vocabulary and IDF (:class:`~gfbgcn.text.train.ngram_features.NgramDocFeatures`).
+(:class:`~gfbgcn.text.train.features.wordllama.WordFeatures`), its n-gram TF-IDF row from the
+saved vocabulary and IDF (:class:`~gfbgcn.text.train.features.ngrams.NgramDocFeatures`), or its
+embedding by the model's encoder (:class:`~gfbgcn.text.train.features.encoder.
+EncoderDocFeatures`).
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ from gfbgcn.text.tokenize.clean import (
 )
 from gfbgcn.text.tokenize.preprocess import TokenizedCorpus, preprocess
 from gfbgcn.text.tokenize.registry import resolve_tokenizer
+from gfbgcn.text.train.features import InputFeatures, input_features
 from gfbgcn.text.train.minibatch import exact_hidden, released_adjacency
-from gfbgcn.text.train.ngram_features import InputFeatures, input_features
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +150,7 @@ class InductiveTextGCN:
     multi_label: bool = False
     threshold: float = 0.5
     self_embedding: str = "zero"
-    features: InputFeatures | None = None  # input features (text/train/features.py)
+    features: InputFeatures | None = None  # input features (text/train/features/)
 
     def __post_init__(self) -> None:
         if self.self_embedding not in SELF_EMBEDDINGS:

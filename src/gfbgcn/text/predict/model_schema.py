@@ -86,6 +86,8 @@ SCHEMA: Schema = {
     "sha256": file_digests(WEIGHTS, VOCAB),
     "config_sha256": sha256_hex,
     "combined": optional(_OBJECT, null=False),
+    # the sentence encoder (gfbgcn.text.predict.saved_encoder checks its fields on load)
+    "encoder": optional(_OBJECT, null=False),
     "combined.weight": finite(0.0, 1.0),  # required inside a combined entry
     "combined.sha256": file_digests("linear.safetensors", "linear.json"),
     # the classifier's parameters and classes (gfbgcn.text.estimator.persist)

@@ -14,7 +14,7 @@ A model directory holds three files:
   which features (``features``; absent or ``onehot``: identity only).  With n-gram document
   features (``ngram``) ``feature_w2`` and the n-grams' IDF (``feature_idf``) are kept, and
   ``config.json``'s ``features`` holds the n-gram vocabularies
-  (:class:`~gfbgcn.text.train.ngram_features.NgramDocFeatures`).
+  (:class:`~gfbgcn.text.train.features.ngrams.NgramDocFeatures`).
 * ``vocab.json``: the vocabulary (word ``i`` is row ``i`` of every word table).
 * ``config.json``, written last: format version, model and graph settings, tokenizer name,
   label names, multi-label settings, package versions, a hash of the training data
@@ -72,10 +72,16 @@ from gfbgcn.text.predict.model_schema import (
     VOCAB,
     WEIGHTS,
 )
+from gfbgcn.text.predict.saved_encoder import (
+    ENCODER_ENTRY,
+    attach_encoder,
+    encoder_record,
+    load_saved_encoder,
+)
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.tokenize.registry import resolve_tokenizer, tokenizer_from_name
+from gfbgcn.text.train.features import saved_features
 from gfbgcn.text.train.models import make_second_layer
-from gfbgcn.text.train.ngram_features import saved_features
 
 
 def save_model(
@@ -127,8 +133,11 @@ def _write_files(out: Path, predictor: InductiveTextGCN, settings: dict[str, Any
     }
     for name, value in predictor.conv2.state_dict().items():
         tensors[f"conv2.{name}"] = value
-    if predictor.features is not None:  # pretrained input features (text/train/features.py)
+    if predictor.features is not None:  # pretrained input features (text/train/features/)
         tensors.update(predictor.features.tensors())
+    record = encoder_record(predictor)
+    if record is not None:
+        settings = {ENCODER_ENTRY: record, **settings}
     # on the host, whatever device the model is on: a saved model loads on any device
     tensors = {k: v.detach().cpu().contiguous().clone() for k, v in tensors.items()}
     atomic_write(out / WEIGHTS, lambda tmp: save_file(tensors, str(tmp)))
@@ -175,16 +184,19 @@ def load_model(
     tokenizer: Tokenizer | None = None,
     self_embedding: str | None = None,
     device: str | torch.device | None = None,
+    encoder: str | None = None,
 ) -> InductiveTextGCN | CombinedPredictor:
     """Load a model directory written by :func:`save_model` (``gfbgcn train --save``).
 
     The tensors are read on the CPU and then moved to ``device`` (``auto``, the default: the
     first CUDA GPU if torch sees one, else the CPU; or ``cpu``, ``cuda``, ``cuda:N``), so a
     model saved on any device loads on any other.  A combined model (graph + TF-IDF/LR, see
-    :mod:`gfbgcn.text.predict.combined`) keeps its linear part on the CPU.
+    :mod:`gfbgcn.text.predict.combined`) keeps its linear part on the CPU.  A model that uses a
+    sentence encoder loads it from where it was (or from ``encoder``: the same files elsewhere)
+    and checks it is the same (:mod:`gfbgcn.text.predict.saved_encoder`).
     """
     return load_model_and_config(path, tokenizer=tokenizer, self_embedding=self_embedding,
-                                 device=device)[0]
+                                 device=device, encoder=encoder)[0]
 
 
 def load_model_and_config(
@@ -193,6 +205,7 @@ def load_model_and_config(
     tokenizer: Tokenizer | None = None,
     self_embedding: str | None = None,
     device: str | torch.device | None = None,
+    encoder: str | None = None,
 ) -> tuple[InductiveTextGCN | CombinedPredictor, dict[str, Any]]:
     """:func:`load_model` and the model's ``config.json`` it checked (read once, for a caller
     that needs more of it: the label separator, the classifier's parameters)."""
@@ -206,11 +219,16 @@ def load_model_and_config(
     with torch.device("meta"):  # shapes and dtypes only: options naming a huge layer cost nothing
         reference = _fresh_second_layer(path, config["model"]).state_dict()
     check_tensors(tensors, config, len(vocab), weights, path, reference)
+    record = config.get(ENCODER_ENTRY)
     predictor = _predictor(path, config, tensors, vocab, tokenizer, self_embedding,
                            _fresh_second_layer(path, config["model"])).to(target)
+    loaded: InductiveTextGCN | CombinedPredictor = predictor
     if "combined" in config:  # graph model + TF-IDF/LR, see gfbgcn.text.predict.combined
-        return load_combined(path, config["combined"], predictor, ModelLoadError), config
-    return predictor, config
+        dim = int(record.get("dim", 0)) if isinstance(record, dict) else 0
+        loaded = load_combined(path, config["combined"], predictor, ModelLoadError, dim)
+    if record is not None:  # after the cheap checks: loading an encoder takes seconds
+        attach_encoder(loaded, load_saved_encoder(path, record, target, encoder), record)
+    return loaded, config
 
 
 def _fresh_second_layer(path: Path, model: dict[str, Any]) -> torch.nn.Module:
@@ -258,7 +276,8 @@ def _predictor(path: Path, config: dict[str, Any], tensors: dict[str, torch.Tens
     m, labels = config["model"], config["labels"]
     try:
         tok = resolve_tokenizer(config["tokenizer"]["name"], tokenizer)
-        features = saved_features(tensors, config["features"], len(vocab), int(m["hidden"]))
+        features = saved_features(tensors, config["features"], len(vocab), int(m["hidden"]),
+                                  config.get(ENCODER_ENTRY))
     except ValueError as err:
         raise ModelLoadError(f"{path}: {err}") from err
     return InductiveTextGCN(

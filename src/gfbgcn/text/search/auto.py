@@ -22,14 +22,19 @@ train/validation documents (the validation split depends only on the seed and th
 3. *Input features*: the best graph-only candidate so far (stages 1 and 2, by validation
    accuracy) again on its graph with ``--features ngram`` (the baseline's n-gram TF-IDF as
    document input, below its vocabulary's size limit), then ``wordllama`` (256-d WordLlama
-   vectors) if the ``embeddings`` extra is installed; otherwise the search says so in one line.
+   vectors) if the ``embeddings`` extra is installed (otherwise the search says so in one
+   line), then, given an encoder (``encoder``), ``encoder`` (the documents' embeddings as
+   their input, :mod:`gfbgcn.text.train.features.encoder`).
 
 The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regularisation chosen
 on validation, :mod:`gfbgcn.text.linear.baseline`) is fitted first, as the search's first and
-cheapest candidate (``predictor`` ``linear``).  Every trained candidate is also tried
-*combined* with the baseline (:mod:`gfbgcn.text.predict.combined`, weight chosen by validation
-log-loss on the baseline's held-out validation probabilities), unless ``baseline=False``
-(``--no-baseline``): then no baseline is fitted, no combination tried.  A budget of N
+cheapest candidate (``predictor`` ``linear``); given an encoder, so are the encoder head and
+the baseline with the embeddings beside its n-grams (:mod:`gfbgcn.text.linear.encoder`), two
+more linear candidates.  Every trained candidate is also tried *combined* with the linear
+model of lowest validation log-loss (:mod:`gfbgcn.text.predict.combined`, weight chosen by
+validation log-loss on that model's held-out validation probabilities), unless
+``baseline=False`` (``--no-baseline``): then no linear model is fitted, no combination
+tried.  A budget of N
 candidates is N trainings; the baseline and the combinations cost no training and are not
 counted.  The answer is the candidate with the lowest validation log-loss, ties to the earlier
 candidate (the baseline first): a graph model is chosen only when it lowers the baseline's
@@ -67,6 +72,7 @@ from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.linear.encoder import fit_encoder_head, fit_ngram_encoder
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.search.candidates import (  # noqa: F401  (re-exported: the search's types)
     AutoResult,
@@ -85,9 +91,10 @@ from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-
     prune_margin,
 )
 from gfbgcn.text.tokenize.clean import Tokenizer
-from gfbgcn.text.train import features as word_features
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.ngram_features import ngram_fits, ngram_input
+from gfbgcn.text.train.features import wordllama as word_features
+from gfbgcn.text.train.features.encoder import CorpusEmbeddings, encoder_input
+from gfbgcn.text.train.features.ngrams import ngram_fits, ngram_input
 from gfbgcn.text.train.run import train_text
 
 REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
@@ -110,14 +117,18 @@ class _Search:
     def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
                  cache: bool, log: Callable[[str], None], cooccurrence: str,
                  device: str | torch.device | None = None, with_baseline: bool = True,
-                 prune: bool = True, class_weight: str | None = None) -> None:
+                 prune: bool = True, class_weight: str | None = None,
+                 encoder: CorpusEmbeddings | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
         self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
+        self.encoder = encoder
         self.graphs: dict[GraphSetting, TextGraph] = {}
         self.results: dict[tuple[GraphSetting, str, bool, str], TrainResult] = {}
         self.candidates: list[Candidate] = []
         self.baseline: BaselineResult | None = None
+        self.linears: list[BaselineResult] = []  # the baseline first
+        self.partner: int | None = None  # the linear model the combinations use
         self.split: dict[str, np.ndarray] = {}
 
     def graph(self, s: GraphSetting) -> tuple[TextGraph, float]:
@@ -140,15 +151,38 @@ class _Search:
             return
         self.baseline = baseline_for_graph(  # its n-gram counts: for the ngram candidate
             self.corpus, g, self.base.val_ratio, self.base.seed,
-            class_weight=self.class_weight, keep_counts=True)
-        b = self.baseline
-        self.candidates.insert(0, Candidate(
+            class_weight=self.class_weight, keep_counts=True,
+            keep_features=self.encoder is not None)
+        self._add_linear(self.baseline, "ngram-tfidf", g,
+                         "linear baseline (word 1-2 + char 2-5 TF-IDF")
+        if self.encoder is not None:
+            seed, sp, e = self.base.seed, self.split, self.encoder
+            head = fit_encoder_head(e.embeddings, g.labels, g.label_names, sp["train"],
+                                    sp["val"], sp["test"], g.tokenizer, seed,
+                                    class_weight=self.class_weight)
+            self._add_linear(head, "encoder", g, "encoder head (the embeddings")
+            both = fit_ngram_encoder(self.baseline, e.embeddings, g.labels, sp["train"],
+                                     sp["val"], sp["test"], seed,
+                                     class_weight=self.class_weight)
+            self._add_linear(both, "ngram-tfidf+encoder", g,
+                             "linear baseline with the embeddings beside its n-grams")
+            self.baseline.features = None  # what the stacked model needed of the baseline
+        linear = [c for c in self.candidates if c.predictor == "linear"]
+        self.partner = min(linear, key=lambda c: c.val_log_loss).linear_index
+
+    def _add_linear(self, b: BaselineResult, features: str, g: TextGraph, what: str) -> None:
+        """A linear model as the search's next linear candidate (before every graph one)."""
+        if self.encoder is not None and b.model.uses_encoder:
+            b.model.embed, b.model.encoder_identity = self.encoder.embed, self.encoder.identity
+        index = len(self.linears)
+        self.linears.append(b)
+        self.candidates.insert(index, Candidate(
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
             test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
-            features="ngram-tfidf", linear=b.model.description,
+            features=features, linear=b.model.description, linear_index=index,
             val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba())))
-        self.log(f"auto: linear baseline (word 1-2 + char 2-5 TF-IDF, {b.model.description}), "
-                 f"validation accuracy {b.val['accuracy']:.4f}, {b.seconds:.1f} s")
+        self.log(f"auto: {what}, {b.model.description}), validation accuracy "
+                 f"{b.val['accuracy']:.4f}, {b.seconds:.1f} s")
 
     def _check_empty(self, s: GraphSetting, g: TextGraph) -> None:
         """Log how many documents ``s`` leaves without a word, when that is many."""
@@ -171,8 +205,13 @@ class _Search:
         options = {"exact": not fast} if model.startswith("gfb-") else {}
         config = replace(self.base, model=model, layer_options=options, features=features)
         rule = self._rule()
-        inputs = None if features != "ngram" else ngram_input(  # the baseline's counts, once
-            self.corpus.texts, g, counts=self.baseline.take_counts() if self.baseline else None)
+        inputs = None
+        if features == "ngram":  # the baseline's counts, once
+            inputs = ngram_input(self.corpus.texts, g, counts=self.baseline.take_counts()
+                                 if self.baseline else None)
+        elif features == "encoder":
+            assert self.encoder is not None
+            inputs = encoder_input(self.encoder, g)
         result = train_text(g, config, progress=False, device=self.device, stop_rule=rule,
                             doc_input=inputs)
         self.results[(s, model, fast, features)] = result
@@ -184,7 +223,7 @@ class _Search:
                             stopped_at=None if rule is None else rule.stopped_at,
                             val_log_loss=mean_log_loss(y[vi], result.probabilities[vi]))
         self.candidates.append(graph_c)
-        combined = "" if self.baseline is None else self._combine(graph_c, result, g)
+        combined = "" if self.partner is None else self._combine(graph_c, result, g)
         stop = graph_c.stopped_at
         stopped = f" (stopped at epoch {stop}: trailing)" if stop else ""
         self.log(f"auto: {s.label()} {graph_c.model_label}: validation accuracy "
@@ -201,17 +240,20 @@ class _Search:
                         prune_margin(len(self.split["val"])))
 
     def _combine(self, graph_c: Candidate, result: TrainResult, g: TextGraph) -> str:
-        """Add the candidate combined with the baseline; the log's words for it."""
-        assert self.baseline is not None
+        """Add the candidate combined with the partner linear model; the log's words for
+        it."""
+        assert self.partner is not None
+        linear = self.linears[self.partner]
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
-        p_lin = self.baseline.probabilities  # refitted on training + validation documents
+        p_lin = linear.probabilities  # refitted on training + validation documents
         # the weight on the held-out validation probabilities (the refit has seen them)
         weight, combined_acc, loss = choose_weight(result.probabilities[vi],
-                                                   self.baseline.val_proba(), y[vi])
+                                                   linear.val_proba(), y[vi])
         mixed = mix(result.probabilities, p_lin, weight)
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
-            test=accuracy_and_f1(y, mixed, ti, len(g.label_names)), val_log_loss=loss))
+            test=accuracy_and_f1(y, mixed, ti, len(g.label_names)), val_log_loss=loss,
+            linear_index=self.partner))
         return f", combined {combined_acc:.4f} (w={weight:.2f})"
 
 
@@ -220,16 +262,18 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              cooccurrence: str = "window", cache: bool = True,
              log: Callable[[str], None] = print,
              device: str | torch.device | None = None, baseline: bool = True,
-             prune: bool = True, baseline_class_weight: str | None = None) -> AutoResult:
+             prune: bool = True, baseline_class_weight: str | None = None,
+             encoder: CorpusEmbeddings | None = None) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
     every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
     ``baseline=False``: no linear baseline, no combined candidates; ``prune=False``: no
     candidate is stopped early (every one trains to its own early stopping);
     ``baseline_class_weight="balanced"``: the baseline weighs classes inversely to their
-    frequency (:func:`gfbgcn.text.linear.baseline.fit_baseline`)."""
+    frequency (:func:`gfbgcn.text.linear.baseline.fit_baseline`); ``encoder``: the corpus's
+    embeddings by a frozen encoder (two more linear candidates and the encoder features)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
-                     device, baseline, prune, baseline_class_weight)
+                     device, baseline, prune, baseline_class_weight, encoder)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
@@ -253,7 +297,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         result=search.results[part.result_key],
         graph=search.graphs[part.graph_setting], baseline=search.baseline,
         seconds=time.perf_counter() - start, trained=len(search.results),
-        results=search.results,
+        results=search.results, linears=search.linears,
     )
 
 
@@ -270,5 +314,7 @@ def _try_features(search: _Search) -> None:
     if not word_features.wordllama_available():
         search.log(f"auto: skipping the pretrained-features candidate: the 'embeddings' extra "
                    f"is not installed ({word_features.INSTALL_HINT})")
+    elif not search.train(best.graph_setting, best.model, best.fast, "wordllama"):
         return
-    search.train(best.graph_setting, best.model, best.fast, "wordllama")
+    if search.encoder is not None:
+        search.train(best.graph_setting, best.model, best.fast, "encoder")

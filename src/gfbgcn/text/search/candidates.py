@@ -65,7 +65,7 @@ class Candidate:
     seconds: float
     weight: float | None = None  # graph share of a combination
     test: dict[str, float] = field(default_factory=dict)
-    features: str = "onehot"  # node input (text/train/features.py)
+    features: str = "onehot"  # node input (text/train/features/)
     linear: str = ""  # the baseline's classifier (predictor "linear")
     stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
     val_log_loss: float = float("nan")  # what the choice compares (module docstring)

@@ -11,7 +11,7 @@ import torch
 from gfbgcn.core.runinfo import machine_info, package_versions
 from gfbgcn.text.params import DEFAULTS, WHOLE_MODELS
 from gfbgcn.text.train.checks import check_train_settings
-from gfbgcn.text.train.features import check_features_fit
+from gfbgcn.text.train.features.inputs import check_features_fit
 from gfbgcn.text.train.models import check_model
 from gfbgcn.text.train.optim import check_optimizer
 

@@ -33,7 +33,7 @@ from gfbgcn.text.train.checks import (
     check_finite_loss,
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.features import DocInput
+from gfbgcn.text.train.features.inputs import DocInput
 from gfbgcn.text.train.hooks import TrainHooks
 from gfbgcn.text.train.setup import (
     RunSetup,

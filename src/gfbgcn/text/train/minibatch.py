@@ -54,7 +54,7 @@ from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_finite_loss
-from gfbgcn.text.train.features import DocInput
+from gfbgcn.text.train.features.inputs import DocInput
 from gfbgcn.text.train.row_budget import limit_rows
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 

@@ -10,7 +10,7 @@ from gfbgcn.core.errors import phase
 from gfbgcn.core.runinfo import torch_seeded
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.features import DocInput
+from gfbgcn.text.train.features.inputs import DocInput
 from gfbgcn.text.train.full_batch import StopRule, train_full_batch
 from gfbgcn.text.train.hooks import TrainHooks
 from gfbgcn.text.train.minibatch import train_minibatch
@@ -52,7 +52,7 @@ def train_text(
     (:data:`gfbgcn.text.train.full_batch.StopRule`).
 
     ``doc_input``: the documents' input rows, required by ``config.features == "ngram"``
-    (:func:`gfbgcn.text.train.ngram_features.ngram_input`).
+    (:func:`gfbgcn.text.train.features.ngrams.ngram_input`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"), torch_seeded(config.seed, device):

@@ -17,7 +17,7 @@ from gfbgcn.text.graph.adjacency import graph_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
 from gfbgcn.text.train.config import TrainConfig, TrainResult
-from gfbgcn.text.train.features import DocInput, node_features
+from gfbgcn.text.train.features.inputs import DocInput, node_features
 from gfbgcn.text.train.models import build_text_model
 from gfbgcn.text.train.optim import RowSparseAdam, make_optimizer
 

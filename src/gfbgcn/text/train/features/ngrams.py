@@ -50,8 +50,7 @@ from gfbgcn.text.linear.ngrams import (
     NgramFeatures,
     needs_hashing,
 )
-from gfbgcn.text.train.encoder_features import EncoderDocFeatures
-from gfbgcn.text.train.features import DocInput, WordFeatures, sparse_node_features
+from gfbgcn.text.train.features.inputs import DocInput, sparse_node_features
 
 #: The n-gram columns kept (those in the most training documents, below :data:`MAX_DF`).
 MAX_FEATURES = 5_000
@@ -242,27 +241,3 @@ class NgramDocFeatures:
             raise ValueError(f"feature_w2 has shape {list(w2.shape)}, expected "
                              f"[{featuriser.num_features}, {hidden}]")
         return cls(featuriser, w2)
-
-
-#: The feature part of a model for new documents, by kind.
-InputFeatures = WordFeatures | NgramDocFeatures | EncoderDocFeatures
-
-
-def input_features(model: Any, num_docs: int) -> InputFeatures | None:
-    """The feature part of a trained two-layer model (None: identity input only)."""
-    return (EncoderDocFeatures.from_model(model) or NgramDocFeatures.from_model(model)
-            or WordFeatures.from_model(model, num_docs))
-
-
-def saved_features(tensors: dict[str, torch.Tensor], entry: dict[str, Any] | None,
-                   vocab_size: int, hidden: int, encoder: dict[str, Any] | None = None
-                   ) -> InputFeatures | None:
-    """The feature part of a loaded model directory (``entry``: its ``features`` config;
-    ``encoder``: its encoder's record, needed by ``features="encoder"``)."""
-    if entry and entry.get("kind") == "ngram":
-        return NgramDocFeatures.from_saved(tensors, entry, hidden)
-    if entry and entry.get("kind") == "encoder":
-        if encoder is None:
-            raise ValueError("features 'encoder' recorded but the model names no encoder")
-        return EncoderDocFeatures.from_saved(tensors, entry, hidden, encoder)
-    return WordFeatures.from_saved(tensors, entry, vocab_size, hidden)

@@ -1,9 +1,8 @@
-"""Input features of the text models: one-hot identity (the paper), pretrained word vectors, or
-the documents' n-gram TF-IDF.
+"""Pretrained word vectors as node input (``features="wordllama"``).
 
-``--features onehot`` is the paper's ``X = I``.  ``--features wordllama`` keeps that identity
-part and appends a fixed 256-d vector per node, ``X = [I | F]``
-(:class:`~gfbgcn.nn.models.FeatureTextGCN` computes layer 1 as ``Â (W1 + F W2)``):
+``--features wordllama`` keeps the paper's identity input and appends a fixed 256-d vector per
+node, ``X = [I | F]`` (:class:`~gfbgcn.nn.models.FeatureTextGCN` computes layer 1 as
+``Â (W1 + F W2)``):
 
 * a **word** node's vector is the word embedded by WordLlama (``wordllama`` on PyPI, MIT; the
   ``l2_supercat`` 256-d static token embeddings: one vector per token of the Llama 2
@@ -25,12 +24,6 @@ Both weight files ship inside the ``wordllama`` wheel and are read from the inst
 not used: in wordllama 0.4.0.post1 it looks for the tokenizer under ``wordllama/tokenizer/``
 while the wheel ships it under ``wordllama/tokenizers/``, and then downloads it from Hugging
 Face.  The extra: ``pip install 'gfbgcn[embeddings]'``.
-
-``--features ngram`` (no extra) gives each **document** node the row the linear baseline sees,
-its word 1-2-gram + ``char_wb`` 2-5-gram TF-IDF, as a sparse ``F``; **word** rows are zero, so
-a word node's layer-1 input is its identity row as in the paper.  The vocabulary and IDF are
-fitted on the training split's texts and capped (:mod:`gfbgcn.text.train.ngram_features`, which
-computes them above this floor and passes them in as a :class:`DocInput`).
 """
 
 from __future__ import annotations
@@ -44,11 +37,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from gfbgcn.core.errors import MissingExtraError, OptionError
+from gfbgcn.core.errors import MissingExtraError
 from gfbgcn.core.extras import install_hint
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.params import FEATURE_KINDS
 
 if TYPE_CHECKING:
     import torch
@@ -63,12 +55,9 @@ def wordllama_available() -> bool:
     return importlib.util.find_spec("wordllama") is not None
 
 
-def require_features(kind: str) -> None:
-    """Fail in one line, before any work, when ``kind`` is unknown or needs a missing extra."""
-    if kind not in FEATURE_KINDS:
-        raise OptionError("unknown {0} {kind!r}; choose one of {choices}", "features",
-                          kind=kind, choices=", ".join(FEATURE_KINDS))
-    if kind == "wordllama" and not wordllama_available():
+def require_wordllama() -> None:
+    """Fail in one line, before any work, when the ``embeddings`` extra is missing."""
+    if not wordllama_available():
         raise MissingExtraError(f"the wordllama features need the optional 'embeddings' extra "
                                 f"(the wordllama package): {INSTALL_HINT}")
 
@@ -76,7 +65,7 @@ def require_features(kind: str) -> None:
 @functools.lru_cache(maxsize=1)
 def load_wordllama() -> Any:
     """WordLlama's inference object from the files inside the installed wheel (no download)."""
-    require_features("wordllama")
+    require_wordllama()
     from importlib.resources import files
 
     from safetensors.numpy import load_file
@@ -154,81 +143,6 @@ def doc_word_weights(graph: TextGraph) -> sp.csr_matrix:
 
 
 @dataclass
-class DocInput:
-    """The documents' input rows of ``--features ngram`` or ``encoder`` and what computed them.
-
-    ``rows``: ``[num_docs, f]`` rows of every document of the graph, in its order (sparse for
-    n-grams, dense for encoder embeddings); ``source``: the fitted featuriser (kept with the
-    model for new documents, see :class:`gfbgcn.nn.models.FeatureTextGCN`'s ``source``);
-    ``seconds``: what computing them took (``--auto`` counts it in the candidate's time);
-    ``word_rows``: ``[num_words, f]`` dense rows of the word nodes (None: zero rows)."""
-
-    rows: sp.csr_matrix | np.ndarray
-    source: Any = None
-    seconds: float = 0.0
-    word_rows: np.ndarray | None = None
-
-
-def sparse_node_features(rows: sp.csr_matrix, num_nodes: int) -> torch.Tensor:
-    """``[num_nodes, f]`` float32 torch sparse CSR: ``rows`` ``[D, f]`` first, then empty
-    rows (the words)."""
-    import torch
-
-    rows = sp.csr_matrix(rows, dtype=np.float32)
-    rows.sort_indices()
-    if rows.shape[0] > num_nodes:
-        raise ValueError(f"{rows.shape[0]} document rows for a graph of {num_nodes} nodes")
-    crow = np.concatenate([rows.indptr, np.full(num_nodes - rows.shape[0], rows.indptr[-1])])
-    # int32 indices where they fit, as Â's: less memory traffic in every product
-    index = np.int32 if max(rows.nnz, rows.shape[1]) < 2 ** 31 else np.int64
-    return torch.sparse_csr_tensor(torch.from_numpy(crow.astype(index)),
-                                   torch.from_numpy(rows.indices.astype(index)),
-                                   torch.from_numpy(rows.data), (num_nodes, rows.shape[1]))
-
-
-def node_features(graph: TextGraph, kind: str, doc_input: DocInput | None = None
-                  ) -> torch.Tensor | None:
-    """``F`` ``[num_nodes, f]`` of the graph's nodes (documents first), or ``None`` for
-    ``onehot`` (identity only); ``ngram`` and ``encoder``: the rows of ``doc_input``
-    (required: :func:`gfbgcn.text.train.ngram_features.ngram_input`,
-    :func:`gfbgcn.text.train.encoder_features.encoder_input`)."""
-    import torch
-
-    require_features(kind)
-    if kind == "onehot":
-        return None
-    if kind in ("ngram", "encoder"):
-        if doc_input is None or doc_input.rows.shape[0] != graph.num_docs:
-            raise ValueError(f"features {kind!r} need doc_input with one row per document of "
-                             "the graph")
-        if kind == "ngram":
-            return sparse_node_features(sp.csr_matrix(doc_input.rows), graph.num_nodes)
-        out = np.zeros((graph.num_nodes, doc_input.rows.shape[1]), dtype=np.float32)
-        out[:graph.num_docs] = np.asarray(doc_input.rows)
-        if doc_input.word_rows is not None:
-            out[graph.num_docs:] = doc_input.word_rows
-        return torch.from_numpy(out)
-    words = word_vectors(graph.vocab)
-    docs = weighted_means(doc_word_weights(graph), words)
-    return torch.from_numpy(np.concatenate([docs, words]))
-
-
-def check_features_fit(config: Any) -> None:
-    """Refuse a :class:`~gfbgcn.text.train.config.TrainConfig` whose ``features`` cannot be used:
-    unknown, extra missing, a whole model (sgc, gin), or mini-batch training with wordllama."""
-    require_features(config.features)
-    if config.features == "onehot":
-        return
-    if config.model in ("sgc", "gin"):
-        raise OptionError("{0} {kind} applies to the two-layer models (gcn, gfb-*, fbp, "
-                          "cbp, bp, sqrt), not to {model}", "features", kind=config.features,
-                          model=config.model)
-    if config.batch_size and config.features not in ("ngram",):
-        raise OptionError("{0} {kind} trains full batch only in this version (drop {1})",
-                          "features", "batch_size", kind=config.features)
-
-
-@dataclass
 class WordFeatures:
     """The feature part of a trained model for new documents (:mod:`gfbgcn.text.predict.inductive`):
     the words' vectors ``F_w`` ``[V, f]`` and ``W2`` ``[f, hidden]``.  A new document's part
@@ -243,8 +157,8 @@ class WordFeatures:
     def from_model(cls, model: Any, num_docs: int) -> WordFeatures | None:
         """Those of a trained :class:`~gfbgcn.nn.models.FeatureTextGCN` on word vectors (None
         for others, and for document features computed from the texts, whose ``source`` is
-        their featuriser: :mod:`gfbgcn.text.train.ngram_features`,
-        :mod:`gfbgcn.text.train.encoder_features`)."""
+        their featuriser: :mod:`gfbgcn.text.train.features.ngrams`,
+        :mod:`gfbgcn.text.train.features.encoder`)."""
         if not isinstance(model, FeatureTextGCN) or model.sparse_features \
                 or model.source is not None:
             return None

@@ -21,8 +21,9 @@ from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model, read_config, save_trained
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
-from gfbgcn.text.train import features as feats
 from gfbgcn.text.train.config import TrainConfig
+from gfbgcn.text.train.features import wordllama as feats
+from gfbgcn.text.train.features.inputs import node_features
 from gfbgcn.text.train.models import build_text_model, make_second_layer
 from gfbgcn.text.train.run import train_text
 from tests.text.search.test_own_corpus import tiny_corpus, write_csv
@@ -96,8 +97,8 @@ def test_wordllama_features_are_deterministic_and_offline(monkeypatch):
     monkeypatch.setattr(root, "level", logging.WARNING)
     handlers, level = [], logging.WARNING
     graph = _graph()
-    first = feats.node_features(graph, "wordllama")
-    again = feats.node_features(graph, "wordllama")
+    first = node_features(graph, "wordllama")
+    again = node_features(graph, "wordllama")
     assert first.shape == (graph.num_nodes, feats.WORDLLAMA_DIM)
     assert torch.equal(first, again)
     words = first[graph.num_docs:].numpy()
@@ -109,7 +110,7 @@ def test_wordllama_features_are_deterministic_and_offline(monkeypatch):
     w = graph.edge_weight[edges].astype(np.float64)
     mean = (w[:, None] * words[dst[edges] - graph.num_docs]).sum(0) / w.sum()
     assert np.allclose(first[2].numpy(), mean, atol=1e-6)
-    assert feats.node_features(graph, "onehot") is None
+    assert node_features(graph, "onehot") is None
     assert (root.handlers, root.level) == (handlers, level)  # logging left as it was
     # related words are closer than unrelated ones (real pretrained vectors, not noise)
     v = feats.word_vectors(["football", "soccer", "inflation"])

@@ -28,7 +28,7 @@ import torch
 
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.train.features import DocInput
+from gfbgcn.text.train.features.inputs import DocInput
 
 #: ``F`` is the embeddings times this (Adam's step on ``W2`` relative to ``W1``'s, as for the
 #: n-gram features): chosen on validation (module docstring of ``benchmarks/encoder_features.py``).
@@ -37,6 +37,7 @@ FEATURE_SCALE = 0.1
 WORD_ROW_KINDS = ("zeros", "encoder")
 WORD_ROWS = "zeros"
 
+#: How a model embeds texts with its encoder (:class:`gfbgcn.text.encoder.embedder.Embedder`).
 Embed = Callable[[list[str]], np.ndarray]
 
 

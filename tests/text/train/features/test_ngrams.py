@@ -21,9 +21,10 @@ from gfbgcn.text.linear.ngrams import NgramFeatures
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model, read_config, save_trained
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
-from gfbgcn.text.train import ngram_features as ni
 from gfbgcn.text.train.config import TrainConfig
-from gfbgcn.text.train.features import DocInput, doc_word_weights, node_features
+from gfbgcn.text.train.features import ngrams as ni
+from gfbgcn.text.train.features.inputs import DocInput, node_features
+from gfbgcn.text.train.features.wordllama import doc_word_weights
 from gfbgcn.text.train.minibatch import _BatchForward
 from gfbgcn.text.train.run import train_text
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
