@@ -117,11 +117,12 @@ def _stack(models: Sequence[GraphClassifier], ids: Sequence[int]) -> _Group:
 
 def _linear(h: Tensor, w: Tensor) -> Tensor:
     """Each member's ``h W^T``: ``h`` [N, F] shared or [N, k, F] per member, ``w`` [k, H, F]
-    -> [N, k, H]."""
+    -> [N, k, H], contiguous (node-major: the element-wise steps after it run on contiguous
+    memory, and the aggregation reads it as [N, k H] without a copy)."""
     if h.dim() == 2:  # the shared input: one product with every member's weights side by side
         k, out, inp = w.shape
         return (h @ w.reshape(k * out, inp).t()).view(h.size(0), k, out)
-    return torch.einsum("nkf,khf->nkh", h, w)
+    return torch.bmm(h.transpose(0, 1), w.transpose(1, 2)).transpose(0, 1).contiguous()
 
 
 def _aggregate(adj: Tensor, z: Tensor, reduce: str) -> Tensor:
