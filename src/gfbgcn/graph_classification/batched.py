@@ -67,6 +67,7 @@ class BatchedRun:
 def dropout_generator(device: torch.device) -> torch.Generator:
     """torch's default generator on ``device``: the one ``F.dropout`` draws from there."""
     if device.type == "cuda":
+        torch.cuda.init()  # the default generators exist once CUDA is initialised
         index = device.index if device.index is not None else torch.cuda.current_device()
         return torch.cuda.default_generators[index]
     return torch.random.default_generator
