@@ -114,6 +114,10 @@ def test_members_computed_otherwise_are_refused() -> None:
     summed = build_classifier("sage", 3, 4, 1, 3, readout="sum")
     with pytest.raises(ValueError, match="readout"):
         StackedClassifiers("sage", [*_members("sage"), summed])
+    rooted = build_classifier("sage", 3, 4, 1, 3)
+    rooted.convs[0].lin_r.bias = torch.nn.Parameter(torch.zeros(4))  # a bias it would not add
+    with pytest.raises(ValueError, match="lin_r.bias"):
+        StackedClassifiers("sage", [rooted])
     normalising = build_classifier("gcn", 3, 4, 1, 3)
     normalising.convs[0].normalize = True  # would normalise the adjacency a second time
     with pytest.raises(ValueError, match="only the convolutions of build_classifier"):

@@ -54,6 +54,12 @@ from gfbgcn.nn.sparse import spmm
 CONVS: dict[str, type] = {"gcn": CachedTransposeGCNConv, "sage": SAGEConv,
                           "gfb-gcn": GFBConv, "gfb-sage": GFBSAGEConv}
 
+#: The state-dict entries of a family's layer, all of which the stacked forward uses.
+_CONV_ENTRIES: dict[str, set[str]] = {
+    "gcn": {"lin.weight", "bias"}, "gfb-gcn": {"lin.weight", "bias", "lam"},
+    "sage": {"lin_l.weight", "lin_l.bias", "lin_r.weight"},
+    "gfb-sage": {"lin_l.weight", "lin_l.bias", "lin_r.weight", "lam"}}
+
 #: ``dropout(member, h)``: member ``member``'s dropout of its head activations ``h`` [B, H].
 Dropout = Callable[[int, Tensor], Tensor]
 
@@ -89,14 +95,18 @@ def _check_member(family: str, model: GraphClassifier) -> None:
             raise ValueError(f"a {family} member needs {CONVS[family].__name__} convolutions, "
                              f"got {type(conv).__name__}")
         if family in GCN_NORMALISED:  # the classifier normalises A once, for every layer
-            ok = conv.normalize is False and conv.bias is not None
+            ok = conv.normalize is False
         else:
             ok = (conv.aggr == "mean" and conv.normalize is False and conv.root_weight is True
-                  and conv.project is False and getattr(conv.lin_l, "bias", None) is not None)
+                  and conv.project is False)
         if not ok:
             raise ValueError(f"{conv!r}: only the convolutions of build_classifier are batched")
     if model.adjacency_kind != ("gcn" if family in GCN_NORMALISED else "binary"):
         raise ValueError(f"a {family} member aggregates with another adjacency")
+    names = {name.split(".", 2)[2] for name in model.state_dict() if name.startswith("convs.")}
+    if names != _CONV_ENTRIES[family]:  # e.g. a bias the stacked forward would not add
+        raise ValueError(f"a {family} member's layers hold {sorted(names)}, not "
+                         f"{sorted(_CONV_ENTRIES[family])}")
 
 
 def _gfb_settings(model: GraphClassifier) -> tuple[object, ...]:
@@ -110,8 +120,8 @@ def _stack(models: Sequence[GraphClassifier], ids: Sequence[int]) -> _Group:
     order = sorted(ids, key=lambda i: -len(models[i].convs))  # stable: ties keep their order
     states = [models[i].state_dict() for i in order]
     names = list(states[0])  # the deepest member has every entry any member of the group has
-    stacks = {name: torch.stack([s[name] for s in states if name in s]).detach().clone()
-              .requires_grad_() for name in names}
+    stacks = {name: torch.stack([s[name] for s in states if name in s]).requires_grad_()
+              for name in names}
     return _Group(order, [len(models[i].convs) for i in order], stacks)
 
 
