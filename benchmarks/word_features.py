@@ -2,8 +2,8 @@
 one-hot input.
 
 1. :func:`gfbgcn.text.train.features.wordllama.word_vectors` on the ``--words`` most frequent
-   distinct tokens of the 20NG corpus (``textgcn`` tokenizer): loading WordLlama from its wheel, then one
-   vector per word (median of ``--repeats``);
+   distinct tokens of the 20NG corpus (``textgcn`` tokenizer): loading WordLlama from its
+   wheel, then one vector per word (median of ``--repeats``);
 2. the median training epoch of ``--models`` on ``--dataset`` with one-hot input and with
    WordLlama features (``Â (W1 + F W2)``: one more ``[N, 256] x [256, 200]`` product per
    epoch), and the time to build ``F`` for that graph.

@@ -22,6 +22,7 @@ import gfbgcn
 from gfbgcn.cli import main
 from gfbgcn.entity.model import EntityConfig
 from gfbgcn.entity.train import train_once
+from gfbgcn.graph_classification.batched import train_batch
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.train import GraphTrainConfig, make_splits, train_one
 from gfbgcn.nn.sparse import is_marked_symmetric, to_device
@@ -207,6 +208,25 @@ def test_graph_batches_and_training_on_the_gpu() -> None:
     rec = train_one("gfb-gcn", graphs, split, 2, 2, 8, 2, cfg, seed=3, device="cuda")
     assert rec["device"].startswith("cuda:0 (") and 1 <= rec["best_epoch"] <= 6
     assert 0.0 <= rec["test_acc"] <= 1.0 and len(rec["lambda"]) == 2
+
+
+def test_batched_graph_runs_on_the_gpu_agree_with_one_by_one() -> None:
+    """A fold's configurations trained as one batched model on the GPU: each the run
+    ``train_one`` makes there, to float32 rounding (dropout 0: no mask to compare); the
+    caller's GPU generator is left as it was."""
+    graphs = _toy_graphs()
+    split = make_splits([g.y.item() for g in graphs], folds=4, seed=0)[1]
+    cfg = GraphTrainConfig(epochs=3, patience=10, batch_size=8, dropout=0.0)
+    shapes = [(8, 2), (4, 1), (8, 1)]
+    state = torch.cuda.get_rng_state(GPU)
+    runs = train_batch("gfb-sage", graphs, split, 2, 2, shapes, cfg, seed=3, device="cuda")
+    assert torch.equal(torch.cuda.get_rng_state(GPU), state)
+    for (hidden, layers), run in zip(shapes, runs):
+        rec = train_one("gfb-sage", graphs, split, 2, 2, hidden, layers, cfg, seed=3,
+                        device="cuda")
+        assert run.record["device"] == rec["device"] and run.record["batched_runs"] == 3
+        assert run.record["epochs_run"] == rec["epochs_run"] == 3
+        assert run.record["val_loss"] == pytest.approx(rec["val_loss"], abs=1e-4)
 
 
 # --- mini-batch training on the GPU --------------------------------------------------------

@@ -27,6 +27,7 @@ def test_defaults_and_flags() -> None:
     assert (args.folds, args.fold_limit, args.seed, args.epochs) == (10, None, 0, 100)
     assert (args.hiddens, args.layers) == ([16, 32, 64, 128], [1, 2, 3, 4, 5])
     assert (args.patience, args.graph_batch, args.lr) == (20, 64, 0.01)
+    assert args.batch_runs == 1  # one run at a time unless asked
     assert args.models == ["gcn", "sage", "gfb-gcn", "gfb-sage"] and not hasattr(args, "seeds")
 
 
@@ -75,6 +76,27 @@ def test_any_tu_data_set_runs(tmp_path: Path) -> None:
     assert "| TOY ours | TOY paper |" in md
     assert "(1 of 20 configs)" in _row(md, "| GCN |") and "folds" not in _row(md, "| GCN |")
     assert "| TOY | GCN | hidden [4] × layers [1] | 3/3 | 3 |" in md
+
+
+def test_batch_runs_makes_every_record_and_resumes(tmp_path: Path) -> None:
+    write_tu(tmp_path / "data", "TOY")
+    out = tmp_path / "results"
+    argv = ["reproduce", "graphs", "--data-dir", str(tmp_path / "data"), "--datasets", "TOY",
+            "--models", "gcn", "gfb-sage", "--hiddens", "4", "8", "--layers", "1", "2",
+            "--folds", "3", "--fold-limit", "1", "--epochs", "2", "--graph-batch", "2",
+            "--batch-runs", "4", "--device", "cpu", "--out", str(out)]
+    assert main(argv) == 0
+    raw = out / "raw" / "graphs"
+    records = _records(raw)
+    assert set(records) == {f"dataset=TOY__model={m}__fold=0__hidden={h}__layers={n}.json"
+                            for m in ("gcn", "gfb-sage") for h in (4, 8) for n in (1, 2)}
+    for name in records:  # a fold's four configurations of a model trained as one
+        assert json.loads((raw / name).read_text())["batched_runs"] == 4
+    assert main(argv) == 0 and _records(raw) == records  # resumes: nothing re-run
+    log = Invocations.load(Layout(out, "graphs"))
+    assert "--batch-runs 4" in log[0]["command"]
+    assert "| TOY | GFB-GraphSAGE | hidden [4, 8] × layers [1, 2] | 1/3 | 4 |" in \
+        (out / "graphs.md").read_text()
 
 
 @pytest.mark.parametrize("words, message", [

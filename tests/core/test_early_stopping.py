@@ -32,6 +32,8 @@ def test_max_mode_min_delta_and_copies() -> None:
     assert not stopper.step(0.50, model, 1)
     with torch.no_grad():
         model.weight.fill_(2.0)  # the stored state is a copy, not a view of the weights
+    assert not stopper.improves(0.52) and stopper.improves(0.56)  # asks, changes nothing
+    assert (stopper.best, stopper.best_epoch, stopper.bad_epochs) == (0.50, 1, 0)
     assert not stopper.step(0.52, model, 2)  # within min_delta: not an improvement
     assert not stopper.step(0.56, model, 3)  # improvement
     assert (stopper.best, stopper.best_epoch, stopper.bad_epochs) == (0.56, 3, 0)

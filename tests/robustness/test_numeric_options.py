@@ -59,6 +59,7 @@ BAD = {
     "--folds": ["1", "0"],
     "--fold-limit": ["0"],
     "--graph-batch": ["0"],
+    "--batch-runs": ["0", "-1"],
 }
 
 #: Options whose value is text, not a number (names, columns, files are checked elsewhere).

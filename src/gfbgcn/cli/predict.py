@@ -47,7 +47,7 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", default=None, metavar="MODEL",
+    parser.add_argument("--encoder", type=nonempty_path, default=None, metavar="MODEL",
                         help="where the sentence encoder of a model trained with one is now, "
                         "when it has moved (the same files: checked; default: where it was)")
     add_parameter_arguments(parser, ("device",))  # the classifier's, as for train

@@ -28,14 +28,17 @@ class EarlyStopping:
         self.bad_epochs = 0
         self._state: dict[str, torch.Tensor] | None = None
 
-    def _improved(self, value: float) -> bool:
+    def improves(self, value: float) -> bool:
+        """Whether ``value`` would be a new best (what :meth:`step` stores the weights for);
+        changes nothing.  A caller holding the weights elsewhere (several runs trained as one
+        model) copies them into the model only then."""
         if self.mode == "min":
             return value < self.best - self.min_delta
         return value > self.best + self.min_delta
 
     def step(self, value: float, model: torch.nn.Module, epoch: int) -> bool:
         """Record ``value`` for ``epoch``; return True when training should stop."""
-        if self._improved(value):
+        if self.improves(value):
             self.best = value
             self.best_epoch = epoch
             self.bad_epochs = 0

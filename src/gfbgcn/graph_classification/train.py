@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +77,11 @@ class GraphTrainConfig:
     dropout: float = 0.5
 
 
+def adam(params: Iterable[torch.Tensor], cfg: GraphTrainConfig) -> torch.optim.Adam:
+    """The protocol's optimiser: Adam with ``cfg.lr`` and ``cfg.weight_decay``."""
+    return torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+
+
 class GraphTrainHooks:
     """The stages of :func:`train_one` a caller may replace to vary the protocol (the
     reproduction wing's experiments do); the base class is the protocol itself, bit for bit."""
@@ -88,7 +93,7 @@ class GraphTrainHooks:
 
     def optimizer(self, model: torch.nn.Module, cfg: GraphTrainConfig) -> torch.optim.Optimizer:
         """Adam over every parameter."""
-        return torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        return adam(model.parameters(), cfg)
 
     def before_step(self, model: torch.nn.Module) -> None:
         """After each mini-batch's backward pass, before the optimiser step (the gradients
@@ -145,8 +150,18 @@ def train_one(
     train_ids = torch.as_tensor(split.train, dtype=torch.long)
     val_batch = batcher.batch(split.val)
     stopper, epoch = _fit(model, batcher, train_ids, val_batch, cfg, hooks, gen)
-    val_loss, val_acc = evaluate(model, val_batch, batcher.undirected)
-    test_loss, test_acc = evaluate(model, batcher.batch(split.test), batcher.undirected)
+    return run_record(model, stopper, epoch, val_batch, batcher.batch(split.test),
+                      batcher.undirected, start, device)
+
+
+def run_record(model: GraphClassifier, stopper: EarlyStopping, epochs_run: int,
+               val_batch: GraphMiniBatch, test_batch: GraphMiniBatch, undirected: bool,
+               start: float, device: torch.device) -> dict[str, Any]:
+    """The record of a finished run: ``model`` (its chosen weights restored) evaluated on the
+    validation and test graphs, its stopping, size and lambdas; ``seconds`` since ``start``
+    (``time.perf_counter()``)."""
+    val_loss, val_acc = evaluate(model, val_batch, undirected)
+    test_loss, test_acc = evaluate(model, test_batch, undirected)
     lam = [float(c.lam.detach()) for c in model.convs if isinstance(c, GFBMixin)]
     return {
         "val_loss": val_loss,
@@ -154,7 +169,7 @@ def train_one(
         "test_loss": test_loss,
         "test_acc": test_acc,
         "best_epoch": stopper.best_epoch,
-        "epochs_run": epoch,
+        "epochs_run": epochs_run,
         "num_parameters": count_parameters(model),
         "lambda": lam,
         "seconds": time.perf_counter() - start,

@@ -164,34 +164,50 @@ def run_pending(
     by another process sharing the store is skipped.  Returns the number of runs made.
     """
     todo = pending(tasks, store)
-    if not todo:
-        return 0
-    RUNNER.update(run=run, threads=threads)
-    bar = tqdm(total=len(todo), desc=desc, unit="run", dynamic_ncols=True)
     done = 0
 
-    def save(task: Task, record: dict[str, Any]) -> None:
+    def save(task: Task, record: dict[str, Any]) -> int:
         nonlocal done
         store.save(task.key(), record)
         done += 1
-        bar.update()
         if on_saved is not None:
             on_saved(task, record)
+        return 1
+
+    run_units(todo, run, save, runs=len(todo), skip=lambda task: store.done(task.key()),
+              workers=workers, threads=threads, desc=desc, device=device)
+    return done
+
+
+def run_units(units: Sequence[Task], run: Callable[[Any], dict[str, Any]],
+              save: Callable[[Any, dict[str, Any]], int], *, runs: int,
+              skip: Callable[[Any], bool], workers: int = 1, threads: int | None = 1,
+              desc: str = "runs", device: str | torch.device | None = None) -> None:
+    """The loop of :func:`run_pending`: ``save(unit, run(unit))`` for every unit (a task, or
+    tasks that run together), in order or in worker processes (saved by this process as results
+    arrive), with a progress bar over ``runs`` runs that advances by what ``save`` returns (the
+    runs it dealt with); in order, a unit ``skip`` says is finished meanwhile is passed over."""
+    if not units:
+        return
+    RUNNER.update(run=run, threads=threads)
+    bar = tqdm(total=runs, desc=desc, unit="run", dynamic_ncols=True)
+
+    def saved(unit: Task, result: dict[str, Any]) -> None:
+        bar.update(save(unit, result))
 
     try:
-        if workers > 1 and len(todo) > 1:
-            run_in_workers(todo, run, save, min(workers, len(todo)), threads, device, desc)
+        if workers > 1 and len(units) > 1:
+            run_in_workers(units, run, saved, min(workers, len(units)), threads, device, desc)
         else:
-            for task in todo:
-                if store.done(task.key()):  # finished meanwhile by another process
+            for unit in units:
+                if skip(unit):  # finished meanwhile by another process
                     bar.update()
                     continue
-                bar.set_postfix_str(" ".join(str(v) for v in task.key().values()), refresh=False)
-                save(*call(task))
+                bar.set_postfix_str(" ".join(str(v) for v in unit.key().values()), refresh=False)
+                saved(*call(unit))
     finally:
         bar.close()
         RUNNER.clear()
-    return done
 
 
 def reproduce(

@@ -4,6 +4,7 @@ protocol's per-fold choice on the validation fold."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -19,6 +20,7 @@ from gfbgcn.reproduce.graphs.experiment import (
     grid,
     run_graph_grid,
     select_per_fold,
+    shared_batches,
     summarize_folds,
 )
 from gfbgcn.reproduce.store import RunStore
@@ -109,3 +111,39 @@ def test_summarize_folds_uses_the_population_std() -> None:
     assert std == pytest.approx(math.sqrt(200 / 3))  # ddof 0, in percent
     mean, std, n = summarize_folds({})
     assert math.isnan(mean) and math.isnan(std) and n == 0
+
+
+@pytest.fixture
+def float64() -> Iterator[None]:
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(before)
+
+
+@pytest.mark.usefixtures("float64")
+def test_batched_grid_makes_the_records_of_the_runs_one_by_one(tmp_path) -> None:
+    ds = _toy_dataset()  # float64 features, float64 networks: equal to rounding
+    runs = grid(ds, ["gcn", "gfb-sage"], folds=4, fold_limit=2, hidden=[4, 8], layers=[1, 2],
+                seed=0)
+    assert {shared_batches(r) for r in runs} == {("TOY", m, k, k) for m in ("gcn", "gfb-sage")
+                                                 for k in (0, 1)}
+    cfg = GraphTrainConfig(epochs=4, patience=2, batch_size=8)
+    one, batched = RunStore(tmp_path / "one"), RunStore(tmp_path / "batched")
+    assert run_graph_grid(ds, runs, one, cfg, folds=4, seed=0) == 16
+    assert run_graph_grid(ds, runs, batched, cfg, folds=4, seed=0, batch_runs=3) == 16
+    for run in runs:
+        alone, together = one.load(run.key()), batched.load(run.key())
+        assert "batched_runs" not in alone  # the records of today's default, as before
+        assert together.pop("batched_runs") == (1 if run.hidden == 8 and run.layers == 2 else 3)
+        assert list(together) == list(alone)  # the same fields in the same order
+        for field, value in alone.items():
+            if field in ("val_loss", "val_acc", "test_loss", "test_acc"):
+                assert together[field] == pytest.approx(value, abs=1e-10), field
+            elif field == "lambda":
+                assert together[field] == pytest.approx(value, abs=1e-10)
+            elif field != "seconds":
+                assert together[field] == value, field
+    batched.path(runs[5].key()).unlink()  # resumes: only the missing run, alone
+    assert run_graph_grid(ds, runs, batched, cfg, folds=4, seed=0, batch_runs=3) == 1
+    assert batched.load(runs[5].key())["batched_runs"] == 1

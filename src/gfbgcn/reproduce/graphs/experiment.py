@@ -4,7 +4,9 @@ classification"): every (data set, model, fold, hidden, layers) run, and per-fol
 Runs go through the shared harness (:mod:`gfbgcn.reproduce.harness`): one JSON record per run under
 ``<out>/raw/graphs/``, resumable, fold-major within a data set (so an interrupted grid leaves
 all models on the same folds), optionally in several worker processes that inherit the loaded
-data set.  :func:`select_per_fold` applies the protocol's choice on the validation fold.
+data set, optionally several configurations of a fold trained as one batched model
+(:mod:`gfbgcn.reproduce.batches`).  :func:`select_per_fold` applies the protocol's choice on
+the validation fold.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gfbgcn.core.device import resolve_device
+from gfbgcn.graph_classification.batched import train_batch
 from gfbgcn.graph_classification.batching import GraphBatcher
 from gfbgcn.graph_classification.data import GraphDataset
 from gfbgcn.graph_classification.train import GraphTrainConfig, Split, make_splits, train_one
+from gfbgcn.reproduce.batches import run_pending_batches
 from gfbgcn.reproduce.harness import run_pending
 from gfbgcn.reproduce.stats import mean_std
 from gfbgcn.reproduce.store import RunStore
@@ -53,23 +57,51 @@ def grid(ds: GraphDataset, models: Sequence[str], folds: int, fold_limit: int | 
             for k in first for m in models for h in hidden for n in layers]
 
 
+def shared_batches(run: GraphRun) -> tuple[str, str, int, int]:
+    """What runs that can train as one batched model share: their data set, model, fold and
+    seed.  Runs of one seed and split draw the same mini-batches, whatever their
+    configuration (:mod:`gfbgcn.graph_classification.batched`): a fold's configurations of one
+    model."""
+    return run.dataset, run.model, run.split.fold, run.seed
+
+
 def run_graph_grid(ds: GraphDataset, runs: list[GraphRun], store: RunStore, cfg: GraphTrainConfig,
                    folds: int, seed: int, *, workers: int = 1, threads: int | None = 1,
-                   on_saved: Callable[..., None] | None = None, device: Any = "cpu") -> int:
-    """Run every run not yet in ``store`` on ``device``; returns how many ran."""
+                   on_saved: Callable[..., None] | None = None, device: Any = "cpu",
+                   batch_runs: int = 1) -> int:
+    """Run every run not yet in ``store`` on ``device``; returns how many ran.
+
+    ``batch_runs``: at most this many runs sharing their mini-batches (:func:`shared_batches`)
+    train as one batched model (:func:`~gfbgcn.graph_classification.batched.train_batch`:
+    each run's records as one by one, to rounding); 1 trains each run on its own
+    (:func:`~gfbgcn.graph_classification.train.train_one`)."""
     device = resolve_device(device)
     # all graphs concatenated once (and moved to the device once), shared by the workers
     batcher = GraphBatcher(ds.graphs).to(device)
     data_info = {**ds.info, "features": ds.feature_desc}
 
-    def run(r: GraphRun) -> dict[str, Any]:
-        rec = train_one(r.model, ds.graphs, r.split, ds.num_features, ds.num_classes,
-                        r.hidden, r.layers, cfg, r.seed, batcher=batcher, device=device)
+    def finish(rec: dict[str, Any]) -> dict[str, Any]:
         return {**rec, "num_folds": folds, "seed": seed, "train_config": asdict(cfg),
                 "data": data_info}
 
-    return run_pending(runs, store, run, workers=workers, threads=threads, desc=ds.name,
-                       on_saved=on_saved)
+    def run(r: GraphRun) -> dict[str, Any]:
+        return finish(train_one(r.model, ds.graphs, r.split, ds.num_features, ds.num_classes,
+                                r.hidden, r.layers, cfg, r.seed, batcher=batcher,
+                                device=device))
+
+    def run_batch(rs: list[GraphRun]) -> list[dict[str, Any]]:
+        first = rs[0]
+        out = train_batch(first.model, ds.graphs, first.split, ds.num_features,
+                          ds.num_classes, [(r.hidden, r.layers) for r in rs], cfg, first.seed,
+                          batcher=batcher, device=device)
+        return [finish(b.record) for b in out]
+
+    options: dict[str, Any] = {"workers": workers, "threads": threads, "desc": ds.name,
+                               "on_saved": on_saved}
+    if batch_runs == 1:
+        return run_pending(runs, store, run, **options)
+    return run_pending_batches(runs, store, run_batch, group=shared_batches, size=batch_runs,
+                               **options)
 
 
 def select_per_fold(records: Sequence[dict[str, Any]]) -> dict[int, dict[str, Any]]:
