@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import torch
-from tqdm.auto import tqdm
 
 from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.outputs import check_results_directory
+from gfbgcn.core.progress import progress_bar
 from gfbgcn.core.runinfo import provenance, torch_threads
 from gfbgcn.reproduce.store import RunStore
 from gfbgcn.reproduce.workers import RUNNER, Task, call, run_in_workers
@@ -190,7 +190,7 @@ def run_units(units: Sequence[Task], run: Callable[[Any], dict[str, Any]],
     if not units:
         return
     RUNNER.update(run=run, threads=threads)
-    bar = tqdm(total=runs, desc=desc, unit="run", dynamic_ncols=True)
+    bar = progress_bar(total=runs, desc=desc, unit="run", dynamic_ncols=True)
 
     def saved(unit: Task, result: dict[str, Any]) -> None:
         bar.update(save(unit, result))

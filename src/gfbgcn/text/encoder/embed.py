@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from gfbgcn.core.errors import DocumentTypeError
+from gfbgcn.core.progress import progress_bar
 from gfbgcn.core.validate import check_option
 from gfbgcn.text.encoder.identity import CHUNKS, EncoderIdentity
 from gfbgcn.text.encoder.pooling import pool
@@ -95,7 +95,7 @@ class SentenceEncoder:
             texts = [t.lower() for t in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         keep = self.identity.max_chunks if self.identity.long_documents == CHUNKS else 1
-        with tqdm(total=len(texts), disable=not progress, unit="doc", desc="embedding",
+        with progress_bar(total=len(texts), show=progress, unit="doc", desc="embedding",
                   leave=False) as bar:
             for start in range(0, len(texts), GROUP):
                 group = texts[start:start + GROUP]

@@ -20,11 +20,11 @@ from collections.abc import Callable
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
 
 from gfbgcn.core.device import device_name
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.progress import progress_bar
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -109,7 +109,8 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, hooks: TrainHooks,
     hooks.setup(s)
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
-    bar = tqdm(range(1, config.epochs + 1), desc=config.model, disable=not progress, leave=False)
+    bar = progress_bar(range(1, config.epochs + 1), desc=config.model, show=progress,
+                       leave=False)
     for epoch in bar:
         t0 = time.perf_counter()
         s.model.train()

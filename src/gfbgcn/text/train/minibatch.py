@@ -46,10 +46,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from tqdm.auto import tqdm
 
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.errors import OptionError
+from gfbgcn.core.progress import progress_bar
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -231,8 +231,9 @@ def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progr
     y_val = loop.targets[val_idx.to(loop.device)]
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
-    bar = tqdm(range(1, config.epochs + 1), desc=f"{config.model} (batch {config.batch_size})",
-               disable=not progress or loop.rank != 0, leave=False)
+    bar = progress_bar(range(1, config.epochs + 1),
+                       desc=f"{config.model} (batch {config.batch_size})",
+                       show=progress and loop.rank == 0, leave=False)
     for epoch in bar:
         t0 = time.perf_counter()
         batches = epoch_batches(train_idx, config.batch_size, config.seed, epoch)

@@ -1,0 +1,207 @@
+"""How a frozen encoder's embeddings are used: two choices made on validation documents.
+
+1. **Long documents** (``--part long``): an encoder reads at most its token budget (256 tokens
+   for all-MiniLM-L6-v2).  ``truncate`` embeds the first window; ``chunks`` the token-weighted
+   mean of up to 8 windows (:mod:`gfbgcn.text.encoder.windows`), at about the windows' count
+   times the cost.  On the long-document corpora (R8, Ohsumed, R52; 20NG with
+   ``--with-20ng``) the encoder head (:func:`gfbgcn.text.linear.encoder.fit_encoder_head`) is
+   fitted on ``--auto``'s training documents of seed ``--seed`` with either mode, and scored
+   on its validation documents.
+2. **Graph features** (``--part graph``): ``features="encoder"``
+   (:mod:`gfbgcn.text.train.features.encoder`) gives the document nodes their embeddings times
+   a scale; a word node's row is zeros or the word's own embedding.  GFB-MaxVec (exact
+   GenVec, the paper's protocol) is trained on each corpus's default graph with each scale of
+   :data:`SCALES` and each kind of word rows, seed ``--seed``, and scored on its validation
+   documents.
+
+Decisions, fixed here before the first run: (1) ``chunks`` becomes the default only if its
+validation accuracy is higher than ``truncate``'s by at least 0.5 points on average over the
+long corpora (it costs more: a default must earn it); otherwise ``truncate``.  (2) The scale
+and word rows with the highest mean validation accuracy over the graph corpora are the
+defaults; within 0.1 points, the cheaper (word rows ``zeros``: nothing to embed) and then the
+smaller scale.  Test documents are not scored.
+
+    python benchmarks/encoder_choices.py --encoder ../shared/models/all-MiniLM-L6-v2 \\
+        --part long graph --threads 1 --report docs/results/encoder-choices.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from _report import command_line, machine_line
+from gfbgcn.core.io import atomic_write_text
+from gfbgcn.core.metrics import mean_log_loss
+
+ROOT = Path(__file__).resolve().parent.parent
+LONG = ("r8", "ohsumed", "r52")
+GRAPH = ("customer-reviews", "subjectivity", "r8")
+SCALES = (0.1, 0.3, 1.0)
+WORD_ROWS = ("zeros", "encoder")
+
+
+def load(name: str):
+    from vs_linear import load_corpus
+
+    return load_corpus(name)
+
+
+def _split(corpus, seed: int):
+    """``--auto``'s training and validation documents of ``seed`` (its graph split)."""
+    from gfbgcn import TextGCNClassifier
+    from gfbgcn.text.linear.baseline import graph_split
+
+    settings = TextGCNClassifier(random_state=seed).resolve_settings(
+        corpus.benchmark is not None)
+    graph = settings.build_graph(corpus)
+    return graph, graph_split(graph, 0.1, seed)
+
+
+def long_documents(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str, Any]]:
+    """Part 1: the encoder head on truncated and on chunked embeddings, validation scores."""
+    from gfbgcn.text.encoder import embed_documents, load_encoder
+    from gfbgcn.text.linear.encoder import fit_encoder_head
+
+    rows = []
+    for name in names:
+        corpus = load(name)
+        graph, split = _split(corpus, seed)
+        for mode in ("truncate", "chunks"):
+            model = load_encoder(encoder, long_documents=mode)
+            start = time.perf_counter()
+            vectors = embed_documents(model, corpus.texts, progress=True)
+            seconds = time.perf_counter() - start
+            head = fit_encoder_head(vectors, graph.labels, graph.label_names, split["train"],
+                                    split["val"], split["test"], seed=seed)
+            y = graph.labels[split["val"]]
+            rows.append({"corpus": name, "mode": mode, "val_accuracy": head.val["accuracy"],
+                         "val_log_loss": mean_log_loss(y, head.val_proba()),
+                         "embed_seconds": seconds, "docs": len(corpus)})
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def graph_features(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str, Any]]:
+    """Part 2: GFB-MaxVec on encoder features, each scale and kind of word rows."""
+    from gfbgcn import TextGCNClassifier
+    from gfbgcn.text.estimator.fitting import embed_corpus
+    from gfbgcn.text.train.features.encoder import encoder_input
+    from gfbgcn.text.train.run import train_text
+
+    rows = []
+    for name in names:
+        corpus = load(name)
+        settings = TextGCNClassifier(random_state=seed, features="encoder",
+                                     encoder=encoder).resolve_settings(
+            corpus.benchmark is not None)
+        graph = settings.build_graph(corpus)
+        embedded = embed_corpus(encoder, corpus, settings.device, cache=True, progress=True)
+        config = replace(settings.train, model="gfb-max")
+        for word_rows in WORD_ROWS:
+            for scale in SCALES:
+                inputs = encoder_input(embedded, graph, scale=scale, word_rows=word_rows)
+                result = train_text(graph, config, progress=False, device="cpu",
+                                    doc_input=inputs)
+                vi = np.flatnonzero(graph.to_data(config.val_ratio, seed,
+                                                  edges=False).val_mask[:graph.num_docs])
+                rows.append({"corpus": name, "word_rows": word_rows, "scale": scale,
+                             "val_accuracy": float(result.val["accuracy"]),
+                             "val_log_loss": mean_log_loss(graph.labels[vi],
+                                                           result.probabilities[vi]),
+                             "epochs": result.epochs_run,
+                             "train_seconds": result.train_seconds})
+                print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def decide_long(rows: list[dict[str, Any]]) -> str:
+    """The module docstring's rule (1)."""
+    by = {(r["corpus"], r["mode"]): r["val_accuracy"] for r in rows}
+    corpora = sorted({r["corpus"] for r in rows})
+    gain = np.mean([by[(c, "chunks")] - by[(c, "truncate")] for c in corpora])
+    return "chunks" if gain >= 0.005 else "truncate"
+
+
+def decide_graph(rows: list[dict[str, Any]]) -> tuple[str, float]:
+    """The module docstring's rule (2)."""
+    corpora = sorted({r["corpus"] for r in rows})
+    means = {}
+    for word_rows in WORD_ROWS:
+        for scale in SCALES:
+            accs = [r["val_accuracy"] for r in rows if r["word_rows"] == word_rows
+                    and r["scale"] == scale and r["corpus"] in corpora]
+            means[(word_rows, scale)] = float(np.mean(accs))
+    top = max(means.values())
+    near = [k for k, v in means.items() if v >= top - 0.001]
+    return min(near, key=lambda k: (WORD_ROWS.index(k[0]), k[1]))
+
+
+def render(long_rows: list[dict], graph_rows: list[dict], encoder: str, command: str,
+           machine: str) -> str:
+    lines = ["# How a frozen encoder's embeddings are used, chosen on validation", "",
+             "Written by `benchmarks/encoder_choices.py` (its docstring gives the protocol and "
+             "the decisions, fixed before the first run). Validation accuracy in %, log-loss "
+             f"in nats; encoder `{Path(encoder).name}`; test documents are not scored.", "",
+             f"Command: `{command}`  ", f"Machine: {machine}", ""]
+    if long_rows:
+        lines += ["## Long documents: truncate or chunks (the encoder head)", "",
+                  "| corpus | documents | mode | val accuracy | val log-loss | embedding s |",
+                  "|---|---|---|---|---|---|"]
+        for r in long_rows:
+            lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['mode']} | "
+                         f"{100 * r['val_accuracy']:.2f} | {r['val_log_loss']:.4f} | "
+                         f"{r['embed_seconds']:.0f} |")
+        lines += ["", f"**Decision**: `{decide_long(long_rows)}`.", ""]
+    if graph_rows:
+        lines += ["## Graph document features: scale and word rows (GFB-MaxVec)", "",
+                  "| corpus | word rows | scale | val accuracy | val log-loss | epochs |",
+                  "|---|---|---|---|---|---|"]
+        for r in graph_rows:
+            lines.append(f"| {r['corpus']} | {r['word_rows']} | {r['scale']:g} | "
+                         f"{100 * r['val_accuracy']:.2f} | {r['val_log_loss']:.4f} | "
+                         f"{r['epochs']} |")
+        word_rows, scale = decide_graph(graph_rows)
+        lines += ["", f"**Decision**: word rows `{word_rows}`, scale {scale:g}.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--encoder", required=True)
+    p.add_argument("--part", nargs="+", choices=("long", "graph"), default=["long", "graph"])
+    p.add_argument("--with-20ng", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--records", type=Path, default=ROOT / "docs/results/raw/encoder-choices")
+    p.add_argument("--report", type=Path, default=ROOT / "docs/results/encoder-choices.md")
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    args.records.mkdir(parents=True, exist_ok=True)
+    paths = {part: args.records / f"{part}_seed{args.seed}.json" for part in ("long", "graph")}
+    for part in args.part:
+        if args.report_only or paths[part].is_file():
+            continue
+        rows = long_documents(args.encoder, LONG + (("20ng",) if args.with_20ng else ()),
+                              args.seed) if part == "long" else \
+            graph_features(args.encoder, GRAPH, args.seed)
+        atomic_write_text(paths[part], json.dumps(rows, indent=1))
+    loaded = {k: json.loads(v.read_text()) if v.is_file() else [] for k, v in paths.items()}
+    command = command_line()
+    atomic_write_text(args.report, render(loaded["long"], loaded["graph"], args.encoder,
+                                          command, machine_line(args.threads)))
+    print(f"wrote {args.report}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
