@@ -3,6 +3,7 @@ independence from batching, and long documents truncated or averaged over window
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -150,8 +151,10 @@ def test_a_prefix_too_short_for_the_budget_is_tried_longer(plain_dir: Path) -> N
                                   encoder.embed([" ".join(words[:28])]))
 
 
-def test_progress_bar_and_non_strings(plain_dir: Path, capsys: pytest.CaptureFixture) -> None:
+def test_progress_bar_and_non_strings(plain_dir: Path, capsys: pytest.CaptureFixture,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
     encoder = load_encoder(plain_dir)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # bars draw on a terminal only
     np.testing.assert_array_equal(encoder.embed(TEXTS, progress=True), encoder.embed(TEXTS))
     assert "embedding" in capsys.readouterr().err
     with pytest.raises(DocumentTypeError, match="document 1 is not a string"):
