@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selection_study.py"
 
@@ -97,3 +98,90 @@ def test_the_ensemble_is_offered_last_and_only_by_its_rule():
     s.full = [0]  # only the first ran its full length: the ensemble is that one alone
     probs = study.candidate_probs(s, idx)
     assert study.choose("accuracy, with the ensemble", s, probs, idx) == 1  # tie: earlier
+
+
+def test_the_library_rules_are_the_library_function_on_per_document_losses():
+    study = _study()
+    from gfbgcn.text.search.selection import choose_index, per_document_log_loss
+
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 30)
+    noisy = [np.where(rng.random(len(y)) < q, 1 - y, y) for q in (0.1, 0.3, 0.05)]
+    s = _search(study, y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), noisy)
+    idx = np.arange(0, len(y), 2)
+    probs = study.candidate_probs(s, idx)
+    losses = study.document_losses(s, probs, idx)
+    assert len(losses) == len(s.kinds) - 1  # the ensemble is not offered
+    assert np.array_equal(losses[0], per_document_log_loss(y[idx], s.linear_val[idx]))
+    for name, rule in study.BY_NAME.items():
+        assert study.choose(name, s, probs, idx) == choose_index(losses, 0, rule)
+    # the library's plain log-loss is the first study's log-loss rule
+    assert study.BY_NAME["log-loss"] == study.SelectionRule()
+
+
+def test_a_small_advantage_on_few_documents_keeps_the_baseline_under_a_test():
+    study = _study()
+    y = np.array([0, 1] * 10)
+    graph = y.copy()
+    graph[0] = 1 - y[0]  # the graph: right on 19 of 20, as sure as the baseline
+    base = y.copy()
+    base[:2] = 1 - y[:2]  # the baseline: right on 18 of 20
+    s = _search(study, y, base, [graph])
+    idx = np.arange(len(y))
+    probs = study.candidate_probs(s, idx)
+    assert study.choose("log-loss", s, probs, idx) != 0
+    assert study.choose("log-loss, z >= 1.64", s, probs, idx) == 0
+    assert study.choose("baseline", s, probs, idx) == 0
+
+
+def test_the_baseline_rule_scores_the_baseline_on_every_half():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]  # 80 % right
+    s = _search(study, y, base, [y.copy()])
+    res = study.held_out(s, repetitions=4)
+    assert res["baseline"]["accuracy"] == pytest.approx(0.8)
+    assert res["baseline"]["linear"] == 1.0
+    assert res["log-loss"]["linear"] == 0.0  # the graph, right everywhere, wins every half
+
+
+def test_decision_excludes_rules_more_than_0_3_points_below_the_baseline_on_a_corpus():
+    study = _study()
+    shares = dict.fromkeys(study.RULES, 0.5)
+    by = {c: dict.fromkeys(study.RULES, 0.80) for c in "abc"}
+    by["a"]["log-loss"], by["b"]["log-loss"], by["c"]["log-loss"] = 0.82, 0.82, 0.796
+    z = "log-loss, z >= 1.64"
+    by["a"][z], by["b"][z], by["c"][z] = 0.81, 0.81, 0.7975
+    chosen, eligible = study.decide(by, shares)
+    assert "log-loss" not in eligible and z in eligible and "baseline" in eligible
+    assert chosen == z
+    # nothing eligible above the baseline: every other rule ties with it, and it is the
+    # earliest of the equally conservative
+    by["c"][z] = 0.79
+    assert study.decide(by, shares)[0] == "baseline"
+
+
+def test_decision_ties_go_to_the_rule_answering_with_the_baseline_more_often():
+    study = _study()
+    by = {c: dict.fromkeys(study.RULES, 0.80) for c in "ab"}
+    a, b = "log-loss, z >= 1", "log-loss, z >= 2.33"
+    for c in by:
+        by[c][a], by[c][b] = 0.8100, 0.81005  # within 0.01 points
+    shares = {**dict.fromkeys(study.RULES, 0.1), a: 0.2, b: 0.6}
+    assert study.decide(by, shares)[0] == b
+    shares[a] = 0.7
+    assert study.decide(by, shares)[0] == a
+    by["a"][b] = by["b"][b] = 0.812  # clearly higher: no tie
+    assert study.decide(by, shares)[0] == b
+
+
+def test_the_report_names_the_decision_and_the_library_rule():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]
+    s = _search(study, y, base, [y.copy()])
+    text = study.render([s], [study.held_out(s, 2)], 2, "cmd")
+    assert "**Decision**" in text and "gfbgcn.text.search.selection.RULE" in text
+    assert "| `baseline` |" in text and "eligible" in text
