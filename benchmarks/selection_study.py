@@ -272,10 +272,10 @@ def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
         lines.append(f"| {c} | {len(sizes)} | {size} | {100 * by_corpus[c][BASELINE]:.2f} |")
     lines += ["", "Held-out accuracy of each rule minus the baseline's, in points, per corpus "
               "(mean over its searches) and on average over corpora; the worst corpus; the "
-              "share of all choices answered with the baseline. Rules above the line are the "
-              "library's (`gfbgcn.text.search.selection`), eligible (✓) when no corpus is more "
-              f"than {100 * TOLERANCE:.1f} points below the baseline; below the line, the first "
-              "study's other rules.", "",
+              "share of all choices answered with the baseline. Rules above the *first study* "
+              "row are the library's (`gfbgcn.text.search.selection`), eligible (✓) when no "
+              f"corpus is more than {100 * TOLERANCE:.1f} points below the baseline; below it, "
+              "the first study's other rules.", "",
               "| rule | " + " | ".join(corpora) + " | **mean** | worst corpus | baseline "
               "answers | eligible |", "|---|" + "---|" * (len(corpora) + 4)]
     for r in RULES:
