@@ -11,8 +11,10 @@ This study replays the searches recorded by ``benchmarks/vs_linear.py`` (the can
 documents alone.  Per search and repetition the validation documents are split at random into
 halves A and B; a rule chooses on A (the combinations' weights chosen on A as well) and the
 chosen candidate is scored on B, then the halves swap.  The candidates themselves (which graphs
-and models were trained) were chosen by the search on all validation documents; that is common
-to all rules.  Test labels and predictions are not read.
+and models were trained, and their early stopping) were chosen by the search on all validation
+documents; that is common to all rules.  The baseline's own choice is re-made on A when the
+searches' grid files exist (the last section below).  Test labels and predictions are not
+read.
 
 **First study** (accuracy against log-loss).  Its rules:
 
@@ -56,6 +58,24 @@ the more conservative: the one that answered with the baseline more often over a
 always a decision (:func:`decide`).  The report says whether the library's
 :data:`~gfbgcn.text.search.selection.RULE` is the decided rule.
 
+**The baseline re-chosen on the choosing half.**  The records keep the baseline's validation
+probabilities of one classifier: the grid point (one of about 11 kinds and regularisation
+strengths, :func:`gfbgcn.text.linear.grid.grid`) and the calibration temperature that the search
+chose on *all* the validation documents, the scoring half included, while the combinations'
+weights are chosen on the choosing half alone.  A replay on those probabilities flatters the
+baseline, and with it the rules that answer with it.  ``benchmarks/baseline_grid_records.py``
+fits every grid point again on the searches' training documents and keeps its validation
+scores (``*_auto_baseline_grid.npz`` beside the record, written only when the choice on all
+validation documents reproduces the recorded probabilities).  With those files for every
+search, the replay chooses the baseline's grid point and temperature on the choosing half by
+the baseline's own rule (:func:`choose_point`), scores that choice on the other half, and mixes
+the graph candidates with *that* baseline (weights chosen on the choosing half, as before).
+The rules, :func:`choose_index` and the second study's decision are unchanged; the decision is
+taken on this replay, and the report gives the replay with the recorded baseline beside it.
+This removes the baseline's advantage; the graph candidates' advantage remains: they were
+early-stopped on all the validation documents (and the search's own steps used them), which
+cannot be undone without training them again.
+
     python benchmarks/selection_study.py --records docs/results/raw/vs-linear \\
         --report docs/results/selection-rules.md
 """
@@ -71,8 +91,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import softmax
 
 from gfbgcn.core.metrics import mean_log_loss
+from gfbgcn.text.linear.grid import GridPoint, best_on_validation, choose_temperature
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.search.selection import (
     RULE,
@@ -98,6 +120,8 @@ BASELINE = LIBRARY_RULES[0].name
 TOLERANCE = 0.003  # the decision's 0.3 points below the baseline on a corpus
 TIE = 0.0001  # means within 0.01 points tie
 KINDS = ("linear", "graph", "graph+linear", "ensemble")
+#: The grid file of a record (``benchmarks/baseline_grid_records.py``), beside it.
+GRID_SUFFIX = "_baseline_grid.npz"
 
 
 @dataclass
@@ -116,11 +140,62 @@ class Search:
     chosen: int  # the record's answer
     rule: str  # the rule that gave it (the search's, or vs_linear_rechoose.py's)
     full: list[int]  # the graph candidates (indices into graph_val) not stopped early
+    # [P, V, C] the baseline's grid points' validation scores (fitted on the training
+    # documents, before temperature); None: no grid file, the recorded baseline is used
+    grid_val: np.ndarray | None = None
+
+
+def choose_point(scores: np.ndarray, y: np.ndarray) -> tuple[int, float]:
+    """``(point, temperature)``: the baseline's own choice among its grid points, from their
+    validation scores ``[P, n, C]`` (before temperature) and the documents' classes ``y``.
+
+    Per point the temperature of :func:`~gfbgcn.text.linear.grid.choose_temperature`, then the
+    highest accuracy of ``softmax(scores / T)``, ties to the lower log-loss, then to the earlier
+    point (:func:`~gfbgcn.text.linear.grid.best_on_validation`, which it calls): what
+    :func:`~gfbgcn.text.linear.baseline.choose_and_refit` does on all validation documents."""
+
+    def evaluate(point: GridPoint) -> tuple[float, float, dict, float]:
+        s = np.asarray(scores[int(point.value)], dtype=np.float64)
+        t = choose_temperature(s, y)
+        probs = softmax(s / t, axis=1)
+        acc = float((probs.argmax(1) == y).mean()) if len(y) else 0.0
+        return acc, (mean_log_loss(y, probs) if len(y) else 0.0), {}, t
+
+    points = [GridPoint("grid", "index", float(p)) for p in range(len(scores))]
+    best, t, _ = best_on_validation(points, evaluate, threads=1)
+    return int(best.value), float(t)
+
+
+def point_proba(scores: np.ndarray, point: int, temperature: float) -> np.ndarray:
+    """``softmax(scores[point] / temperature)`` in float64: a grid point's probabilities."""
+    return softmax(np.asarray(scores[point], dtype=np.float64) / temperature, axis=1)
+
+
+def baseline_on(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> np.ndarray:
+    """``[V, C]``: the baseline's validation probabilities.  With the search's grid file and
+    ``rechoose``, its grid point and temperature chosen again on positions ``choose_on`` alone
+    (:func:`choose_point`); otherwise the record's (chosen on all validation documents)."""
+    if s.grid_val is None or not rechoose:
+        return s.linear_val
+    point, t = choose_point(s.grid_val[:, choose_on], s.y[choose_on])
+    return point_proba(s.grid_val, point, t)
+
+
+def check_grid(s: Search) -> tuple[bool, float]:
+    """The grid file against the record: ``(the point re-chosen on all validation documents
+    is the one whose probabilities are recorded, largest |difference| of the probabilities)``
+    (the grid file stores float32 scores: differences of order 1e-6 are rounding)."""
+    assert s.grid_val is not None
+    point, t = choose_point(s.grid_val, s.y)
+    diffs = [float(np.abs(point_proba(s.grid_val, p, t) - s.linear_val).max())
+             for p in range(len(s.grid_val))]
+    return int(np.argmin(diffs)) == point, diffs[point]
 
 
 def load_search(record: Path) -> Search:
     """A search from its ``*_auto.json`` record and ``*_auto_candidates.npz`` arrays (their
-    validation side only: the records' test fields are not read)."""
+    validation side only: the records' test fields are not read), with its grid file
+    (:data:`GRID_SUFFIX`) when there is one."""
     rec = json.loads(record.read_text(encoding="utf-8"))
     arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
     kinds, graph_of, full, g = [], [], [], -1
@@ -130,34 +205,45 @@ def load_search(record: Path) -> Search:
         graph_of.append(-1 if row["predictor"] == "linear" else g)
         if row["predictor"] == "graph" and not row["stopped_at"]:
             full.append(g)
+    grid_path = record.with_name(record.stem + GRID_SUFFIX)
+    grid_val = None
+    if grid_path.is_file():
+        grid = np.load(grid_path)
+        if not np.array_equal(grid["val_labels"], arrays["val_labels"]):
+            raise ValueError(f"{grid_path.name}: validation documents differ from the record's")
+        grid_val = grid["val_scores"].astype(np.float64)
     return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
                   arrays["val_labels"], arrays["linear_val_proba"], arrays["graph_val_proba"],
                   chosen=next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]),
                   rule="log-loss" if "log-loss" in rec["choice"].get("rule", "") else "accuracy",
-                  full=full)
+                  full=full, grid_val=grid_val)
 
 
-def candidate_probs(s: Search, choose_on: np.ndarray) -> list[Callable[[np.ndarray], np.ndarray]]:
+def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
+                    ) -> list[Callable[[np.ndarray], np.ndarray]]:
     """Per candidate, a function from validation positions to its probabilities there; the
-    combinations' weights chosen on positions ``choose_on``.  The last, ``ensemble``: the mean
-    of the full-length graph candidates (:attr:`Search.full`) combined with the baseline."""
+    baseline (with the grid file and ``rechoose``: its grid point and temperature,
+    :func:`baseline_on`) and the combinations' weights chosen on positions ``choose_on``; the
+    combinations mix each graph candidate with that baseline.  The last, ``ensemble``: the
+    mean of the full-length graph candidates (:attr:`Search.full`) combined with the
+    baseline."""
+    lin = baseline_on(s, choose_on, rechoose)
     out: list[Callable[[np.ndarray], np.ndarray]] = []
     weights: dict[int, float] = {}
     for kind, g in zip(s.kinds, s.graph_of):
         if kind == "ensemble":
-            mean = s.graph_val[s.full].mean(axis=0) if s.full else s.linear_val
-            w = choose_weight(mean[choose_on], s.linear_val[choose_on], s.y[choose_on])[0]
-            out.append(lambda idx, m=mean, w=w: mix(m[idx], s.linear_val[idx], w))
+            mean = s.graph_val[s.full].mean(axis=0) if s.full else lin
+            w = choose_weight(mean[choose_on], lin[choose_on], s.y[choose_on])[0]
+            out.append(lambda idx, m=mean, w=w: mix(m[idx], lin[idx], w))
         elif kind == "linear":
-            out.append(lambda idx: s.linear_val[idx])
+            out.append(lambda idx: lin[idx])
         elif kind == "graph":
             out.append(lambda idx, g=g: s.graph_val[g][idx])
         else:
             if g not in weights:
-                weights[g] = choose_weight(s.graph_val[g][choose_on], s.linear_val[choose_on],
+                weights[g] = choose_weight(s.graph_val[g][choose_on], lin[choose_on],
                                            s.y[choose_on])[0]
-            out.append(lambda idx, g=g, w=weights[g]: mix(s.graph_val[g][idx],
-                                                         s.linear_val[idx], w))
+            out.append(lambda idx, g=g, w=weights[g]: mix(s.graph_val[g][idx], lin[idx], w))
     return out
 
 
@@ -188,8 +274,9 @@ def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]]
     return allowed[int(np.argmin(losses_))]
 
 
-def held_out(s: Search, repetitions: int) -> dict[str, dict[str, float]]:
-    """Per rule: mean accuracy on the scoring half, and how often it chose each kind."""
+def held_out(s: Search, repetitions: int, rechoose: bool = True) -> dict[str, dict[str, float]]:
+    """Per rule: mean accuracy on the scoring half, and how often it chose each kind
+    (``rechoose``: see :func:`candidate_probs`)."""
     n = len(s.y)
     acc: dict[str, list[float]] = {r: [] for r in RULES}
     kinds = {r: dict.fromkeys(KINDS, 0) for r in RULES}
@@ -197,7 +284,7 @@ def held_out(s: Search, repetitions: int) -> dict[str, dict[str, float]]:
         perm = np.random.default_rng(rep).permutation(n)
         halves = (perm[: n // 2], perm[n // 2:])
         for a, b in (halves, halves[::-1]):
-            probs = candidate_probs(s, a)
+            probs = candidate_probs(s, a, rechoose)
             losses = document_losses(s, probs, a)
             for rule in RULES:
                 k = choose(rule, s, probs, a, losses)
@@ -247,29 +334,70 @@ def decide(by_corpus: dict[str, dict[str, float]], baseline_share: dict[str, flo
     return max(tied, key=lambda r: baseline_share[r]), eligible
 
 
-def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
-           repetitions: int, command: str, notes: str = "") -> str:
+@dataclass
+class Replay:
+    """One replay's figures: ``by_corpus[corpus][rule]`` held-out accuracy (mean over the
+    corpus's searches), ``share[rule][kind]`` the share of all choices answered with each
+    kind, ``means[rule]`` the mean over corpora, the decision and the eligible rules."""
+
+    by_corpus: dict[str, dict[str, float]]
+    share: dict[str, dict[str, float]]
+    means: dict[str, float]
+    chosen: str
+    eligible: list[str]
+
+
+def summarise(searches: list[Search], results: list[dict[str, dict[str, float]]]) -> Replay:
+    """The figures of one replay (:func:`held_out` per search) and its decision."""
     corpora = list(dict.fromkeys(s.dataset for s in searches))
     by_corpus = {c: {r: float(np.mean([res[r]["accuracy"] for s, res in zip(searches, results)
                                        if s.dataset == c])) for r in RULES} for c in corpora}
     share = {r: {k: float(np.mean([res[r][k] for res in results])) for k in KINDS}
              for r in RULES}
     chosen, eligible = decide(by_corpus, {r: share[r]["linear"] for r in RULES})
-    first, _ = verdict(by_corpus)
     means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in RULES}
+    return Replay(by_corpus, share, means, chosen, eligible)
+
+
+def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
+           repetitions: int, command: str, notes: str = "",
+           recorded: list[dict[str, dict[str, float]]] | None = None) -> str:
+    """The report.  ``results``: the replay that decides (with the searches' grid files, the
+    baseline re-chosen on each choosing half); ``recorded``: with grid files, the same replay
+    with the recorded baseline, shown beside it."""
+    main = summarise(searches, results)
+    old = summarise(searches, recorded) if recorded is not None else None
+    corpora, by_corpus, share, means = list(main.by_corpus), main.by_corpus, main.share, \
+        main.means
+    chosen, eligible = main.chosen, main.eligible
+    first, _ = verdict(by_corpus)
+    rechosen = all(s.grid_val is not None for s in searches)
+    how = ("the baseline's classifier (its grid point) and its temperature are chosen again on "
+           "that half, by the baseline's own rule, from every grid point's validation scores "
+           "(`*_auto_baseline_grid.npz`, written by `benchmarks/baseline_grid_records.py`), and "
+           "the combinations mix the graph candidates with that baseline"
+           if rechosen else
+           "the baseline is the recorded one (its classifier and temperature chosen on all "
+           "the validation documents)")
     lines = ["# `--auto`'s selection rule, studied on validation documents", "",
              f"Command: `{command}`", "",
              "Each recorded search's validation documents split at random into halves, "
              f"{repetitions} times; a rule chooses on one half (combination weights too) and is "
-             "scored on the other, then the halves swap (`benchmarks/selection_study.py` says "
-             "why and how, and names the rules). Test data is not read.", "",
-             "| corpus | searches | validation documents per search | `baseline` held-out "
-             "accuracy (%) |", "|---|---|---|---|"]
+             f"scored on the other, then the halves swap; {how} "
+             "(`benchmarks/selection_study.py` says why and how, and names the rules). Test "
+             "data is not read.", ""]
+    head = "| corpus | searches | validation documents per search | `baseline` held-out " \
+        "accuracy (%) |"
+    if old is not None:
+        head += " the same, recorded baseline (%) |"
+    lines += [head, "|---|---|---|---|" + ("---|" if old is not None else "")]
     for c in corpora:
         sizes = [len(s.y) for s in searches if s.dataset == c]
         size = (f"{min(sizes)}" if min(sizes) == max(sizes)
                 else f"{min(sizes)}-{max(sizes)}")
-        lines.append(f"| {c} | {len(sizes)} | {size} | {100 * by_corpus[c][BASELINE]:.2f} |")
+        lines.append(f"| {c} | {len(sizes)} | {size} | {100 * by_corpus[c][BASELINE]:.2f} |"
+                     + (f" {100 * old.by_corpus[c][BASELINE]:.2f} |" if old is not None
+                        else ""))
     lines += ["", "Held-out accuracy of each rule minus the baseline's, in points, per corpus "
               "(mean over its searches) and on average over corpora; the worst corpus; the "
               "share of all choices answered with the baseline. Rules above the *first study* "
@@ -294,15 +422,45 @@ def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
     rules = ", ".join(f"`{r}`" for r in sorted({s.rule for s in searches}))
     lines += [f"Check: the rule of the records' answers ({rules}) on all validation "
               f"documents picks those answers in {same} of {len(searches)} searches."]
+    if rechosen:
+        checks = [check_grid(s) for s in searches]
+        lines += ["", f"Check of the grid files: the baseline re-chosen on all validation "
+                  f"documents is the recorded grid point in {sum(c[0] for c in checks)} of "
+                  f"{len(searches)} searches, its probabilities at most "
+                  f"{max(c[1] for c in checks):.1g} from the recorded ones (the files keep the "
+                  f"scores as float32; `baseline_grid_records.py` checked the float64 ones "
+                  f"before writing them)."]
     lines += ["", "What each rule chose (share of all choices, over all searches):", "",
               "| rule | baseline | graph only | combination | ensemble |", "|---|---|---|---|---|"]
     for r in RULES:
         lines.append(f"| `{r}` | " + " | ".join(f"{100 * share[r][k]:.1f} %" for k in KINDS)
                      + " |")
+    if old is not None:
+        lines += ["", "The two replays side by side: each rule's mean over corpora minus "
+                  "`baseline`'s and its worst corpus (points), and its share of baseline "
+                  "answers, with the baseline as recorded (chosen on all validation documents) "
+                  "and re-chosen on each choosing half (the table above).", "",
+                  "| rule | recorded: mean | worst corpus | baseline answers | eligible | "
+                  "re-chosen: mean | worst corpus | baseline answers | eligible |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in RULES:
+            cells = []
+            for rep in (old, main):
+                corpus, gap = worst_corpus(rep.by_corpus, r)
+                mark = ("✓" if r in rep.eligible else "✗") if r in BY_NAME else ""
+                cells += [f"{100 * (rep.means[r] - rep.means[BASELINE]):+.2f}",
+                          f"{corpus} {100 * gap:+.2f}", f"{100 * rep.share[r]['linear']:.1f} %",
+                          mark]
+            lines.append(f"| `{r}` | " + " | ".join(cells) + " |")
+        lines += ["", f"`baseline`'s mean held-out accuracy over corpora: "
+                  f"{100 * old.means[BASELINE]:.2f} % recorded, {100 * means[BASELINE]:.2f} % "
+                  f"re-chosen. The decision on the replay with the recorded baseline: "
+                  f"`{old.chosen}`."]
     decided = BY_NAME[chosen]
+    on = " on the replay with the baseline re-chosen on each half" if old is not None else ""
     lines += ["", f"The first study's decision (`accuracy` against the others), on these "
               f"figures: `{first}`.", "",
-              f"**Decision** (rule fixed in the script before the new rules were run): "
+              f"**Decision** (rule fixed in the script before the new rules were run){on}: "
               f"`{chosen}`.", "",
               f"The library's rule (`gfbgcn.text.search.selection.RULE`) is `{RULE.name}`: "
               + ("the decided one." if RULE == decided else
@@ -324,11 +482,18 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         raise SystemExit(f"{args.records}: no *_auto.json with its _candidates.npz")
     searches = [load_search(p) for p in records]
+    gridded = sum(s.grid_val is not None for s in searches)
+    if gridded not in (0, len(searches)):
+        raise SystemExit(f"{args.records}: grid files ({GRID_SUFFIX}) for {gridded} of "
+                         f"{len(searches)} searches; write them all "
+                         f"(benchmarks/baseline_grid_records.py) or none")
     results = [held_out(s, args.repetitions) for s in searches]
+    recorded = [held_out(s, args.repetitions, rechoose=False) for s in searches] \
+        if gridded else None
     notes = args.report.with_name(args.report.stem + "_notes.md")  # kept beside the table
     atomic_write_text(args.report, render(searches, results, args.repetitions, command_line(),
                                           notes.read_text(encoding="utf-8")
-                                          if notes.is_file() else ""))
+                                          if notes.is_file() else "", recorded))
     print(f"wrote {args.report}")
     return 0
 

@@ -185,3 +185,123 @@ def test_the_report_names_the_decision_and_the_library_rule():
     text = study.render([s], [study.held_out(s, 2)], 2, "cmd")
     assert "**Decision**" in text and "gfbgcn.text.search.selection.RULE" in text
     assert "| `baseline` |" in text and "eligible" in text
+
+
+# --- the baseline re-chosen on the choosing half (grid files of baseline_grid_records.py) ---
+
+def _scores(pred: np.ndarray, c: int = 2, margin: float = 2.0) -> np.ndarray:
+    """Decision scores that put class ``pred`` ahead by ``margin``."""
+    s = np.zeros((len(pred), c))
+    s[np.arange(len(pred)), pred] = margin
+    return s
+
+
+def test_the_baseline_point_is_chosen_by_accuracy_then_log_loss_then_order():
+    study = _study()
+    y = np.array([0, 1] * 10)
+    wrong = y.copy()
+    wrong[:4] = 1 - y[:4]
+    # point 1 is the most accurate
+    grid = np.stack([_scores(wrong), _scores(y), _scores(y, margin=5.0)])
+    point, t = study.choose_point(grid, y)
+    assert point in (1, 2)
+    # equal accuracy: the lower log-loss; points 1 and 2 differ only in scale, which the
+    # temperature absorbs, so their losses tie and the earlier wins
+    assert point == 1
+    from gfbgcn.text.linear.grid import choose_temperature
+
+    assert t == choose_temperature(grid[1], y)
+    noisy = _scores(y, margin=1.0)
+    noisy[:2] = _scores(1 - y[:2], margin=0.1)  # two near-misses
+    assert study.choose_point(np.stack([_scores(wrong), noisy]), y)[0] == 1
+
+
+def test_the_baseline_is_re_chosen_on_the_choosing_half():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    a, b = np.arange(0, 20), np.arange(20, 40)
+    right_on_a, right_on_b = y.copy(), y.copy()
+    right_on_a[b[:6]] = 1 - y[b[:6]]  # point 0: wrong on 6 of B
+    right_on_b[a[:6]] = 1 - y[a[:6]]  # point 1: wrong on 6 of A
+    s = _search(study, y, 1 - y, [y.copy()])  # the recorded baseline: wrong everywhere
+    s.grid_val = np.stack([_scores(right_on_a), _scores(right_on_b)])
+    for half, point in ((a, 0), (b, 1)):
+        p, t = study.choose_point(s.grid_val[:, half], y[half])
+        assert p == point
+        lin = study.candidate_probs(s, half)[0]
+        assert np.allclose(lin(np.arange(40)), study.point_proba(s.grid_val, point, t))
+    # without rechoose (or without a grid file): the recorded baseline
+    assert np.array_equal(study.candidate_probs(s, a, rechoose=False)[0](a), s.linear_val[a])
+    # the combination mixes the graph candidate with the re-chosen baseline; a graph that is
+    # right everywhere takes weight 1 against the recorded baseline, less against the new one
+    from gfbgcn.text.predict.combined import choose_weight
+
+    lin_a = study.baseline_on(s, a)
+    w = choose_weight(s.graph_val[0][a], lin_a[a], y[a])[0]
+    assert np.allclose(study.candidate_probs(s, a)[2](b),
+                       study.mix(s.graph_val[0][b], lin_a[b], w))
+
+
+def test_held_out_scores_the_re_chosen_baseline():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    s = _search(study, y, 1 - y, [y.copy()])
+    base = y.copy()
+    base[:8] = 1 - y[:8]  # 80 % right
+    s.grid_val = np.stack([_scores(1 - y), _scores(base)])
+    assert study.held_out(s, 3)["baseline"]["accuracy"] == pytest.approx(0.8)
+    assert study.held_out(s, 3, rechoose=False)["baseline"]["accuracy"] == 0.0
+
+
+def test_the_grid_check_finds_the_recorded_point():
+    study = _study()
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 30)
+    grid = rng.normal(size=(4, 30, 2))
+    grid[2] += 3 * np.eye(2)[y]  # the best point
+    s = _search(study, y, y, [y.copy()])
+    point, t = study.choose_point(grid, y)
+    assert point == 2
+    s.grid_val = grid.astype(np.float32).astype(np.float64)  # as the files keep them
+    s.linear_val = study.point_proba(grid, point, t)  # the record: float64 scores
+    same, diff = study.check_grid(s)
+    assert same and diff < 1e-5
+    s.linear_val = study.point_proba(grid, 1, t)
+    assert not study.check_grid(s)[0]
+
+
+def test_a_search_loads_its_grid_file_and_refuses_other_documents(tmp_path):
+    import json
+
+    study = _study()
+    y = np.array([0, 1, 1, 0])
+    record = tmp_path / "toy_seed0_auto.json"
+    record.write_text(json.dumps({
+        "dataset": "toy", "seed": 0, "choice": {"rule": "lowest validation log-loss"},
+        "candidates": [{"predictor": "linear", "chosen": True, "stopped_at": ""},
+                       {"predictor": "graph", "chosen": False, "stopped_at": ""},
+                       {"predictor": "graph+linear", "chosen": False, "stopped_at": ""}]}))
+    np.savez(tmp_path / "toy_seed0_auto_candidates.npz", val_labels=y,
+             linear_val_proba=_onehot(y), graph_val_proba=_onehot(y)[None])
+    assert study.load_search(record).grid_val is None
+    grid = np.stack([_scores(y), _scores(1 - y)]).astype(np.float32)
+    np.savez(tmp_path / "toy_seed0_auto_baseline_grid.npz", val_scores=grid, val_labels=y)
+    s = study.load_search(record)
+    assert s.grid_val is not None and np.array_equal(s.grid_val, grid)
+    np.savez(tmp_path / "toy_seed0_auto_baseline_grid.npz", val_scores=grid, val_labels=1 - y)
+    with pytest.raises(ValueError, match="differ"):
+        study.load_search(record)
+
+
+def test_the_report_shows_both_replays_and_decides_on_the_re_chosen_one():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]
+    s = _search(study, y, 1 - y, [y.copy()])
+    s.grid_val = np.stack([_scores(base)])
+    s.linear_val = study.point_proba(s.grid_val, *study.choose_point(s.grid_val, y))
+    text = study.render([s], [study.held_out(s, 2)], 2, "cmd",
+                        recorded=[study.held_out(s, 2, rechoose=False)])
+    assert "re-chosen: mean" in text and "Check of the grid files" in text
+    assert "in 1 of 1 searches" in text and "re-chosen on each half" in text
