@@ -2,15 +2,21 @@
 
 ``--auto`` (:mod:`gfbgcn.text.search.auto`) chooses among the linear baseline, every trained
 graph candidate and every graph candidate combined with the baseline (weight chosen by
-validation log-loss): about 19 candidates, picked by validation accuracy on a few hundred
-documents.  The maximum of many noisy estimates rewards luck, and a graph-only candidate is
-its own combination at weight 1, so offering it separately is one more draw per training.
+validation log-loss): about 19 candidates, picked on a few hundred validation documents.  The
+best of many noisy estimates rewards luck, and a graph-only candidate is its own combination at
+weight 1, so offering it separately is one more draw per training.
 
 This study replays the searches recorded by ``benchmarks/vs_linear.py`` (the candidate table in
 ``*_auto.json``, the validation probabilities in ``*_auto_candidates.npz``) on their validation
 documents alone.  Per search and repetition the validation documents are split at random into
 halves A and B; a rule chooses on A (the combinations' weights chosen on A as well) and the
-chosen candidate is scored on B, then the halves swap.  The rules:
+chosen candidate is scored on B, then the halves swap.  The candidates themselves (which graphs
+and models were trained, and their early stopping) were chosen by the search on all validation
+documents; that is common to all rules.  The baseline's own choice is re-made on A when the
+searches' grid files exist (the last section below).  Test labels and predictions are not
+read.
+
+**First study** (accuracy against log-loss).  Its rules:
 
 * ``accuracy`` (the search's rule when the study was written): highest accuracy, ties to the
   earliest candidate (the baseline first);
@@ -22,13 +28,53 @@ chosen candidate is scored on B, then the halves swap.  The rules:
   probabilities of the graph candidates that the search did not stop early, combined with the
   baseline (weight chosen by log-loss, as every combination's).  No training is added.
 
-The candidates themselves (which graphs and models were trained) were chosen by the search on
-all validation documents; that is common to all rules.
+Its decision, fixed before it was first run: the rule with the highest held-out accuracy (mean
+over corpora of each corpus's mean over its searches and repetitions) replaces the search's
+rule when it is higher than ``accuracy`` and higher on at least as many corpora as it is lower;
+otherwise the search keeps its rule (:func:`verdict`; it chose ``log-loss``).
 
-Decision, fixed before the study was first run: the rule with the highest held-out accuracy
-(mean over corpora of each corpus's mean over its searches and repetitions) replaces the
-search's rule when it is higher than ``accuracy`` and higher on at least as many corpora as it
-is lower; otherwise the search keeps its rule.  Test labels and predictions are not read.
+**Second study** (never worse than the baseline beyond noise).  ``log-loss`` answered on new
+corpora with combinations whose validation advantage rested on a few hundred documents and that
+lost to the baseline on test.  The rules added, each one of
+:class:`gfbgcn.text.search.selection.SelectionRule` applied by
+:func:`gfbgcn.text.search.selection.choose_index` (the library's function, so the study and
+``--auto`` cannot drift): the candidate of lowest log-loss on A (the ensemble not offered)
+replaces the baseline only if its mean per-document advantage over the baseline on A exceeds a
+margin plus ``z`` standard errors of the paired per-document difference, else the answer is the
+baseline:
+
+* ``baseline``: the baseline always (``z = inf``), the reference the rules must not fall below;
+* ``log-loss, z >= 1``, ``z >= 1.64``, ``z >= 2.33``: a one-sided paired test at about 84 %,
+  95 % and 99 % (``log-loss`` itself is ``z = 0``, margin 0);
+* ``log-loss, margin 0.005 / 0.01 / 0.02 nats``: a fixed margin on the mean log-loss.
+
+Its decision, fixed before any of these rules was run on the records: among ``baseline``,
+``log-loss`` and the rules above, those whose held-out accuracy is below ``baseline``'s by no
+more than 0.3 points on every corpus (a corpus's figure: its mean over its searches and
+repetitions) are eligible.  The decided rule is the eligible one with the highest mean
+held-out accuracy over corpora; rules within 0.01 points of that mean are tied, and ties go to
+the more conservative: the one that answered with the baseline more often over all choices
+(then the earlier in :data:`LIBRARY_RULES`).  ``baseline`` is always eligible, so there is
+always a decision (:func:`decide`).  The report says whether the library's
+:data:`~gfbgcn.text.search.selection.RULE` is the decided rule.
+
+**The baseline re-chosen on the choosing half.**  The records keep the baseline's validation
+probabilities of one classifier: the grid point (one of about 11 kinds and regularisation
+strengths, :func:`gfbgcn.text.linear.grid.grid`) and the calibration temperature that the search
+chose on *all* the validation documents, the scoring half included, while the combinations'
+weights are chosen on the choosing half alone.  A replay on those probabilities flatters the
+baseline, and with it the rules that answer with it.  ``benchmarks/baseline_grid_records.py``
+fits every grid point again on the searches' training documents and keeps its validation
+scores (``*_auto_baseline_grid.npz`` beside the record, written only when the choice on all
+validation documents reproduces the recorded probabilities).  With those files for every
+search, the replay chooses the baseline's grid point and temperature on the choosing half by
+the baseline's own rule (:func:`choose_point`), scores that choice on the other half, and mixes
+the graph candidates with *that* baseline (weights chosen on the choosing half, as before).
+The rules, :func:`choose_index` and the second study's decision are unchanged; the decision is
+taken on this replay, and the report gives the replay with the recorded baseline beside it.
+This removes the baseline's advantage; the graph candidates' advantage remains: they were
+early-stopped on all the validation documents (and the search's own steps used them), which
+cannot be undone without training them again.
 
     python benchmarks/selection_study.py --records docs/results/raw/vs-linear \\
         --report docs/results/selection-rules.md
@@ -38,19 +84,44 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import softmax
 
 from gfbgcn.core.metrics import mean_log_loss
+from gfbgcn.text.linear.grid import GridPoint, best_on_validation, choose_temperature
 from gfbgcn.text.predict.combined import choose_weight, mix
+from gfbgcn.text.search.selection import (
+    RULE,
+    SelectionRule,
+    choose_index,
+    per_document_log_loss,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = ("accuracy", "accuracy, no graph-only", "log-loss", "log-loss, no graph-only",
-         "accuracy, with the ensemble")
+# The second study's rules, applied by the library's choose_index (module docstring); the most
+# conservative first.  SelectionRule() is the first study's `log-loss`.
+LIBRARY_RULES = (SelectionRule(z=math.inf), SelectionRule(),
+                 SelectionRule(z=1.0), SelectionRule(z=1.64), SelectionRule(z=2.33),
+                 SelectionRule(margin=0.005), SelectionRule(margin=0.01),
+                 SelectionRule(margin=0.02))
+BY_NAME = {r.name: r for r in LIBRARY_RULES}
+FIRST_STUDY = ("accuracy", "accuracy, no graph-only", "log-loss, no graph-only",
+               "accuracy, with the ensemble")
+RULES = tuple(BY_NAME) + FIRST_STUDY
+FIRST_STUDY_RULES = ("accuracy", "accuracy, no graph-only", "log-loss",
+                     "log-loss, no graph-only", "accuracy, with the ensemble")  # its verdict's
+BASELINE = LIBRARY_RULES[0].name
+TOLERANCE = 0.003  # the decision's 0.3 points below the baseline on a corpus
+TIE = 0.0001  # means within 0.01 points tie
+KINDS = ("linear", "graph", "graph+linear", "ensemble")
+#: The grid file of a record (``benchmarks/baseline_grid_records.py``), beside it.
+GRID_SUFFIX = "_baseline_grid.npz"
 
 
 @dataclass
@@ -69,10 +140,62 @@ class Search:
     chosen: int  # the record's answer
     rule: str  # the rule that gave it (the search's, or vs_linear_rechoose.py's)
     full: list[int]  # the graph candidates (indices into graph_val) not stopped early
+    # [P, V, C] the baseline's grid points' validation scores (fitted on the training
+    # documents, before temperature); None: no grid file, the recorded baseline is used
+    grid_val: np.ndarray | None = None
+
+
+def choose_point(scores: np.ndarray, y: np.ndarray) -> tuple[int, float]:
+    """``(point, temperature)``: the baseline's own choice among its grid points, from their
+    validation scores ``[P, n, C]`` (before temperature) and the documents' classes ``y``.
+
+    Per point the temperature of :func:`~gfbgcn.text.linear.grid.choose_temperature`, then the
+    highest accuracy of ``softmax(scores / T)``, ties to the lower log-loss, then to the earlier
+    point (:func:`~gfbgcn.text.linear.grid.best_on_validation`, which it calls): what
+    :func:`~gfbgcn.text.linear.baseline.choose_and_refit` does on all validation documents."""
+
+    def evaluate(point: GridPoint) -> tuple[float, float, dict, float]:
+        s = np.asarray(scores[int(point.value)], dtype=np.float64)
+        t = choose_temperature(s, y)
+        probs = softmax(s / t, axis=1)
+        acc = float((probs.argmax(1) == y).mean()) if len(y) else 0.0
+        return acc, (mean_log_loss(y, probs) if len(y) else 0.0), {}, t
+
+    points = [GridPoint("grid", "index", float(p)) for p in range(len(scores))]
+    best, t, _ = best_on_validation(points, evaluate, threads=1)
+    return int(best.value), float(t)
+
+
+def point_proba(scores: np.ndarray, point: int, temperature: float) -> np.ndarray:
+    """``softmax(scores[point] / temperature)`` in float64: a grid point's probabilities."""
+    return softmax(np.asarray(scores[point], dtype=np.float64) / temperature, axis=1)
+
+
+def baseline_on(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> np.ndarray:
+    """``[V, C]``: the baseline's validation probabilities.  With the search's grid file and
+    ``rechoose``, its grid point and temperature chosen again on positions ``choose_on`` alone
+    (:func:`choose_point`); otherwise the record's (chosen on all validation documents)."""
+    if s.grid_val is None or not rechoose:
+        return s.linear_val
+    point, t = choose_point(s.grid_val[:, choose_on], s.y[choose_on])
+    return point_proba(s.grid_val, point, t)
+
+
+def check_grid(s: Search) -> tuple[bool, float]:
+    """The grid file against the record: ``(the point re-chosen on all validation documents
+    is the one whose probabilities are recorded, largest |difference| of the probabilities)``
+    (the grid file stores float32 scores: differences of order 1e-6 are rounding)."""
+    assert s.grid_val is not None
+    point, t = choose_point(s.grid_val, s.y)
+    diffs = [float(np.abs(point_proba(s.grid_val, p, t) - s.linear_val).max())
+             for p in range(len(s.grid_val))]
+    return int(np.argmin(diffs)) == point, diffs[point]
 
 
 def load_search(record: Path) -> Search:
-    """A search from its ``*_auto.json`` record and ``*_auto_candidates.npz`` arrays."""
+    """A search from its ``*_auto.json`` record and ``*_auto_candidates.npz`` arrays (their
+    validation side only: the records' test fields are not read), with its grid file
+    (:data:`GRID_SUFFIX`) when there is one."""
     rec = json.loads(record.read_text(encoding="utf-8"))
     arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
     kinds, graph_of, full, g = [], [], [], -1
@@ -82,40 +205,64 @@ def load_search(record: Path) -> Search:
         graph_of.append(-1 if row["predictor"] == "linear" else g)
         if row["predictor"] == "graph" and not row["stopped_at"]:
             full.append(g)
+    grid_path = record.with_name(record.stem + GRID_SUFFIX)
+    grid_val = None
+    if grid_path.is_file():
+        grid = np.load(grid_path)
+        if not np.array_equal(grid["val_labels"], arrays["val_labels"]):
+            raise ValueError(f"{grid_path.name}: validation documents differ from the record's")
+        grid_val = grid["val_scores"].astype(np.float64)
     return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
                   arrays["val_labels"], arrays["linear_val_proba"], arrays["graph_val_proba"],
                   chosen=next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]),
                   rule="log-loss" if "log-loss" in rec["choice"].get("rule", "") else "accuracy",
-                  full=full)
+                  full=full, grid_val=grid_val)
 
 
-def candidate_probs(s: Search, choose_on: np.ndarray) -> list[Callable[[np.ndarray], np.ndarray]]:
+def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
+                    ) -> list[Callable[[np.ndarray], np.ndarray]]:
     """Per candidate, a function from validation positions to its probabilities there; the
-    combinations' weights chosen on positions ``choose_on``.  The last, ``ensemble``: the mean
-    of the full-length graph candidates (:attr:`Search.full`) combined with the baseline."""
+    baseline (with the grid file and ``rechoose``: its grid point and temperature,
+    :func:`baseline_on`) and the combinations' weights chosen on positions ``choose_on``; the
+    combinations mix each graph candidate with that baseline.  The last, ``ensemble``: the
+    mean of the full-length graph candidates (:attr:`Search.full`) combined with the
+    baseline."""
+    lin = baseline_on(s, choose_on, rechoose)
     out: list[Callable[[np.ndarray], np.ndarray]] = []
     weights: dict[int, float] = {}
     for kind, g in zip(s.kinds, s.graph_of):
         if kind == "ensemble":
-            mean = s.graph_val[s.full].mean(axis=0) if s.full else s.linear_val
-            w = choose_weight(mean[choose_on], s.linear_val[choose_on], s.y[choose_on])[0]
-            out.append(lambda idx, m=mean, w=w: mix(m[idx], s.linear_val[idx], w))
+            mean = s.graph_val[s.full].mean(axis=0) if s.full else lin
+            w = choose_weight(mean[choose_on], lin[choose_on], s.y[choose_on])[0]
+            out.append(lambda idx, m=mean, w=w: mix(m[idx], lin[idx], w))
         elif kind == "linear":
-            out.append(lambda idx: s.linear_val[idx])
+            out.append(lambda idx: lin[idx])
         elif kind == "graph":
             out.append(lambda idx, g=g: s.graph_val[g][idx])
         else:
             if g not in weights:
-                weights[g] = choose_weight(s.graph_val[g][choose_on], s.linear_val[choose_on],
+                weights[g] = choose_weight(s.graph_val[g][choose_on], lin[choose_on],
                                            s.y[choose_on])[0]
-            out.append(lambda idx, g=g, w=weights[g]: mix(s.graph_val[g][idx],
-                                                         s.linear_val[idx], w))
+            out.append(lambda idx, g=g, w=weights[g]: mix(s.graph_val[g][idx], lin[idx], w))
     return out
 
 
+def document_losses(s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
+                    idx: np.ndarray) -> list[np.ndarray]:
+    """Per candidate the search offers (all but the ensemble), its per-document log-loss on
+    validation positions ``idx``: what :func:`choose_index` compares."""
+    return [per_document_log_loss(s.y[idx], probs[k](idx))
+            for k, kind in enumerate(s.kinds) if kind != "ensemble"]
+
+
 def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
-           idx: np.ndarray) -> int:
-    """The candidate ``rule`` picks on validation positions ``idx`` (ties: the earliest)."""
+           idx: np.ndarray, losses: list[np.ndarray] | None = None) -> int:
+    """The candidate ``rule`` picks on validation positions ``idx`` (ties: the earliest);
+    ``losses``: :func:`document_losses` on ``idx`` when already computed."""
+    if rule in BY_NAME:  # the library's rule, on the candidates the search offers
+        if losses is None:
+            losses = document_losses(s, probs, idx)
+        return choose_index(losses, s.kinds.index("linear"), BY_NAME[rule])
     allowed = [k for k, kind in enumerate(s.kinds)
                if not (rule.endswith("no graph-only") and kind == "graph")
                and (kind != "ensemble" or rule.endswith("with the ensemble"))]
@@ -123,22 +270,24 @@ def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]]
     if rule.startswith("accuracy"):
         scores = [float((probs[k](idx).argmax(1) == y).mean()) for k in allowed]
         return allowed[int(np.argmax(scores))]  # argmax: the first of equals
-    losses = [mean_log_loss(y, probs[k](idx)) for k in allowed]
-    return allowed[int(np.argmin(losses))]
+    losses_ = [mean_log_loss(y, probs[k](idx)) for k in allowed]
+    return allowed[int(np.argmin(losses_))]
 
 
-def held_out(s: Search, repetitions: int) -> dict[str, dict[str, float]]:
-    """Per rule: mean accuracy on the scoring half, and how often it chose each kind."""
+def held_out(s: Search, repetitions: int, rechoose: bool = True) -> dict[str, dict[str, float]]:
+    """Per rule: mean accuracy on the scoring half, and how often it chose each kind
+    (``rechoose``: see :func:`candidate_probs`)."""
     n = len(s.y)
-    acc = {r: [] for r in RULES}
-    kinds = {r: {"linear": 0, "graph": 0, "graph+linear": 0, "ensemble": 0} for r in RULES}
+    acc: dict[str, list[float]] = {r: [] for r in RULES}
+    kinds = {r: dict.fromkeys(KINDS, 0) for r in RULES}
     for rep in range(repetitions):
         perm = np.random.default_rng(rep).permutation(n)
         halves = (perm[: n // 2], perm[n // 2:])
         for a, b in (halves, halves[::-1]):
-            probs = candidate_probs(s, a)
+            probs = candidate_probs(s, a, rechoose)
+            losses = document_losses(s, probs, a)
             for rule in RULES:
-                k = choose(rule, s, probs, a)
+                k = choose(rule, s, probs, a, losses)
                 acc[rule].append(float((probs[k](b).argmax(1) == s.y[b]).mean()))
                 kinds[rule][s.kinds[k]] += 1
     total = 2 * repetitions
@@ -153,9 +302,10 @@ def full_validation_choice(s: Search, rule: str) -> int:
 
 
 def verdict(by_corpus: dict[str, dict[str, float]]) -> tuple[str, dict[str, float]]:
-    """The decision of the module docstring: ``(rule, mean held-out accuracy per rule)``."""
-    means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in RULES}
-    best = max(RULES, key=lambda r: means[r])
+    """The first study's decision (module docstring): ``(rule, mean held-out accuracy per
+    rule)``."""
+    means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in FIRST_STUDY_RULES}
+    best = max(FIRST_STUDY_RULES, key=lambda r: means[r])
     if best == "accuracy" or means[best] <= means["accuracy"]:
         return "accuracy", means
     up = sum(v[best] > v["accuracy"] for v in by_corpus.values())
@@ -163,44 +313,158 @@ def verdict(by_corpus: dict[str, dict[str, float]]) -> tuple[str, dict[str, floa
     return (best if up >= down else "accuracy"), means
 
 
-def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
-           repetitions: int, command: str, notes: str = "") -> str:
+def worst_corpus(by_corpus: dict[str, dict[str, float]], rule: str) -> tuple[str, float]:
+    """The corpus where ``rule`` is furthest below (or least above) ``baseline``, and by how
+    much (``rule - baseline``, a fraction)."""
+    return min(((c, v[rule] - v[BASELINE]) for c, v in by_corpus.items()), key=lambda t: t[1])
+
+
+def decide(by_corpus: dict[str, dict[str, float]], baseline_share: dict[str, float]
+           ) -> tuple[str, list[str]]:
+    """The second study's decision (module docstring): ``(rule, the eligible rules)``.
+
+    ``by_corpus[corpus][rule]``: held-out accuracy; ``baseline_share[rule]``: the share of
+    all choices in which the rule answered with the baseline."""
+    names = list(BY_NAME)
+    eligible = [r for r in names if worst_corpus(by_corpus, r)[1] >= -TOLERANCE]
+    means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in eligible}
+    top = max(means.values())
+    tied = [r for r in eligible if means[r] >= top - TIE]
+    # the most conservative of the tied; max keeps the first (earlier in LIBRARY_RULES) of equals
+    return max(tied, key=lambda r: baseline_share[r]), eligible
+
+
+@dataclass
+class Replay:
+    """One replay's figures: ``by_corpus[corpus][rule]`` held-out accuracy (mean over the
+    corpus's searches), ``share[rule][kind]`` the share of all choices answered with each
+    kind, ``means[rule]`` the mean over corpora, the decision and the eligible rules."""
+
+    by_corpus: dict[str, dict[str, float]]
+    share: dict[str, dict[str, float]]
+    means: dict[str, float]
+    chosen: str
+    eligible: list[str]
+
+
+def summarise(searches: list[Search], results: list[dict[str, dict[str, float]]]) -> Replay:
+    """The figures of one replay (:func:`held_out` per search) and its decision."""
     corpora = list(dict.fromkeys(s.dataset for s in searches))
     by_corpus = {c: {r: float(np.mean([res[r]["accuracy"] for s, res in zip(searches, results)
                                        if s.dataset == c])) for r in RULES} for c in corpora}
-    chosen, means = verdict(by_corpus)
+    share = {r: {k: float(np.mean([res[r][k] for res in results])) for k in KINDS}
+             for r in RULES}
+    chosen, eligible = decide(by_corpus, {r: share[r]["linear"] for r in RULES})
+    means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in RULES}
+    return Replay(by_corpus, share, means, chosen, eligible)
+
+
+def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
+           repetitions: int, command: str, notes: str = "",
+           recorded: list[dict[str, dict[str, float]]] | None = None) -> str:
+    """The report.  ``results``: the replay that decides (with the searches' grid files, the
+    baseline re-chosen on each choosing half); ``recorded``: with grid files, the same replay
+    with the recorded baseline, shown beside it."""
+    main = summarise(searches, results)
+    old = summarise(searches, recorded) if recorded is not None else None
+    corpora, by_corpus, share, means = list(main.by_corpus), main.by_corpus, main.share, \
+        main.means
+    chosen, eligible = main.chosen, main.eligible
+    first, _ = verdict(by_corpus)
+    rechosen = all(s.grid_val is not None for s in searches)
+    how = ("the baseline's classifier (its grid point) and its temperature are chosen again on "
+           "that half, by the baseline's own rule, from every grid point's validation scores "
+           "(`*_auto_baseline_grid.npz`, written by `benchmarks/baseline_grid_records.py`), and "
+           "the combinations mix the graph candidates with that baseline"
+           if rechosen else
+           "the baseline is the recorded one (its classifier and temperature chosen on all "
+           "the validation documents)")
     lines = ["# `--auto`'s selection rule, studied on validation documents", "",
              f"Command: `{command}`", "",
              "Each recorded search's validation documents split at random into halves, "
              f"{repetitions} times; a rule chooses on one half (combination weights too) and is "
-             "scored on the other, then the halves swap (`benchmarks/selection_study.py` says "
-             "why and how). Held-out accuracy in %, mean over a corpus's searches; the other "
-             "columns are differences from `accuracy` in points. Test data is not read.", "",
-             "| corpus | searches | " + " | ".join(f"`{r}`" for r in RULES) + " |",
-             "|---|---|" + "---|" * len(RULES)]
+             f"scored on the other, then the halves swap; {how} "
+             "(`benchmarks/selection_study.py` says why and how, and names the rules). Test "
+             "data is not read.", ""]
+    head = "| corpus | searches | validation documents per search | `baseline` held-out " \
+        "accuracy (%) |"
+    if old is not None:
+        head += " the same, recorded baseline (%) |"
+    lines += [head, "|---|---|---|---|" + ("---|" if old is not None else "")]
     for c in corpora:
-        n = sum(s.dataset == c for s in searches)
-        base = by_corpus[c]["accuracy"]
-        cells = [f"{100 * base:.2f}"] + [f"{100 * (by_corpus[c][r] - base):+.2f}"
-                                         for r in RULES[1:]]
-        lines.append(f"| {c} | {n} | " + " | ".join(cells) + " |")
-    base = means["accuracy"]
-    lines.append("| **mean over corpora** | | " + " | ".join(
-        [f"**{100 * base:.2f}**"] + [f"**{100 * (means[r] - base):+.2f}**" for r in RULES[1:]])
-        + " |")
+        sizes = [len(s.y) for s in searches if s.dataset == c]
+        size = (f"{min(sizes)}" if min(sizes) == max(sizes)
+                else f"{min(sizes)}-{max(sizes)}")
+        lines.append(f"| {c} | {len(sizes)} | {size} | {100 * by_corpus[c][BASELINE]:.2f} |"
+                     + (f" {100 * old.by_corpus[c][BASELINE]:.2f} |" if old is not None
+                        else ""))
+    lines += ["", "Held-out accuracy of each rule minus the baseline's, in points, per corpus "
+              "(mean over its searches) and on average over corpora; the worst corpus; the "
+              "share of all choices answered with the baseline. Rules above the *first study* "
+              "row are the library's (`gfbgcn.text.search.selection`), eligible (✓) when no "
+              f"corpus is more than {100 * TOLERANCE:.1f} points below the baseline; below it, "
+              "the first study's other rules.", "",
+              "| rule | " + " | ".join(corpora) + " | **mean** | worst corpus | baseline "
+              "answers | eligible |", "|---|" + "---|" * (len(corpora) + 4)]
+    for r in RULES:
+        if r == FIRST_STUDY[0]:
+            lines.append("| *first study* |" + " |" * (len(corpora) + 4))
+        cells = [f"{100 * (by_corpus[c][r] - by_corpus[c][BASELINE]):+.2f}" for c in corpora]
+        corpus, gap = worst_corpus(by_corpus, r)
+        mark = ("✓" if r in eligible else "✗") if r in BY_NAME else ""
+        name = f"**`{r}`**" if r == chosen else f"`{r}`"
+        lines.append(f"| {name} | " + " | ".join(cells)
+                     + f" | **{100 * (means[r] - means[BASELINE]):+.2f}** | {corpus} "
+                     f"{100 * gap:+.2f} | {100 * share[r]['linear']:.1f} % | {mark} |")
+    lines += ["", f"`baseline`'s own mean held-out accuracy over corpora: "
+              f"{100 * means[BASELINE]:.2f} %.", ""]
     same = sum(full_validation_choice(s, s.rule) == s.chosen for s in searches)
     rules = ", ".join(f"`{r}`" for r in sorted({s.rule for s in searches}))
-    lines += ["", f"Check: the rule of the records' answers ({rules}) on all validation "
+    lines += [f"Check: the rule of the records' answers ({rules}) on all validation "
               f"documents picks those answers in {same} of {len(searches)} searches."]
+    if rechosen:
+        checks = [check_grid(s) for s in searches]
+        lines += ["", f"Check of the grid files: the baseline re-chosen on all validation "
+                  f"documents is the recorded grid point in {sum(c[0] for c in checks)} of "
+                  f"{len(searches)} searches, its probabilities at most "
+                  f"{max(c[1] for c in checks):.1g} from the recorded ones (the files keep the "
+                  f"scores as float32; `baseline_grid_records.py` checked the float64 ones "
+                  f"before writing them)."]
     lines += ["", "What each rule chose (share of all choices, over all searches):", "",
               "| rule | baseline | graph only | combination | ensemble |", "|---|---|---|---|---|"]
     for r in RULES:
-        share = {k: np.mean([res[r][k] for res in results])
-                 for k in ("linear", "graph", "graph+linear", "ensemble")}
-        lines.append(f"| `{r}` | {100 * share['linear']:.1f} % | {100 * share['graph']:.1f} % "
-                     f"| {100 * share['graph+linear']:.1f} % | {100 * share['ensemble']:.1f} % |")
-    lines += ["", f"**Decision** (rule fixed in the script before it was run): `{chosen}`" +
-              (" (the search's rule stays)." if chosen == "accuracy" else "."), ""]
+        lines.append(f"| `{r}` | " + " | ".join(f"{100 * share[r][k]:.1f} %" for k in KINDS)
+                     + " |")
+    if old is not None:
+        lines += ["", "The two replays side by side: each rule's mean over corpora minus "
+                  "`baseline`'s and its worst corpus (points), and its share of baseline "
+                  "answers, with the baseline as recorded (chosen on all validation documents) "
+                  "and re-chosen on each choosing half (the table above).", "",
+                  "| rule | recorded: mean | worst corpus | baseline answers | eligible | "
+                  "re-chosen: mean | worst corpus | baseline answers | eligible |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in RULES:
+            cells = []
+            for rep in (old, main):
+                corpus, gap = worst_corpus(rep.by_corpus, r)
+                mark = ("✓" if r in rep.eligible else "✗") if r in BY_NAME else ""
+                cells += [f"{100 * (rep.means[r] - rep.means[BASELINE]):+.2f}",
+                          f"{corpus} {100 * gap:+.2f}", f"{100 * rep.share[r]['linear']:.1f} %",
+                          mark]
+            lines.append(f"| `{r}` | " + " | ".join(cells) + " |")
+        lines += ["", f"`baseline`'s mean held-out accuracy over corpora: "
+                  f"{100 * old.means[BASELINE]:.2f} % recorded, {100 * means[BASELINE]:.2f} % "
+                  f"re-chosen. The decision on the replay with the recorded baseline: "
+                  f"`{old.chosen}`."]
+    decided = BY_NAME[chosen]
+    on = " on the replay with the baseline re-chosen on each half" if old is not None else ""
+    lines += ["", f"The first study's decision (`accuracy` against the others), on these "
+              f"figures: `{first}`.", "",
+              f"**Decision** (rule fixed in the script before the new rules were run){on}: "
+              f"`{chosen}`.", "",
+              f"The library's rule (`gfbgcn.text.search.selection.RULE`) is `{RULE.name}`: "
+              + ("the decided one." if RULE == decided else
+                 "**not the decided one** (set RULE to the decision and re-run)."), ""]
     return "\n".join(lines) + (f"\n{notes.rstrip()}\n" if notes else "")
 
 
@@ -218,11 +482,18 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         raise SystemExit(f"{args.records}: no *_auto.json with its _candidates.npz")
     searches = [load_search(p) for p in records]
+    gridded = sum(s.grid_val is not None for s in searches)
+    if gridded not in (0, len(searches)):
+        raise SystemExit(f"{args.records}: grid files ({GRID_SUFFIX}) for {gridded} of "
+                         f"{len(searches)} searches; write them all "
+                         f"(benchmarks/baseline_grid_records.py) or none")
     results = [held_out(s, args.repetitions) for s in searches]
+    recorded = [held_out(s, args.repetitions, rechoose=False) for s in searches] \
+        if gridded else None
     notes = args.report.with_name(args.report.stem + "_notes.md")  # kept beside the table
     atomic_write_text(args.report, render(searches, results, args.repetitions, command_line(),
                                           notes.read_text(encoding="utf-8")
-                                          if notes.is_file() else ""))
+                                          if notes.is_file() else "", recorded))
     print(f"wrote {args.report}")
     return 0
 

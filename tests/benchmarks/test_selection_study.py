@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selection_study.py"
 
@@ -97,3 +98,210 @@ def test_the_ensemble_is_offered_last_and_only_by_its_rule():
     s.full = [0]  # only the first ran its full length: the ensemble is that one alone
     probs = study.candidate_probs(s, idx)
     assert study.choose("accuracy, with the ensemble", s, probs, idx) == 1  # tie: earlier
+
+
+def test_the_library_rules_are_the_library_function_on_per_document_losses():
+    study = _study()
+    from gfbgcn.text.search.selection import choose_index, per_document_log_loss
+
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 30)
+    noisy = [np.where(rng.random(len(y)) < q, 1 - y, y) for q in (0.1, 0.3, 0.05)]
+    s = _search(study, y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), noisy)
+    idx = np.arange(0, len(y), 2)
+    probs = study.candidate_probs(s, idx)
+    losses = study.document_losses(s, probs, idx)
+    assert len(losses) == len(s.kinds) - 1  # the ensemble is not offered
+    assert np.array_equal(losses[0], per_document_log_loss(y[idx], s.linear_val[idx]))
+    for name, rule in study.BY_NAME.items():
+        assert study.choose(name, s, probs, idx) == choose_index(losses, 0, rule)
+    # the library's plain log-loss is the first study's log-loss rule
+    assert study.BY_NAME["log-loss"] == study.SelectionRule()
+
+
+def test_a_small_advantage_on_few_documents_keeps_the_baseline_under_a_test():
+    study = _study()
+    y = np.array([0, 1] * 10)
+    graph = y.copy()
+    graph[0] = 1 - y[0]  # the graph: right on 19 of 20, as sure as the baseline
+    base = y.copy()
+    base[:2] = 1 - y[:2]  # the baseline: right on 18 of 20
+    s = _search(study, y, base, [graph])
+    idx = np.arange(len(y))
+    probs = study.candidate_probs(s, idx)
+    assert study.choose("log-loss", s, probs, idx) != 0
+    assert study.choose("log-loss, z >= 1.64", s, probs, idx) == 0
+    assert study.choose("baseline", s, probs, idx) == 0
+
+
+def test_the_baseline_rule_scores_the_baseline_on_every_half():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]  # 80 % right
+    s = _search(study, y, base, [y.copy()])
+    res = study.held_out(s, repetitions=4)
+    assert res["baseline"]["accuracy"] == pytest.approx(0.8)
+    assert res["baseline"]["linear"] == 1.0
+    assert res["log-loss"]["linear"] == 0.0  # the graph, right everywhere, wins every half
+
+
+def test_decision_excludes_rules_more_than_0_3_points_below_the_baseline_on_a_corpus():
+    study = _study()
+    shares = dict.fromkeys(study.RULES, 0.5)
+    by = {c: dict.fromkeys(study.RULES, 0.80) for c in "abc"}
+    by["a"]["log-loss"], by["b"]["log-loss"], by["c"]["log-loss"] = 0.82, 0.82, 0.796
+    z = "log-loss, z >= 1.64"
+    by["a"][z], by["b"][z], by["c"][z] = 0.81, 0.81, 0.7975
+    chosen, eligible = study.decide(by, shares)
+    assert "log-loss" not in eligible and z in eligible and "baseline" in eligible
+    assert chosen == z
+    # nothing eligible above the baseline: every other rule ties with it, and it is the
+    # earliest of the equally conservative
+    by["c"][z] = 0.79
+    assert study.decide(by, shares)[0] == "baseline"
+
+
+def test_decision_ties_go_to_the_rule_answering_with_the_baseline_more_often():
+    study = _study()
+    by = {c: dict.fromkeys(study.RULES, 0.80) for c in "ab"}
+    a, b = "log-loss, z >= 1", "log-loss, z >= 2.33"
+    for c in by:
+        by[c][a], by[c][b] = 0.8100, 0.81005  # within 0.01 points
+    shares = {**dict.fromkeys(study.RULES, 0.1), a: 0.2, b: 0.6}
+    assert study.decide(by, shares)[0] == b
+    shares[a] = 0.7
+    assert study.decide(by, shares)[0] == a
+    by["a"][b] = by["b"][b] = 0.812  # clearly higher: no tie
+    assert study.decide(by, shares)[0] == b
+
+
+def test_the_report_names_the_decision_and_the_library_rule():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]
+    s = _search(study, y, base, [y.copy()])
+    text = study.render([s], [study.held_out(s, 2)], 2, "cmd")
+    assert "**Decision**" in text and "gfbgcn.text.search.selection.RULE" in text
+    assert "| `baseline` |" in text and "eligible" in text
+
+
+# --- the baseline re-chosen on the choosing half (grid files of baseline_grid_records.py) ---
+
+def _scores(pred: np.ndarray, c: int = 2, margin: float = 2.0) -> np.ndarray:
+    """Decision scores that put class ``pred`` ahead by ``margin``."""
+    s = np.zeros((len(pred), c))
+    s[np.arange(len(pred)), pred] = margin
+    return s
+
+
+def test_the_baseline_point_is_chosen_by_accuracy_then_log_loss_then_order():
+    study = _study()
+    y = np.array([0, 1] * 10)
+    wrong = y.copy()
+    wrong[:4] = 1 - y[:4]
+    # point 1 is the most accurate
+    grid = np.stack([_scores(wrong), _scores(y), _scores(y, margin=5.0)])
+    point, t = study.choose_point(grid, y)
+    assert point in (1, 2)
+    # equal accuracy: the lower log-loss; points 1 and 2 differ only in scale, which the
+    # temperature absorbs, so their losses tie and the earlier wins
+    assert point == 1
+    from gfbgcn.text.linear.grid import choose_temperature
+
+    assert t == choose_temperature(grid[1], y)
+    noisy = _scores(y, margin=1.0)
+    noisy[:2] = _scores(1 - y[:2], margin=0.1)  # two near-misses
+    assert study.choose_point(np.stack([_scores(wrong), noisy]), y)[0] == 1
+
+
+def test_the_baseline_is_re_chosen_on_the_choosing_half():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    a, b = np.arange(0, 20), np.arange(20, 40)
+    right_on_a, right_on_b = y.copy(), y.copy()
+    right_on_a[b[:6]] = 1 - y[b[:6]]  # point 0: wrong on 6 of B
+    right_on_b[a[:6]] = 1 - y[a[:6]]  # point 1: wrong on 6 of A
+    s = _search(study, y, 1 - y, [y.copy()])  # the recorded baseline: wrong everywhere
+    s.grid_val = np.stack([_scores(right_on_a), _scores(right_on_b)])
+    for half, point in ((a, 0), (b, 1)):
+        p, t = study.choose_point(s.grid_val[:, half], y[half])
+        assert p == point
+        lin = study.candidate_probs(s, half)[0]
+        assert np.allclose(lin(np.arange(40)), study.point_proba(s.grid_val, point, t))
+    # without rechoose (or without a grid file): the recorded baseline
+    assert np.array_equal(study.candidate_probs(s, a, rechoose=False)[0](a), s.linear_val[a])
+    # the combination mixes the graph candidate with the re-chosen baseline; a graph that is
+    # right everywhere takes weight 1 against the recorded baseline, less against the new one
+    from gfbgcn.text.predict.combined import choose_weight
+
+    lin_a = study.baseline_on(s, a)
+    w = choose_weight(s.graph_val[0][a], lin_a[a], y[a])[0]
+    assert np.allclose(study.candidate_probs(s, a)[2](b),
+                       study.mix(s.graph_val[0][b], lin_a[b], w))
+
+
+def test_held_out_scores_the_re_chosen_baseline():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    s = _search(study, y, 1 - y, [y.copy()])
+    base = y.copy()
+    base[:8] = 1 - y[:8]  # 80 % right
+    s.grid_val = np.stack([_scores(1 - y), _scores(base)])
+    assert study.held_out(s, 3)["baseline"]["accuracy"] == pytest.approx(0.8)
+    assert study.held_out(s, 3, rechoose=False)["baseline"]["accuracy"] == 0.0
+
+
+def test_the_grid_check_finds_the_recorded_point():
+    study = _study()
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 30)
+    grid = rng.normal(size=(4, 30, 2))
+    grid[2] += 3 * np.eye(2)[y]  # the best point
+    s = _search(study, y, y, [y.copy()])
+    point, t = study.choose_point(grid, y)
+    assert point == 2
+    s.grid_val = grid.astype(np.float32).astype(np.float64)  # as the files keep them
+    s.linear_val = study.point_proba(grid, point, t)  # the record: float64 scores
+    same, diff = study.check_grid(s)
+    assert same and diff < 1e-5
+    s.linear_val = study.point_proba(grid, 1, t)
+    assert not study.check_grid(s)[0]
+
+
+def test_a_search_loads_its_grid_file_and_refuses_other_documents(tmp_path):
+    import json
+
+    study = _study()
+    y = np.array([0, 1, 1, 0])
+    record = tmp_path / "toy_seed0_auto.json"
+    record.write_text(json.dumps({
+        "dataset": "toy", "seed": 0, "choice": {"rule": "lowest validation log-loss"},
+        "candidates": [{"predictor": "linear", "chosen": True, "stopped_at": ""},
+                       {"predictor": "graph", "chosen": False, "stopped_at": ""},
+                       {"predictor": "graph+linear", "chosen": False, "stopped_at": ""}]}))
+    np.savez(tmp_path / "toy_seed0_auto_candidates.npz", val_labels=y,
+             linear_val_proba=_onehot(y), graph_val_proba=_onehot(y)[None])
+    assert study.load_search(record).grid_val is None
+    grid = np.stack([_scores(y), _scores(1 - y)]).astype(np.float32)
+    np.savez(tmp_path / "toy_seed0_auto_baseline_grid.npz", val_scores=grid, val_labels=y)
+    s = study.load_search(record)
+    assert s.grid_val is not None and np.array_equal(s.grid_val, grid)
+    np.savez(tmp_path / "toy_seed0_auto_baseline_grid.npz", val_scores=grid, val_labels=1 - y)
+    with pytest.raises(ValueError, match="differ"):
+        study.load_search(record)
+
+
+def test_the_report_shows_both_replays_and_decides_on_the_re_chosen_one():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]
+    s = _search(study, y, 1 - y, [y.copy()])
+    s.grid_val = np.stack([_scores(base)])
+    s.linear_val = study.point_proba(s.grid_val, *study.choose_point(s.grid_val, y))
+    text = study.render([s], [study.held_out(s, 2)], 2, "cmd",
+                        recorded=[study.held_out(s, 2, rechoose=False)])
+    assert "re-chosen: mean" in text and "Check of the grid files" in text
+    assert "in 1 of 1 searches" in text and "re-chosen on each half" in text
