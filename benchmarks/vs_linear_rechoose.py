@@ -27,26 +27,35 @@ from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.search.candidates import Candidate, choose
+from gfbgcn.text.search.selection import per_document_log_loss
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def candidates_of(rows: list[dict[str, Any]], arrays: Any) -> list[Candidate]:
-    """The record's candidates with the validation numbers the choice compares."""
-    y, linear = arrays["val_labels"], arrays["linear_val_proba"]
-    out, g = [], -1
+def candidates_of(rows: list[dict[str, Any]], arrays: Any) -> tuple[list[Candidate], int]:
+    """The record's candidates with the validation numbers the choice compares, and the index
+    of the protected one (the linear model the combinations use: the one of lowest validation
+    log-loss; the n-gram baseline where it is the only one)."""
+    y = arrays["val_labels"]
+    linears = arrays["linears_val_proba"] if "linears_val_proba" in arrays else \
+        arrays["linear_val_proba"][None]
+    partner = int(np.argmin([mean_log_loss(y, p) for p in linears]))
+    out, g, j = [], -1, -1
     for row in rows:
         if row["predictor"] == "linear":
-            probs = linear
+            j += 1
+            probs = linears[j]
         else:
             g += row["predictor"] == "graph"
             probs = arrays["graph_val_proba"][g]
             if row["predictor"] == "graph+linear":
-                probs = mix(probs, linear, float(row["weight"]))
+                probs = mix(probs, linears[partner], float(row["weight"]))
         out.append(Candidate(None, row["model"], False, row["predictor"],
                              float((probs.argmax(1) == y).mean()), 0.0,
-                             val_log_loss=mean_log_loss(y, probs)))
-    return out
+                             val_log_loss=mean_log_loss(y, probs),
+                             val_losses=per_document_log_loss(y, probs)))
+    protected = [k for k, row in enumerate(rows) if row["predictor"] == "linear"][partner]
+    return out, protected
 
 
 def rechoose(record: Path) -> tuple[bool, str]:
@@ -54,14 +63,14 @@ def rechoose(record: Path) -> tuple[bool, str]:
     rec = json.loads(record.read_text(encoding="utf-8"))
     arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
     rows = rec["candidates"]
-    cands = candidates_of(rows, arrays)
+    cands, protected = candidates_of(rows, arrays)
     recorded = next(k for k, row in enumerate(rows) if row["chosen"])
     # the arrays reproduce the search's own validation accuracies
     for c, row in zip(cands, rows):
         if f"{c.val_accuracy:.4f}" != row["val_accuracy"]:
             raise SystemExit(f"{record}: candidate {row} does not reproduce its validation "
                              f"accuracy ({c.val_accuracy:.4f})")
-    k = cands.index(choose(cands, with_baseline=True))
+    k = cands.index(choose(cands, protected))
     pred = arrays["test_pred"][k].astype(np.int64)
     y = np.asarray(rec["test_labels"])
     num_classes = arrays["linear_val_proba"].shape[1]

@@ -136,17 +136,25 @@ def test_the_best_candidate_is_the_earliest_of_equals():
 
 
 def test_the_answer_has_the_lowest_validation_log_loss_with_the_baseline():
+    import numpy as np
+
     from gfbgcn.text.search.candidates import choose
 
     def cand(acc: float, loss: float) -> Candidate:
-        return Candidate(None, "linear", False, "linear", acc, 0.0, val_log_loss=loss)
+        return Candidate(None, "linear", False, "linear", acc, 0.0, val_log_loss=loss,
+                         val_losses=np.full(50, loss))
 
     baseline, accurate, calibrated, tie = cand(0.8, 0.50), cand(0.9, 0.45), cand(0.85, 0.40), \
         cand(0.85, 0.40)
-    assert choose([baseline, accurate, calibrated, tie], with_baseline=True) is calibrated
-    assert choose([baseline, cand(0.9, 0.50)], with_baseline=True) is baseline  # a tie: earliest
-    # without the baseline (no combinations): the highest accuracy, as the study did not cover it
-    assert choose([baseline, accurate, calibrated], with_baseline=False) is accurate
+    assert choose([baseline, accurate, calibrated, tie], protected=0) is calibrated
+    assert choose([baseline, cand(0.9, 0.50)], protected=0) is baseline  # a tie: earliest
+    # the protected candidate need not come first; a tie with it keeps it
+    assert choose([cand(0.9, 0.40), baseline, cand(0.7, 0.40)], protected=1).val_accuracy == 0.9
+    # without linear models (no combinations): the highest accuracy, as the study did not
+    # cover it
+    assert choose([baseline, accurate, calibrated], protected=None) is accurate
+    with pytest.raises(ValueError, match="per-document validation losses"):
+        choose([Candidate(None, "linear", False, "linear", 0.8, 0.0), calibrated], protected=0)
 
 
 def test_auto_records_every_candidates_validation_log_loss_and_chooses_the_lowest():

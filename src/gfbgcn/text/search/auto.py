@@ -90,6 +90,7 @@ from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-
     parse_budget,
     prune_margin,
 )
+from gfbgcn.text.search.selection import per_document_log_loss
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features import wordllama as word_features
@@ -180,7 +181,8 @@ class _Search:
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
             test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
             features=features, linear=b.model.description, linear_index=index,
-            val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba())))
+            val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba()),
+            val_losses=per_document_log_loss(g.labels[self.split["val"]], b.val_proba())))
         self.log(f"auto: {what}, {b.model.description}), validation accuracy "
                  f"{b.val['accuracy']:.4f}, {b.seconds:.1f} s")
 
@@ -221,7 +223,8 @@ class _Search:
                             test=accuracy_and_f1(y, result.probabilities, ti, len(g.label_names)),
                             features=features,
                             stopped_at=None if rule is None else rule.stopped_at,
-                            val_log_loss=mean_log_loss(y[vi], result.probabilities[vi]))
+                            val_log_loss=mean_log_loss(y[vi], result.probabilities[vi]),
+                            val_losses=per_document_log_loss(y[vi], result.probabilities[vi]))
         self.candidates.append(graph_c)
         combined = "" if self.partner is None else self._combine(graph_c, result, g)
         stop = graph_c.stopped_at
@@ -250,10 +253,11 @@ class _Search:
         weight, combined_acc, loss = choose_weight(result.probabilities[vi],
                                                    linear.val_proba(), y[vi])
         mixed = mix(result.probabilities, p_lin, weight)
+        val_mixed = mix(result.probabilities[vi], linear.val_proba(), weight)
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
             test=accuracy_and_f1(y, mixed, ti, len(g.label_names)), val_log_loss=loss,
-            linear_index=self.partner))
+            linear_index=self.partner, val_losses=per_document_log_loss(y[vi], val_mixed)))
         return f", combined {combined_acc:.4f} (w={weight:.2f})"
 
 
@@ -285,7 +289,10 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     _try_features(search)
     if search.baseline is not None:  # stage 3 did not take them: not needed after the search
         search.baseline.take_counts()
-    chosen = choose(search.candidates, search.baseline is not None)
+    protected = None if search.partner is None else next(
+        i for i, c in enumerate(search.candidates)
+        if c.predictor == "linear" and c.linear_index == search.partner)
+    chosen = choose(search.candidates, protected)
     # the graph part: the chosen one's, or for the baseline alone the best graph-only candidate
     # (served with graph weight 0, so its output is the baseline's)
     part = chosen if chosen.predictor != "linear" else \

@@ -33,6 +33,7 @@ import numpy as np
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
+from gfbgcn.text.search.selection import choose_index
 from gfbgcn.text.train.config import TrainResult
 
 
@@ -70,6 +71,8 @@ class Candidate:
     stopped_at: int | None = None  # the rung where the search's rule stopped it (RungRule)
     val_log_loss: float = float("nan")  # what the choice compares (module docstring)
     linear_index: int | None = None  # which of AutoResult.linears (linear, graph+linear)
+    #: ``[V]`` its log-loss on each validation document (what the choice compares)
+    val_losses: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def graph_setting(self) -> GraphSetting:
@@ -173,12 +176,18 @@ def accuracy_and_f1(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_class
     return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
 
 
-def choose(candidates: Sequence[Candidate], with_baseline: bool) -> Candidate:
-    """The search's answer (module docstring): the lowest validation log-loss when the
-    baseline is in the search, else the highest validation accuracy; ties: the earliest."""
-    if with_baseline:
-        return min(candidates, key=lambda c: c.val_log_loss)  # min keeps the earliest of equals
-    return best_by_accuracy(candidates)
+def choose(candidates: Sequence[Candidate], protected: int | None) -> Candidate:
+    """The search's answer (module docstring): with linear models in the search, the
+    candidate :func:`gfbgcn.text.search.selection.choose_index` picks, under
+    :data:`~gfbgcn.text.search.selection.RULE`, against the ``protected`` candidate (the
+    linear model the combinations use); without them (``protected`` None), the highest
+    validation accuracy; ties: the earliest."""
+    if protected is None:
+        return best_by_accuracy(candidates)
+    losses = [c.val_losses for c in candidates]
+    if any(loss is None for loss in losses):
+        raise ValueError("every candidate needs its per-document validation losses")
+    return candidates[choose_index([np.asarray(x) for x in losses], protected)]
 
 
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
