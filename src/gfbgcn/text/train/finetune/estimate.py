@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import math
 import statistics
 import time
@@ -152,7 +153,7 @@ def time_run(run: FinetuneRun, epochs: int, *, seed: int = 0, clock: Clock = tim
         if run.device.type == "cuda":
             finetune_step(run, timed_batches[0])  # warm-up, untimed
             _sync(run.device)
-        step_times = [_timed(clock, run.device, lambda b=b: finetune_step(run, b))
+        step_times = [_timed(clock, run.device, functools.partial(finetune_step, run, b))
                       for b in timed_batches]
         embed_time = _timed(clock, run.device, embed)
     return FinetuneEstimate(

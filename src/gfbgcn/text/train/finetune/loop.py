@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -156,6 +157,8 @@ def _fit(run: FinetuneRun, config: TrainConfig, progress: bool
     for epoch in bar:
         start = time.perf_counter()
         train_loss, train_acc = _epoch(run, train, rng)
+        if not math.isfinite(train_loss):  # the weights may be NaN: embed nothing with them
+            check_finite_loss(epoch, train_loss, math.nan, config)
         refresh_bank(run, run.others)  # validation and test rows: this epoch's encoder
         val_loss, val_acc = validate(run)
         check_finite_loss(epoch, train_loss, val_loss, config)

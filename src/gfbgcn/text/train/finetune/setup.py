@@ -131,7 +131,7 @@ def _split(graph: TextGraph, config: TrainConfig, device: torch.device
     test = data.test_mask[:graph.num_docs].nonzero().view(-1)
     check_split(graph.labels, graph.label_names, train.numpy(), val.numpy(), config.val_ratio)
     targets = data.y[:graph.num_docs]
-    return tuple(t.to(device) for t in (targets, train, val, test))  # type: ignore[return-value]
+    return targets.to(device), train.to(device), val.to(device), test.to(device)
 
 
 def _optimizer(encoder: nn.Module, gcn: nn.Module, head: nn.Module, config: TrainConfig,

@@ -69,7 +69,7 @@ def graph_logits(run: FinetuneRun, rows: torch.Tensor, batch: torch.Tensor | Non
     Layer 2 runs on ``rows``' rows of ``Â`` alone (:class:`~gfbgcn.nn.models.TwoLayerTextGCN`'s
     ``head``: the same values as the rows of the whole output, as full-batch training uses).
     """
-    feats = run.bank if batch is None else run.bank.index_copy(0, batch, fresh)
+    feats = run.bank if batch is None or fresh is None else run.bank.index_copy(0, batch, fresh)
     gcn, d = run.gcn, run.num_docs
     docs = torch.addmm(gcn.w1[:d], feats * run.scale, gcn.w2)  # word rows of F: zero
     h = F.relu(spmm(run.adj, torch.cat([docs, gcn.w1[d:]])))
