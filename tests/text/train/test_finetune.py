@@ -292,10 +292,10 @@ def _refuse_after_the_first(refresh):
     """``refresh`` for the bank's first filling, a failure after it."""
     calls = []
 
-    def once(run, docs=None):
+    def once(run, docs=None, **options):
         calls.append(docs)
         if len(calls) > 1:
             raise AssertionError("the bank was refreshed after the loss diverged")
-        return refresh(run, docs)
+        return refresh(run, docs, **options)
 
     return once

@@ -73,7 +73,9 @@ class FinetuneResult:
     its budget the fine-tuning's ``max_length``, truncating); ``encoder_state`` its weights on
     the CPU; ``gcn`` the graph model, its features the bank's (source: a
     :class:`~gfbgcn.text.train.features.encoder.DocEmbeddings` embedding with ``encoder``);
-    ``head`` the linear classifier on the embeddings."""
+    ``head`` the linear classifier on the embeddings.  ``val["loss"]`` is the validation
+    log-loss of ``probabilities`` (what a choice between candidates compares); ``history``
+    has each epoch's, from the bank of that epoch."""
 
     config: TrainConfig
     weight: float
@@ -223,10 +225,11 @@ def train_finetune(graph: TextGraph, texts: Sequence[str], encoder: SentenceEnco
         weight: the graph part's share ``w`` of the mixture (0: the head alone, 1: the graph).
         encoder_lr: Adam's learning rate for the encoder.
         batch_docs: training documents per step.
-        max_length: tokens per document (default: 128, or the encoder's budget if smaller).
+        max_length: tokens per document, special tokens included: its first ones (default
+            128); never more than the encoder's own budget.
         device: where to train; ``adj``: ``Â`` when the caller has it.
         log: given one line, the time estimate, before training starts.
-        progress: a progress bar over the epochs.
+        progress: progress bars over the epochs and the corpus's embedding.
         clock: the estimate's clock (tests give their own).
 
     Deterministic on the CPU for a given ``config.seed``; the caller's random generators are
@@ -241,13 +244,13 @@ def train_finetune(graph: TextGraph, texts: Sequence[str], encoder: SentenceEnco
         if log is not None:
             log(estimate.line())
         start = time.perf_counter()
-        refresh_bank(run)  # every document by the pretrained encoder
+        refresh_bank(run, progress=progress)  # every document by the pretrained encoder
         history, best_epoch, best = _fit(run, config, progress)
         check_converged(best_epoch, history, config.lr)
         assert best is not None  # a best epoch has its weights
         for name, module in run.modules().items():
             module.load_state_dict(best[name])
-        refresh_bank(run)  # every document by the best encoder
+        refresh_bank(run, progress=progress)  # every document by the best encoder
         train_seconds = time.perf_counter() - start
     return _result(run, config, best["encoder"], history, best_epoch, train_seconds, estimate,
                    encoder_lr)

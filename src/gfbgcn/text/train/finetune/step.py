@@ -102,15 +102,17 @@ def finetune_step(run: FinetuneRun, batch: np.ndarray) -> tuple[torch.Tensor, to
     return loss.detach(), correct
 
 
-def refresh_bank(run: FinetuneRun, docs: torch.Tensor | None = None) -> None:
+def refresh_bank(run: FinetuneRun, docs: torch.Tensor | None = None, *,
+                 progress: bool = False) -> None:
     """Embed the documents ``docs`` (all when None) with the encoder in evaluation mode (no
     dropout, no gradients: :meth:`SentenceEncoder.embed`, as new documents are embedded) and
-    write them into the bank."""
+    write them into the bank; ``progress``: a bar over the documents."""
     run.encoder.model.eval()
     idx = np.arange(run.num_docs) if docs is None else docs.cpu().numpy()
     if not len(idx):
         return
-    vectors = run.encoder.embed([run.texts[i] for i in idx], batch_size=run.inference_batch)
+    vectors = run.encoder.embed([run.texts[i] for i in idx], batch_size=run.inference_batch,
+                                progress=progress)
     run.bank[torch.from_numpy(idx).to(run.device)] = torch.from_numpy(vectors).to(run.device)
 
 
