@@ -46,7 +46,11 @@ def test_features_encoder_trains_on_the_embeddings_and_saves_the_encoder(bert, t
     clf = TextGCNClassifier(**FAST, encoder=str(bert), features="encoder").fit_corpus(corpus)
     model = clf.result_.model
     assert isinstance(model.source, DocEmbeddings) and model.features.shape[1] == 32
-    assert not model.features[corpus.__len__():].any()  # word rows: zeros
+    # word rows: each word's own embedding (the default, chosen on validation)
+    graph = clf.graph_
+    words = model.source.embed(graph.vocab[:3])
+    np.testing.assert_allclose(model.features[len(corpus):len(corpus) + 3].numpy(), words,
+                               rtol=1e-5, atol=1e-6)
     # the baseline beside it: the n-grams with the embeddings in one SVM
     assert clf.baseline_.model.uses_encoder and clf.baseline_.model.ngrams is not None
     path = clf.save(tmp_path / "model")
@@ -121,10 +125,11 @@ def test_the_corpus_is_embedded_once_a_fit_and_through_the_cache(bert, monkeypat
 
     monkeypatch.setattr(SentenceEncoder, "embed", counting)
     corpus = tiny_corpus(40)
+    clf = TextGCNClassifier(**FAST, encoder=str(bert), features="encoder").fit_corpus(corpus)
+    words = clf.graph_.num_words
+    assert calls == [len(set(corpus.texts)), words]  # every distinct document once, the words
     TextGCNClassifier(**FAST, encoder=str(bert), features="encoder").fit_corpus(corpus)
-    assert calls == [len(set(corpus.texts))]  # every distinct document once
-    TextGCNClassifier(**FAST, encoder=str(bert), features="encoder").fit_corpus(corpus)
-    assert calls == [len(set(corpus.texts))]  # the second fit read them from the cache
+    assert calls == [len(set(corpus.texts)), words]  # the second fit read both from the cache
     assert encoder_package.EmbeddingCache  # the cache is the package's
 
 

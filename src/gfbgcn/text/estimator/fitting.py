@@ -82,7 +82,8 @@ def embed_corpus(encoder: str, corpus: Corpus, device: torch.device, cache: bool
     if Path(encoder).is_dir():
         identity["name"] = str(Path(encoder).resolve())
     embedder = Embedder(EncoderIdentity.from_dict(identity), device=device, encoder=model)
-    return CorpusEmbeddings(vectors, embedder, identity, time.perf_counter() - start)
+    return CorpusEmbeddings(vectors, embedder, identity, time.perf_counter() - start,
+                            embed_many=lambda texts: embed_documents(model, texts, cache=cache))
 
 
 def with_encoder(result: BaselineResult, embeddings: CorpusEmbeddings) -> BaselineResult:

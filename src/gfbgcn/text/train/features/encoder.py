@@ -3,9 +3,13 @@
 As BertGCN initialises its document nodes (Lin et al. 2021), a **document** node's row of
 ``F`` is the encoder's embedding of the document (:mod:`gfbgcn.text.encoder`: unit length,
 pooled as the encoder says), times :data:`FEATURE_SCALE`; a **word** node's row is zero
-(:data:`WORD_ROWS` ``"zeros"``, BertGCN's choice) or the encoder's embedding of the word itself
-(``"encoder"``).  :class:`~gfbgcn.nn.models.FeatureTextGCN` computes layer 1 as
-``Â (W1 + F W2)``, so the embeddings reach the words through their document edges either way.
+(``"zeros"``, BertGCN's choice) or the encoder's embedding of the word itself (``"encoder"``,
+:data:`WORD_ROWS`).  The default scale and word rows were chosen on validation documents
+(``benchmarks/encoder_choices.py``, ``docs/results/encoder-choices.md``: GFB-MaxVec on three
+corpora, scales 0.1, 0.3 and 1, both kinds of word rows; the words' own embeddings at scale 1
+had the highest mean validation accuracy).  :class:`~gfbgcn.nn.models.FeatureTextGCN` computes
+layer 1 as ``Â (W1 + F W2)``, so the embeddings reach the words through their document edges
+either way.
 A new document's row is its embedding by the same encoder, at the same scale
 (:class:`EncoderDocFeatures`): a saved model records the encoder (its identity), and loading it
 needs the same encoder files.
@@ -31,11 +35,11 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.features.inputs import DocInput
 
 #: ``F`` is the embeddings times this (Adam's step on ``W2`` relative to ``W1``'s, as for the
-#: n-gram features): chosen on validation (module docstring of ``benchmarks/encoder_features.py``).
-FEATURE_SCALE = 0.1
+#: n-gram features): chosen on validation (module docstring).
+FEATURE_SCALE = 1.0
 #: What a word node's row of ``F`` is: ``"zeros"`` or ``"encoder"`` (the word embedded).
 WORD_ROW_KINDS = ("zeros", "encoder")
-WORD_ROWS = "zeros"
+WORD_ROWS = "encoder"
 
 #: How a model embeds texts with its encoder (:class:`gfbgcn.text.encoder.embedder.Embedder`).
 Embed = Callable[[list[str]], np.ndarray]
@@ -52,6 +56,9 @@ class CorpusEmbeddings:
     embed: Embed = field(repr=False)
     identity: dict[str, Any]
     seconds: float = 0.0
+    #: the same encoder through the embedding cache, for many texts at once (a vocabulary:
+    #: the graphs of a search share most of their words); None: ``embed``
+    embed_many: Embed | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.embeddings.ndim != 2 or not np.isfinite(self.embeddings).all():
@@ -99,7 +106,10 @@ def encoder_input(corpus: CorpusEmbeddings, graph: TextGraph, scale: float = FEA
                          f"{graph.num_docs} documents")
     start = time.perf_counter()
     source = DocEmbeddings(corpus.identity, scale, word_rows, corpus.embed)
-    words = source.transform(graph.vocab) if word_rows == "encoder" and graph.vocab else None
+    words = None
+    if word_rows == "encoder" and graph.vocab:
+        embed = corpus.embed_many or corpus.embed
+        words = np.asarray(embed(list(graph.vocab)), dtype=np.float32) * np.float32(scale)
     rows = np.asarray(corpus.embeddings, dtype=np.float32) * np.float32(scale)
     return DocInput(rows, source, time.perf_counter() - start, word_rows=words)
 

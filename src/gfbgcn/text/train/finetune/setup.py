@@ -22,7 +22,6 @@ from gfbgcn.text.graph.adjacency import graph_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
 from gfbgcn.text.train.config import TrainConfig
-from gfbgcn.text.train.features.encoder import FEATURE_SCALE
 from gfbgcn.text.train.finetune.batches import TokenizedDocuments, tokenize_documents
 from gfbgcn.text.train.models import make_second_layer
 from gfbgcn.text.train.setup import lambda_parameters
@@ -44,6 +43,11 @@ DEFAULT_MAX_LENGTH = 128
 #: Documents per forward pass when the memory bank is refreshed: without gradients a pass
 #: holds no activations for a backward, so it takes more documents than a step.
 INFERENCE_BATCH_FACTOR = 4
+
+#: The bank's rows of ``F`` are its embeddings times this.  The frozen encoder features' scale
+#: was chosen on validation (:mod:`gfbgcn.text.train.features.encoder`); fine-tuning was not
+#: studied there and keeps the scale it was written and tested with.
+FINETUNE_SCALE = 0.1
 
 
 @dataclass
@@ -73,7 +77,7 @@ class FinetuneRun:
     num_classes: int
     weight: float
     batch_docs: int
-    scale: float = FEATURE_SCALE
+    scale: float = FINETUNE_SCALE
 
     @property
     def device(self) -> torch.device:
