@@ -107,6 +107,8 @@ def _reporter(speak: bool) -> Callable[[str, Any], None]:
             _print_graph(value)
         elif event == "batching":
             print(f"batching: {value.describe()}; --batch-size N or 0 sets it")
+        elif event == "estimate":  # fine-tuning's time, before it starts
+            print(value, file=sys.stderr, flush=True)
         elif event == "embeddings":
             print(f"encoder {value.identity['name']}: {len(value.embeddings):,} documents, "
                   f"{value.dim}-d embeddings ({value.seconds:.1f} s, cached embeddings "

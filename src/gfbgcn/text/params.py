@@ -234,6 +234,13 @@ PARAMETERS: dict[str, Param] = {
                      "baseline's n-grams, into the graph's document nodes with features "
                      "encoder, and into auto's search, which also tries a linear head on them",
                      none="none", metavar="MODEL", group="encoder"),
+    "encoder_finetune": _flag(False, "fine-tune the encoder jointly with the graph model, as "
+                              "BertGCN does: a memory bank of the documents' embeddings, a "
+                              "batch of documents through the encoder per step, the graph "
+                              "model and a linear head on the embeddings mixed 0.7 / 0.3; "
+                              "needs encoder, one label per document and full batch; slow on "
+                              "a CPU (its time is estimated and printed first)",
+                              group="encoder"),
     "cache": _flag(True, "cache the graph (and the encoder's embeddings) on disk "
                    "($GFBGCN_CACHE)", group="graph"),
     "build_workers": _int(None, "processes building the text graph (the graph does not "

@@ -171,3 +171,41 @@ def test_embed_corpus_records_a_directory_by_its_absolute_path(bert, monkeypatch
     np.testing.assert_allclose(np.linalg.norm(embedded.embeddings, axis=1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(embedded.embed(tiny_corpus(20).texts[:3]),
                                embedded.embeddings[:3], rtol=1e-5, atol=1e-6)
+
+
+def test_fine_tuning_trains_the_encoder_and_saves_it_with_the_model(bert, tmp_path, capsys):
+    corpus = tiny_corpus(60)
+    path = tmp_path / "corpus.csv"
+    write_csv(corpus, path)
+    model = tmp_path / "model"
+    assert main(["train", "--dataset", str(path), "--encoder", str(bert), "--encoder-finetune",
+                 "--hidden", "8", "--epochs", "3", "--min-freq", "1", "--threads", "1",
+                 "--build-workers", "1", "--no-baseline", "--save", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert "fine-tuning on cpu: about" in err  # the estimate, before training
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert config["encoder"]["name"] == "encoder" and (model / "encoder" / "modules.json").is_file()
+    loaded = gfbgcn.load(model)
+    assert isinstance(loaded, CombinedPredictor) and loaded.weight == pytest.approx(0.7)
+    assert loaded.linear.kind == "finetuned-head"
+    # the pretrained encoder is not the saved one: the model embeds with its own
+    from gfbgcn.text.encoder import load_encoder
+
+    tuned = load_encoder(model / "encoder")
+    assert tuned.identity.digest != load_encoder(bert).identity.digest
+    probs = loaded.predict_proba(NEW)
+    assert probs.shape == (3, 2) and np.allclose(probs.sum(1), 1.0)
+    moved = Path(shutil.copytree(model, tmp_path / "moved"))
+    np.testing.assert_allclose(gfbgcn.load(moved).predict_proba(NEW), probs, rtol=1e-5)
+
+
+def test_fine_tuning_needs_an_encoder_and_one_full_batch_model():
+    from gfbgcn.core.errors import OptionError
+
+    with pytest.raises(OptionError, match="encoder_finetune needs an encoder"):
+        TextGCNClassifier(encoder_finetune=True).resolve_settings()
+    for bad, words in (({"auto": True}, "drop auto"), ({"batch_size": 8}, "full batch"),
+                       ({"features": "ngram"}, "drop features"),
+                       ({"model": "sgc"}, "not sgc")):
+        with pytest.raises(OptionError, match=words):
+            TextGCNClassifier(encoder="x", encoder_finetune=True, **bad).resolve_settings()

@@ -32,12 +32,15 @@ class Embedder:
         name: where to load it from (default: the record's ``name``).
         device: where it runs.
         encoder: the encoder itself, when the caller has just loaded it (checked too).
+        bundled: the encoder exists only here (fine-tuned): a model that uses it saves its
+            files beside its own (:func:`gfbgcn.text.encoder.save.save_encoder`).
     """
 
     def __init__(self, identity: EncoderIdentity, name: str | None = None,
                  device: str | torch.device = "cpu",
-                 encoder: SentenceEncoder | None = None) -> None:
+                 encoder: SentenceEncoder | None = None, bundled: bool = False) -> None:
         self.identity, self.name, self.device = identity, name or identity.name, str(device)
+        self.bundled = bundled
         self._last: tuple[list[str], np.ndarray] | None = None
         self._encoder: SentenceEncoder | None = None
         if encoder is not None:
@@ -70,8 +73,10 @@ class Embedder:
         return self._last[1]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"identity": self.identity, "name": self.name, "device": self.device}
+        if self.bundled:  # its weights are nowhere else: they go along
+            return {**self.__dict__, "_last": None}
+        return {"identity": self.identity, "name": self.name, "device": self.device,
+                "bundled": False}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.identity, self.name, self.device = state["identity"], state["name"], state["device"]
-        self._last, self._encoder = None, None
+        self.__dict__.update({"_last": None, "_encoder": None, **state})

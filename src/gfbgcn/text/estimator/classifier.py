@@ -20,6 +20,7 @@ from gfbgcn.text.estimator.fitting import (
     chosen_batching,
     doc_input_for,
     embed_corpus,
+    finetune_model,
     fit_baseline,
     multi_label_predictor,
     multi_label_targets,
@@ -142,7 +143,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         auto: bool = D["auto"], budget: int | str | None = D["budget"],
         baseline: bool = D["baseline"],
         baseline_class_weight: str | None = D["baseline_class_weight"],
-        encoder: str | None = D["encoder"], cache: bool = D["cache"],
+        encoder: str | None = D["encoder"], encoder_finetune: bool = D["encoder_finetune"],
+        cache: bool = D["cache"],
         build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
     ) -> None:
         self.model = model
@@ -176,6 +178,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.baseline = baseline
         self.baseline_class_weight = baseline_class_weight
         self.encoder = encoder
+        self.encoder_finetune = encoder_finetune
         self.cache = cache
         self.build_workers = build_workers
         self.verbose = verbose
@@ -241,7 +244,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         elif settings.benchmark != benchmark:
             raise ValueError("settings were resolved for another kind of corpus "
                              f"(benchmark={settings.benchmark}): resolve them for this one")
-        self.baseline_ = self.batching_ = auto = None
+        self.baseline_ = self.batching_ = auto = combination = None
         embeddings = None if settings.encoder is None else embed_corpus(
             settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
         if embeddings is not None:
@@ -257,12 +260,20 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                     graph = shared_graph(lambda: settings.build_graph(corpus))
                 check_has_words(graph.num_words, graph.config.min_freq)
                 report("graph", graph)
-                result, labels = self._train(corpus, graph, settings, report, embeddings)
+                if settings.encoder_finetune:
+                    assert settings.encoder is not None  # resolve_settings checked it
+                    result, head, weight = finetune_model(
+                        corpus, graph, settings.encoder, settings.train, settings.device,
+                        bool(self.verbose), lambda line: report("estimate", line))
+                    combination, labels = (head, weight), None
+                else:
+                    result, labels = self._train(corpus, graph, settings, report, embeddings)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
                                               self.baseline_class_weight, labels, embeddings)
-        self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names)
+        self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names,
+                         combination)
         return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
@@ -304,7 +315,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_fitted(self, corpus: Corpus, graph: TextGraph, result: TrainResult,
                     auto: AutoResult | None, classes: np.ndarray | None,
-                    tokenizer: Tokenizer, label_names: list[str] | None) -> None:
+                    tokenizer: Tokenizer, label_names: list[str] | None,
+                    combination: tuple[Any, float] | None = None) -> None:
         """The fitted state.  What ``predict`` and ``save`` use is built here, so that they
         leave the classifier as it is (scikit-learn's ``check_dict_unchanged``): the
         transductive outputs, the inductive predictor (two-layer models) and the few settings
@@ -324,7 +336,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             self._predictor = multi_label_predictor(result, graph, corpus, label_names,
                                                     self.label_sep, tokenizer)
         else:
-            self._predictor = inductive_predictor(result, graph, auto, tokenizer)
+            self._predictor = inductive_predictor(result, graph, auto, tokenizer, combination)
         graph_part = getattr(self._predictor, "graph", self._predictor)
         graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
         self._save_settings = trained_settings(

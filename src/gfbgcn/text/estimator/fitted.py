@@ -15,7 +15,7 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.predict.combined import CombinedPredictor, write_linear
 from gfbgcn.text.predict.inductive import InductiveTextGCN
 from gfbgcn.text.predict.saved import load_model_and_config, save_model
-from gfbgcn.text.predict.saved_encoder import ENCODER_ENTRY, encoder_record
+from gfbgcn.text.predict.saved_encoder import ENCODER_ENTRY, bundled_encoder, encoder_record
 from gfbgcn.text.search.auto import AutoResult
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainResult
@@ -34,16 +34,20 @@ def _combination(auto: AutoResult | None) -> tuple[Any, float] | None:
 
 
 def inductive_predictor(result: TrainResult, graph: TextGraph, auto: AutoResult | None,
-                        tokenizer: Tokenizer | None) -> InductiveTextGCN | CombinedPredictor:
-    """The predictor of new documents of a fitted run (combined with the linear model when
-    ``auto`` chose that); a :class:`UserError` for the models that have none (sgc, gin)."""
+                        tokenizer: Tokenizer | None,
+                        combination: tuple[Any, float] | None = None
+                        ) -> InductiveTextGCN | CombinedPredictor:
+    """The predictor of new documents of a fitted run, combined with a linear model when
+    ``auto`` chose that or the run gives one (``combination``: ``(linear model, graph
+    weight)``, a fine-tuned encoder's head); a :class:`UserError` for the models that have
+    none (sgc, gin)."""
     model = result.config.model
     if model not in INDUCTIVE_MODELS:
         raise UserError(f"{model} classifies only the documents given to fit (X or "
                         f"X_unlabeled): new documents need a two-layer model "
                         f"({', '.join(INDUCTIVE_MODELS)})")
     part = InductiveTextGCN.from_trained(result.model, graph, model, tokenizer=tokenizer)
-    combination = _combination(auto)
+    combination = combination or _combination(auto)
     if combination is None:
         return part
     return CombinedPredictor(part, *combination)
@@ -67,6 +71,9 @@ def save_fitted(path: str | Path, predictor: InductiveTextGCN | CombinedPredicto
 
     def write_parts(staging: Path) -> dict[str, Any]:  # inside the directory being built
         parts: dict[str, Any] = {}
+        bundled = bundled_encoder(predictor, staging)
+        if bundled is not None:
+            parts[ENCODER_ENTRY] = bundled
         if combination is not None:
             parts["combined"] = write_linear(staging, *combination)
         if outputs is not None:

@@ -17,7 +17,12 @@ from gfbgcn.core.memory import release_free_memory
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
 from gfbgcn.text.graph.text_graph import TextGraph
-from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.linear.baseline import (
+    BaselineResult,
+    LinearTextModel,
+    baseline_for_graph,
+    graph_split,
+)
 from gfbgcn.text.linear.encoder import fit_ngram_encoder
 from gfbgcn.text.linear.multilabel import multilabel_baseline_for_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
@@ -84,6 +89,39 @@ def embed_corpus(encoder: str, corpus: Corpus, device: torch.device, cache: bool
     embedder = Embedder(EncoderIdentity.from_dict(identity), device=device, encoder=model)
     return CorpusEmbeddings(vectors, embedder, identity, time.perf_counter() - start,
                             embed_many=lambda texts: embed_documents(model, texts, cache=cache))
+
+
+def finetune_model(corpus: Corpus, graph: TextGraph, encoder: str, config: TrainConfig,
+                   device: torch.device, progress: bool, log: Callable[[str], None]
+                   ) -> tuple[TrainResult, LinearTextModel, float]:
+    """The encoder ``encoder`` fine-tuned jointly with the graph model of ``config`` on
+    ``graph`` (:func:`gfbgcn.text.train.finetune.train_finetune`, its time estimate logged
+    first): ``(the run as a TrainResult (the mixture's probabilities and metrics, the graph
+    model), the linear head as a linear model on the fine-tuned embeddings, the graph part's
+    weight)``.  Both parts embed new documents with the fine-tuned encoder, which a saved
+    model keeps beside its own files."""
+    from gfbgcn.text.encoder import load_encoder
+    from gfbgcn.text.encoder.embedder import Embedder
+    from gfbgcn.text.train.finetune import train_finetune
+
+    run = train_finetune(graph, corpus.texts, load_encoder(encoder, device=device), config,
+                         device=device, log=log, progress=progress)
+    tuned = run.encoder.identity
+    embedder = Embedder(tuned, device=device, encoder=run.encoder, bundled=True)
+    source = run.gcn.source
+    source.embed = embedder
+    head = run.head
+    linear = LinearTextModel(
+        ngrams=None, coef=head.weight.detach().cpu().double().numpy(),
+        intercept=head.bias.detach().cpu().double().numpy(), label_names=graph.label_names,
+        tokenizer_name=graph.tokenizer, C=0.0, kind="finetuned-head", encoder_scale=1.0,
+        embed=embedder, encoder_identity=source.identity)
+    result = TrainResult(
+        config=run.config, test=run.test, val=run.val, best_epoch=run.best_epoch,
+        epochs_run=run.epochs_run, seconds_per_epoch=run.seconds_per_epoch,
+        train_seconds=run.train_seconds, peak_rss_mib=run.peak_rss_mib, history=run.history,
+        model=run.gcn, probabilities=run.probabilities, device=run.device)
+    return result, linear, run.weight
 
 
 def with_encoder(result: BaselineResult, embeddings: CorpusEmbeddings) -> BaselineResult:

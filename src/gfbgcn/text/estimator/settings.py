@@ -202,6 +202,7 @@ class FitSettings:
     cache: bool
     build_workers: int | None
     encoder: str | None = None
+    encoder_finetune: bool = False
 
     def graph_config(self, num_docs: int) -> GraphConfig:
         """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
@@ -260,13 +261,15 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
     encoder = check_encoder(p["encoder"])
     if train.features == "encoder" and encoder is None:
         raise OptionError("{0} encoder needs an encoder: add {1} MODEL", "features", "encoder")
+    check_finetune(p, encoder, train)
     budget = None if p["budget"] is None else parse_budget(p["budget"])
     return FitSettings(
         train=replace(train, seed=run_seed(p["random_state"])),  # the one draw
         tokenizer=tokenizer, window=p["window"], min_freq=p["min_freq"],
         stop_words=AUTO if stop_words == AUTO else stop, cooccurrence=p["cooccurrence"],
         benchmark=benchmark, device=device, auto_batch=p["batch_size"] == AUTO, budget=budget,
-        cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder)
+        cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder,
+        encoder_finetune=bool(p["encoder_finetune"]))
 
 
 def check_encoder(encoder: object) -> str | None:
@@ -280,6 +283,29 @@ def check_encoder(encoder: object) -> str | None:
         raise OptionError("{0} must be a directory or a model name, got {value!r}", "encoder",
                           value=encoder)
     return str(encoder)
+
+
+def check_finetune(params: Mapping[str, Any], encoder: str | None, train: TrainConfig) -> None:
+    """``encoder_finetune`` needs an encoder, and trains one two-layer model on one label a
+    document, full batch (the memory bank covers the whole graph each step)."""
+    check_parameter("encoder_finetune", params["encoder_finetune"])
+    if not params["encoder_finetune"]:
+        return
+    if encoder is None:
+        raise OptionError("{0} needs an encoder: add {1} MODEL", "encoder_finetune", "encoder")
+    for name, problem in (("auto", params["auto"]), ("multi_label", params["multi_label"])):
+        if problem:
+            raise OptionError("{0} trains one single-label model: drop {1}",
+                              "encoder_finetune", name)
+    if train.batch_size:  # ("auto" stands for full batch here)
+        raise OptionError("{0} trains full batch: drop {1}", "encoder_finetune", "batch_size")
+    if train.features != "onehot":
+        raise OptionError("{0} gives the documents the fine-tuned embeddings itself: drop "
+                          "{1}", "encoder_finetune", "features")
+    if train.model not in INDUCTIVE_MODELS:
+        raise OptionError("{0} trains a two-layer model ({models}), not {model}",
+                          "encoder_finetune", models=", ".join(INDUCTIVE_MODELS),
+                          model=train.model)
 
 
 def _train_config(params: Mapping[str, Any]) -> TrainConfig:

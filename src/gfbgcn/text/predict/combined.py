@@ -214,10 +214,10 @@ def _linear_meta_problem(meta: Any) -> str | None:
     for field, ok, problem in checks:
         if not ok:
             return f"{field}: {problem}"
-    c = meta.get("C")
-    if isinstance(c, bool) or not isinstance(c, (int, float)) or not np.isfinite(c) or c <= 0:
-        return f"C: expected a finite number > 0, got {c!r}"
-    if meta.get("features") is None:
+    c = meta.get("C")  # 0: not regularised through C (a fine-tuned encoder's head)
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not np.isfinite(c) or c < 0:
+        return f"C: expected a finite number >= 0, got {c!r}"
+    if meta.get("features") is None and meta.get("encoder") is None:
         return OLD_FORMAT
     return None
 

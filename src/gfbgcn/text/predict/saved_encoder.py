@@ -47,6 +47,35 @@ def encoder_record(predictor: InductiveTextGCN | CombinedPredictor) -> dict[str,
     return dict(records[0])
 
 
+#: Where a model keeps an encoder that exists only with it (a fine-tuned one).
+BUNDLED = "encoder"
+
+
+def _embedders(predictor: InductiveTextGCN | CombinedPredictor) -> list[Any]:
+    graph = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor
+    found = []
+    if isinstance(graph.features, EncoderDocFeatures):
+        found.append(graph.features.featuriser.embed)
+    if isinstance(predictor, CombinedPredictor) and predictor.linear.uses_encoder:
+        found.append(predictor.linear.embed)
+    return found
+
+
+def bundled_encoder(predictor: InductiveTextGCN | CombinedPredictor, staging: Path
+                    ) -> dict[str, Any] | None:
+    """Write the encoder ``predictor`` uses into ``staging/encoder`` when it exists only with
+    the model (fine-tuned: :class:`~gfbgcn.text.encoder.embedder.Embedder` ``bundled``), and
+    return its record, named ``encoder`` (the loader finds it in the model directory); None
+    when the model uses no such encoder."""
+    from gfbgcn.text.encoder.embedder import Embedder
+    from gfbgcn.text.encoder.save import save_encoder
+
+    bundled = [e for e in _embedders(predictor) if isinstance(e, Embedder) and e.bundled]
+    if not bundled:
+        return None
+    return save_encoder(bundled[0].encoder(), staging / BUNDLED, name=BUNDLED).to_dict()
+
+
 def load_saved_encoder(path: Path, record: Any, device: torch.device,
                        override: str | None = None) -> Embed:
     """The embedding function of the encoder ``record`` describes (``override``: the directory
@@ -59,7 +88,10 @@ def load_saved_encoder(path: Path, record: Any, device: torch.device,
         saved = EncoderIdentity.from_dict(record)
     except ValueError as err:
         raise ModelLoadError(f"{path / CONFIG}: {ENCODER_ENTRY}: {err}") from None
-    embedder = Embedder(saved, override, device)
+    name = override
+    if name is None and saved.name == BUNDLED and (path / BUNDLED).is_dir():
+        name = str(path / BUNDLED)  # the model's own (fine-tuned) encoder
+    embedder = Embedder(saved, name, device)
     try:
         embedder.encoder()  # now: a missing or different encoder fails the load, not a predict
     except ModelLoadError as err:
