@@ -33,6 +33,7 @@ def test_get_params_equals_the_init_arguments():
              "optimizer": "sparse-adam", "row_budget": 64,
              "device": "cpu", "multi_label": True, "label_sep": ";", "auto": True, "budget": "3",
              "baseline": False, "baseline_class_weight": "balanced", "encoder": "my-encoder",
+             "encoder_finetune": True,
              "cache": False,
              "build_workers": 1, "verbose": True}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
