@@ -97,3 +97,48 @@ def test_metadata_that_disagree_with_the_arrays_are_rebuilt(cli, corpus, cached,
 def test_a_sealed_cache_is_used_without_a_warning(cli, corpus, cached):
     again = _build(cli, corpus)
     assert "already cached" in again.out and "warning" not in again.err
+
+
+def _resealed(cached: Path, change) -> None:
+    """``cached`` with ``change(arrays, meta)`` applied, its seal written again (as a tamperer
+    or another program that knows the format would)."""
+    arrays = _arrays(cached)
+    key = json.loads(str(arrays.pop(SEAL[: -len(".npy")])))["key"]
+    meta = json.loads(str(arrays["meta"]))
+    change(arrays, meta)
+    arrays["meta"] = np.array(json.dumps(meta))
+    _rewrite(cached, arrays)
+    seal(cached, key)
+
+
+def _past_the_nodes(arrays, meta) -> None:
+    arrays["edge_index"] = arrays["edge_index"].copy()
+    arrays["edge_index"][0, 0] = 100_046  # beyond the node count
+
+
+def _nan_weight(arrays, meta) -> None:
+    arrays["edge_weight"] = arrays["edge_weight"].copy()
+    arrays["edge_weight"][3] = np.nan
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (_past_the_nodes, "node ids outside"),
+    (lambda a, m: a.update(edge_index=a["edge_index"].astype(np.float64)),
+     "edge_index has dtype float64"),
+    (_nan_weight, "non-finite values"),
+    (lambda a, m: a.update(edge_weight=-a["edge_weight"]), "negative weights"),
+    (lambda a, m: m.update(notes=5), "metadata field notes"),
+    (lambda a, m: m.update(num_windows="many"), "metadata field num_windows"),
+    (lambda a, m: m["config"].update(window=[3]), "metadata field config.window"),
+    (lambda a, m: m["config"].pop("cooccurrence"), "metadata field config"),
+])
+def test_a_resealed_cache_with_content_no_build_writes_is_rebuilt(cli, corpus, cached, change,
+                                                                  problem):
+    _resealed(cached, change)
+    result = _build(cli, corpus)
+    assert result.status == 0 and "internal error" not in result.err, result.err
+    assert f"ignoring corrupt graph cache {cached}" in result.err and problem in result.err, \
+        result.err
+    assert "graph built" in result.out
+    trained = cli("train", "--dataset", corpus, *FAST[:-1])  # the rebuilt cache trains
+    assert trained.status == 0 and "warning" not in trained.err, trained.err

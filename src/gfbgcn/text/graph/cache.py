@@ -29,9 +29,12 @@ A graph is cached as ``<corpus>-<key>.npz`` under ``$GFBGCN_CACHE/graphs``
   :func:`verify_members`).  So a member changed after sealing fails either the seal (directory
   CRC changed) or the read (bytes changed, CRC kept).  This guards against accidents and naive
   edits, not against someone who re-seals on purpose.
-* **Consistency checks** (:func:`check_cached_graph`): a file that passes the seal but
-  disagrees with itself (a re-sealed edit, or a bug) is caught by cheap checks of its metadata
-  against its arrays before it can fail deep inside training; the caller warns and rebuilds.
+* **Content checks** (:func:`check_metadata`, :func:`check_cached_graph`): a file that passes
+  the seal but holds what no build writes (a re-sealed edit, another gfbgcn, a bug) is caught
+  before it can fail deep inside training or train on NaN: the metadata's fields and types,
+  the arrays' shapes and dtypes against them, node ids inside the graph, and finite,
+  non-negative edge weights (one pass over the edge arrays, in slices: a mapped file is read
+  through, not copied).  The caller warns and rebuilds.
 
 This module works on the graph's fields and never imports
 :class:`~gfbgcn.text.graph.text_graph.TextGraph` (which imports it).
@@ -236,11 +239,64 @@ def check_seal(path: str | Path, key: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Consistency of a graph read back
 
+#: Elements of an edge array checked at once (bounds the temporaries of the checks).
+CHECK_SLICE = 1 << 24
+
+
+def check_metadata(meta: Any) -> None:
+    """The metadata of a graph file hold what a build writes: ``ValueError`` naming the first
+    field that is missing or of another type (read before any object is built from them)."""
+    if not isinstance(meta, dict):
+        raise ValueError("its metadata are not an object")
+    kinds: dict[str, tuple[type, ...]] = {
+        "num_docs": (int,), "num_doc_word": (int,), "num_word_word": (int,),
+        "num_windows": (int,), "label_names": (list,), "tokenizer": (str,),
+        "corpus_name": (str,), "key": (str,), "build_seconds": (int, float), "notes": (list,),
+        "config": (dict,)}
+    for name, types in kinds.items():
+        value = meta.get(name)
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise ValueError(f"metadata field {name}: {value!r:.40} is not "
+                             f"{' or '.join(t.__name__ for t in types)}")
+    if not all(isinstance(n, str) for n in meta["notes"]):
+        raise ValueError("metadata field notes: not a list of strings")
+    config = meta["config"]
+    expected: dict[str, tuple[type, ...]] = {
+        "window": (int,), "min_freq": (int,), "stop_words": (str, type(None)),
+        "cooccurrence": (str,)}
+    if set(config) != set(expected):
+        raise ValueError(f"metadata field config: fields {sorted(config)}, expected "
+                         f"{sorted(expected)}")
+    for name, types in expected.items():
+        if not isinstance(config[name], types) or isinstance(config[name], bool):
+            raise ValueError(f"metadata field config.{name}: {config[name]!r:.40} has the "
+                             "wrong type")
+
+
+def check_edges(edge_index: np.ndarray, edge_weight: np.ndarray, num_nodes: int) -> None:
+    """Node ids of ``edge_index`` integers in ``[0, num_nodes)`` and ``edge_weight`` finite and
+    non-negative (``ValueError`` naming the first problem), one slice at a time."""
+    if edge_index.dtype.kind not in "iu":
+        raise ValueError(f"edge_index has dtype {edge_index.dtype}, not an integer dtype")
+    if edge_weight.dtype.kind != "f":
+        raise ValueError(f"edge_weight has dtype {edge_weight.dtype}, not a floating dtype")
+    for start in range(0, edge_weight.shape[0], CHECK_SLICE):
+        ids = edge_index[:, start:start + CHECK_SLICE]
+        if ids.size and (ids.min() < 0 or ids.max() >= num_nodes):
+            raise ValueError(f"edge_index holds node ids outside [0, {num_nodes}) (node ids "
+                             f"{int(ids.min())}..{int(ids.max())})")
+        weights = edge_weight[start:start + CHECK_SLICE]
+        if not np.isfinite(weights).all():
+            raise ValueError("edge_weight holds non-finite values (NaN or infinity)")
+        if weights.size and weights.min() < 0:
+            raise ValueError("edge_weight holds negative weights")
+
+
 def check_cached_graph(graph: Any) -> None:
     """Metadata and arrays of a cached graph (a ``TextGraph``; not imported: that module
-    imports this one) agree (sizes, label range, edge counts): cheap
-    checks, O(documents + words), that keep a disagreeing file from failing deep inside
-    training.  ``ValueError`` names the first disagreement."""
+    imports this one) agree (sizes, label range, edge counts) and its edges are a graph's
+    (:func:`check_edges`): checks that keep a file a build did not write from failing deep
+    inside training or training on NaN.  ``ValueError`` names the first problem."""
     d, v = graph.num_docs, graph.num_words
     if not isinstance(d, int) or isinstance(d, bool) or d < 0:
         raise ValueError(f"num_docs {d!r} is not a document count")
@@ -267,6 +323,9 @@ def check_cached_graph(graph: Any) -> None:
     if edges[1] != 2 * sum(counts):
         raise ValueError(f"{edges[1]} directed edges, the metadata count "
                          f"{2 * sum(counts)}")
+    if graph.idf.size and not np.isfinite(graph.idf).all():
+        raise ValueError("idf holds non-finite values")
+    check_edges(graph.edge_index, graph.edge_weight, d + v)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,6 +379,7 @@ def read_graph(path: str | Path, key: str) -> dict[str, Any]:
                              f"{GRAPH_FORMAT_VERSION}")
         if meta.get("key") != key:
             raise ValueError(f"its metadata name key {meta.get('key')!r}, not {key!r}")
+        check_metadata(meta)
         return {
             "edge_index": z["edge_index"].astype(np.int64) if edge_index is None else edge_index,
             "edge_weight": z["edge_weight"] if edge_weight is None else edge_weight,
