@@ -136,3 +136,25 @@ def test_reproduction_options_are_checked_when_parsed(cli, tmp_path, argv):
     result = cli(*argv, "--out", tmp_path / "results")
     result.assert_user_error(f"argument {argv[2]}")
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_stream_that_cannot_show_a_character_loses_no_result(saved_model, tmp_path,
+                                                               encoding):
+    """Characters the terminal's encoding cannot show are escaped, with a note; the file the
+    same command writes is UTF-8."""
+    texts = ["Fußball", "銀行 und Börse"]
+    argv = [sys.executable, "-m", "gfbgcn", "predict", str(saved_model)]
+    for text in texts:
+        argv += ["--text", text]
+    env = {**_env(), "PYTHONIOENCODING": encoding}
+    done = subprocess.run(argv, env=env, capture_output=True, timeout=300)
+    err = done.stderr.decode(encoding)
+    assert done.returncode == 0, err
+    assert "internal error" not in err and "standard output is in " in err
+    out = done.stdout.decode(encoding)
+    assert out.count("\n") == 1 + len(texts)  # the header and one row a document
+    written = tmp_path / "p.csv"
+    done = subprocess.run([*argv, "--output", str(written)], env=env, capture_output=True,
+                          timeout=300)
+    assert done.returncode == 0 and written.read_text(encoding="utf-8").count("\n") == 3

@@ -159,11 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rank 0 for all: :mod:`gfbgcn.cli.runtime.torchrun`)."""
     from gfbgcn.cli.parameters import flag_of, with_flags
     from gfbgcn.cli.runtime import failures
-    from gfbgcn.cli.runtime.streams import closable_stdout, ensure_standard_streams, say
+    from gfbgcn.cli.runtime.streams import (
+        closable_stdout,
+        ensure_standard_streams,
+        printable_streams,
+        say,
+    )
     from gfbgcn.cli.runtime.torchrun import report_failure, torchrun_rank
     from gfbgcn.core.paths import keep_missing_home_absent
 
     ensure_standard_streams()  # `gfbgcn ... >&- 2>&-`: printing goes nowhere, work goes on
+    printable_streams()  # an ASCII terminal: escaped characters, never a lost result
     keep_missing_home_absent()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = None

@@ -10,6 +10,12 @@ quietly, as ``head`` expects of the programs before it.
 ``gfbgcn train ... >&- 2>&- <&-``: a descriptor closed before Python starts leaves
 ``sys.stdout`` (etc.) ``None``; :func:`ensure_standard_streams` points such a descriptor at
 the null device, so printing goes nowhere and worker processes inherit valid descriptors.
+
+``PYTHONIOENCODING=ascii gfbgcn predict ... --text 'Fußball'`` (or a terminal in another
+encoding): a label or a document that the stream's encoding cannot show would raise
+``UnicodeEncodeError`` and lose the result for a printing problem.
+:func:`printable_streams` makes standard output and error escape such characters
+(``\\xdf``, ``\\u9280``) instead, and says so once; files are always written in UTF-8.
 """
 
 from __future__ import annotations
@@ -103,6 +109,30 @@ def closable_stdout() -> Iterator[_ClosableStream]:
         yield guarded
     finally:
         sys.stdout, sys.stderr = original, original_err
+
+
+#: Encodings that can show every character: no escaping needed.
+_UNIVERSAL = ("utf-8", "utf8", "utf-16", "utf-32", "gb18030")
+
+
+def printable_streams() -> None:
+    """Standard output and error escape what their encoding cannot show (Python's
+    ``backslashreplace``) instead of failing; a one-line note on standard error says so when
+    either stream is not in a Unicode encoding."""
+    escaped = []
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or encoding in _UNIVERSAL or reconfigure is None:
+            continue
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a detached or closed stream: nothing to print to
+            continue
+        escaped.append(encoding)
+    if escaped:
+        say(f"note: standard output is in {escaped[0]}: characters it cannot show are "
+            "escaped (\\xNN, \\uNNNN); files are written in UTF-8")
 
 
 def say(text: str, stream: TextIO | None = None) -> None:

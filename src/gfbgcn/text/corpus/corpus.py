@@ -7,7 +7,7 @@ each other.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import ItemsView, Iterable, KeysView, Sequence, ValuesView
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,13 +16,25 @@ import numpy as np
 from gfbgcn.core.errors import CorpusFormatError, DocumentTypeError, InputError
 
 
+def check_ordered(items: object, name: str) -> None:
+    """Refuse, in one line, a collection without an order (a set, a frozenset, a dict's keys,
+    values or items view): documents and labels are paired by position, and such a
+    collection's iteration order is arbitrary (a set of texts would be trained under other
+    texts' labels)."""
+    if isinstance(items, (set, frozenset, KeysView, ValuesView, ItemsView, dict)):
+        raise InputError(f"{name} is a {type(items).__name__}, whose order is arbitrary: "
+                         "documents and labels are paired by position; pass a list")
+
+
 def check_documents(items: Iterable[object] | str, name: str = "texts") -> list[str]:
-    """``items`` as a list of documents; one string alone, or an item that is not a string
-    (``None``, NaN from an empty pandas cell, bytes), is refused in one line naming its index:
+    """``items`` as a list of documents; one string alone, a collection without an order
+    (:func:`check_ordered`), or an item that is not a string (``None``, NaN from an empty
+    pandas cell, bytes), is refused in one line naming its index:
     ``texts[2] is float (nan), not str: every document must be a string``."""
     if isinstance(items, (str, bytes)):
         raise InputError(f"{name} must be a list of documents, not one {type(items).__name__} "
                          f"(wrap it: [{name}])")
+    check_ordered(items, name)
     shape = getattr(items, "shape", None)
     if shape is not None and len(shape) != 1:
         raise InputError(f"{name} must be one-dimensional, one document per item; got shape "

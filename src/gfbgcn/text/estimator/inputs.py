@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import column_or_1d
 
 from gfbgcn.core.errors import InputError, UserError
-from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.corpus.corpus import Corpus, check_ordered
 from gfbgcn.text.train.checks import check_classes
 
 #: The name of an in-memory corpus (graph cache files, run records).
@@ -64,6 +64,7 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
     if y is None:  # scikit-learn's wording (its check_requires_y_none looks for it)
         raise UserError("TextGCNClassifier requires y to be passed, but the target y is None: "
                         "give one class label per document")
+    check_ordered(y, "y")
     if not isinstance(y, (list, tuple)) and hasattr(y, "__array__"):
         y = np.asarray(y)  # array-likes (pandas, any __array__ type) as NumPy sees them
     # np.shape takes any sequence at run time (it goes through np.asarray); numpy's stubs
