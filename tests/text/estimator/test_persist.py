@@ -70,3 +70,23 @@ def test_a_multi_label_model_is_refused(tmp_path, capsys):
     capsys.readouterr()
     with pytest.raises(UserError, match="multi-label model"):
         TextGCNClassifier.load(model)
+
+
+@pytest.mark.parametrize(("classes", "problem"), [
+    (["money", "x"], r"'x' is not a label of the model"),
+    (["money"], r"1 classes for the model's 2 labels"),
+    (["money", "money"], r"2 classes for the model's 2 labels, each once"),
+])
+def test_classes_the_model_does_not_have_are_one_line(tmp_path, capsys, classes, problem):
+    model = tmp_path / "model"
+    assert main(["train", "--dataset", str(write_topic_csv(tmp_path / "t.csv")), "--min-freq",
+                 "1", "--epochs", "2", "--hidden", "4", "--quiet", "--no-cache",
+                 "--no-baseline", "--save", str(model)]) == 0
+    capsys.readouterr()
+    config = read_config(model)
+    config["estimator"]["classes"] = classes
+    del config["config_sha256"]
+    config["config_sha256"] = json_digest(config)  # re-signed: only the content check is left
+    (model / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"config\.json: estimator\.classes: " + problem):
+        TextGCNClassifier.load(model)

@@ -435,7 +435,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer),
                                             ("encoder", encoder)) if v is not None})
         clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = clf.batching_ = None
-        clf._set_classes(predictor.label_names, persist.classes_from_config(config))
+        clf._set_classes(predictor.label_names,
+                         persist.classes_from_config(config, predictor.label_names, path))
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
         graph_part = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor
         graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)

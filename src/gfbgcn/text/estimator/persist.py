@@ -12,9 +12,12 @@ transductive outputs of the documents it was fitted on
 from __future__ import annotations
 
 import numbers
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from gfbgcn.core.errors import ModelLoadError
 
 #: The ``config.json`` entry written by the classifier.
 ESTIMATOR_ENTRY = "estimator"
@@ -51,6 +54,18 @@ def params_from_config(config: dict[str, Any]) -> dict[str, Any]:
     return dict(config[ESTIMATOR_ENTRY]["params"])
 
 
-def classes_from_config(config: dict[str, Any]) -> list[Any]:
-    """``classes_`` of a model directory's checked ``config.json``, as fitted."""
-    return list(config[ESTIMATOR_ENTRY]["classes"])
+def classes_from_config(config: dict[str, Any], label_names: list[str],
+                        path: str | Path = "") -> list[Any]:
+    """``classes_`` of a model directory's checked ``config.json``, as fitted: each one a label
+    of the saved model (``label_names``), each once; a :class:`ModelLoadError` naming the
+    file and field otherwise (an edited or mismatched configuration)."""
+    classes = list(config[ESTIMATOR_ENTRY]["classes"])
+    where = f"{Path(path) / 'config.json'}: {ESTIMATOR_ENTRY}.classes"
+    missing = [c for c in classes if str(c) not in label_names]
+    if missing:
+        raise ModelLoadError(f"{where}: {missing[0]!r:.40} is not a label of the model "
+                             f"({len(label_names)} labels)")
+    if len({str(c) for c in classes}) != len(classes) or len(classes) != len(label_names):
+        raise ModelLoadError(f"{where}: {len(classes)} classes for the model's "
+                             f"{len(label_names)} labels, each once")
+    return classes
