@@ -101,6 +101,7 @@ def test_batch_runs_makes_every_record_and_resumes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("words, message", [
     (["--folds", "3", "--fold-limit", "4"], "error: --fold-limit must be <= --folds (3), got 4"),
+    (["--folds", "2"], "error: argument --folds: must be >= 3"),
     (["--seed", "4294967290", "--folds", "10"],
      "error: --seed: fold k trains from seed S + k, and S + K - 1 must be <= 4294967295, "
      "got 4294967299"),

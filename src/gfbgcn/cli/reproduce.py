@@ -171,8 +171,10 @@ def _graphs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layers", nargs="+", type=count, default=list(LAYERS_GRID),
                         metavar="L", help=f"layer counts of the grid ({words(LAYERS_GRID)}; "
                         "each >= 1)")
-    parser.add_argument("--folds", type=int_in(2), default=10, metavar="K",
-                        help="K of stratified K-fold cross-validation (10; >= 2)")
+    # 3 at least: each test fold takes another fold for validation, and trains on the rest
+    parser.add_argument("--folds", type=int_in(3), default=10, metavar="K",
+                        help="K of stratified K-fold cross-validation (10; >= 3: one fold "
+                        "tests, another validates, the rest train)")
     parser.add_argument("--fold-limit", type=count, default=None, metavar="N",
                         help="run only the first N of the K folds (1 <= N <= K)")
     parser.add_argument("--seed", type=int_in(0, SEED_MAX), default=0, metavar="S",

@@ -50,8 +50,13 @@ class Split:
 
 
 def make_splits(y: Sequence[int] | np.ndarray, folds: int = 10, seed: int = 0) -> list[Split]:
-    """Stratified K-fold test folds, a validation fold drawn among the others, rest training."""
+    """Stratified K-fold test folds, a validation fold drawn among the others, rest training
+    (so ``folds`` >= 3: with 2 nothing would be left to train on)."""
     from sklearn.model_selection import StratifiedKFold
+
+    if folds < 3:
+        raise ValueError(f"folds must be >= 3 (one tests, one validates, the rest train), got "
+                         f"{folds}")
 
     y = np.asarray(y)
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)

@@ -114,3 +114,29 @@ def test_baseline_class_weight_reaches_every_fit_of_the_baseline(monkeypatch):
     assert auto.baseline.grid == balanced.grid  # the same split, the same weighted fits
     with pytest.raises(OptionError, match="^baseline_class_weight weighs the linear baseline"):
         TextGCNClassifier(baseline=False, baseline_class_weight="balanced").resolve_settings()
+
+
+def test_score_of_a_multi_label_model_is_its_subset_accuracy_so_cross_validation_works():
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.default_rng(0)
+    pools = {"sport": ["goal", "match", "team"], "money": ["bank", "rates", "shares"],
+             "news": ["today", "report", "press"]}
+    texts, labels = [], []
+    for i in range(36):
+        names = ["sport"] if i % 3 == 0 else ["money"] if i % 3 == 1 else ["sport", "news"]
+        texts.append(" ".join(rng.choice([w for n in names for w in pools[n]], 6)))
+        labels.append("|".join(names))
+    clf = TextGCNClassifier(multi_label=True, epochs=30, hidden=8, min_freq=1, window=3,
+                            device="cpu", baseline=False)
+    clf.fit(texts, labels)
+    score = clf.score(texts[:6], labels[:6])
+    pred = clf.predict(texts[:6])
+    names = [str(c) for c in clf.classes_]
+    truth = np.array([[int(n in lab.split("|")) for n in names] for lab in labels[:6]])
+    assert score == pytest.approx(float((pred == truth).all(axis=1).mean()))
+    assert clf.score(texts[:2], ["sport|unknown", "money"]) <= 0.5  # an unknown label: wrong
+    scores = cross_val_score(TextGCNClassifier(multi_label=True, epochs=5, hidden=4,
+                                               min_freq=1, window=3, device="cpu"),
+                             texts, labels, cv=3)
+    assert np.isfinite(scores).all()

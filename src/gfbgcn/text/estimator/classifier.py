@@ -13,7 +13,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from gfbgcn.core.errors import UserError
-from gfbgcn.text.corpus.corpus import Corpus, check_documents
+from gfbgcn.text.corpus.corpus import Corpus, check_documents, check_ordered
+from gfbgcn.text.corpus.labels import split_labels
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.fitting import (
@@ -389,6 +390,31 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         if self._threshold:
             return (proba >= self._threshold).astype(np.int64)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy on ``X`` against ``y`` (scikit-learn's ``ClassifierMixin.score``); a
+        multi-label model: subset accuracy, each document's predicted label set against its
+        true one (``y`` as ``fit`` took it: label sets joined by ``label_sep``; a label the
+        model does not know counts as wrong), so ``cross_val_score`` works for both."""
+        if not self.multi_label:
+            return float(super().score(X, y, sample_weight))
+        from sklearn.metrics import accuracy_score
+
+        pred = self.predict(X)
+        known = [str(c) for c in self.classes_]
+        check_ordered(y, "y")
+        sets = split_labels([str(v) for v in y], self.label_sep)
+        truth = np.zeros_like(pred)
+        unknown = np.zeros(len(sets), dtype=bool)
+        for i, labels in enumerate(sets):
+            for label in labels:
+                if label in known:
+                    truth[i, known.index(label)] = 1
+                else:
+                    unknown[i] = True
+        right = (truth == pred).all(axis=1) & ~unknown
+        return float(accuracy_score(np.ones(len(sets)), right.astype(float),
+                                    sample_weight=sample_weight))
 
     @property
     def predictor_(self) -> Any:
