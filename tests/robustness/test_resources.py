@@ -23,6 +23,21 @@ def test_a_full_disk_at_save_names_the_model_directory(cli, corpus, tmp_path, mo
     assert "internal error" not in result.err and not model.exists()
 
 
+def test_a_file_size_limit_at_save_is_the_machine_not_a_bug(cli, corpus, tmp_path, monkeypatch):
+    from safetensors import SafetensorError
+
+    from gfbgcn.text.predict import saved
+
+    def too_large(*args, **kwargs):  # what safetensors raised under `ulimit -f 200`
+        raise SafetensorError("Error while serializing: I/O error: File too large (os error 27)")
+
+    monkeypatch.setattr(saved, "save_file", too_large)
+    model = tmp_path / "m"
+    result = cli("train", "--dataset", corpus, *FAST, "--save", model)
+    result.assert_user_error(f"writing model {model}", "ulimit -f")
+    assert "internal error" not in result.err and not model.exists()
+
+
 def test_out_of_memory_names_the_phase_and_what_to_change(cli, corpus, monkeypatch):
     from gfbgcn.text.train import run
 

@@ -32,9 +32,11 @@ USER_ERROR = 2
 #: Exit status of an unexpected failure (a bug).
 INTERNAL_ERROR = 1
 
-#: Failures of the machine rather than of the program: a full or read-only disk, no permission.
+#: Failures of the machine rather than of the program: a full or read-only disk, no permission,
+#: a file size limit (``ulimit -f``; Python ignores SIGXFSZ, so the write fails with EFBIG).
 _RESOURCE_ERRNOS = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
-                    errno.EROFS: "read-only file system", errno.EACCES: "permission denied"}
+                    errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
+                    errno.EFBIG: "file too large for this process's file size limit (ulimit -f)"}
 
 
 def _resource_errno(err: BaseException) -> int | None:
@@ -47,8 +49,8 @@ def _resource_errno(err: BaseException) -> int | None:
         if isinstance(link, OSError) and link.errno in _RESOURCE_ERRNOS:
             return link.errno
         text = str(link)
-        for code in (errno.ENOSPC, errno.EDQUOT):  # what wrapping libraries' messages keep
-            if os.strerror(code) in text:
+        for code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # what wrapping libraries keep
+            if os.strerror(code) in text:  # e.g. SafetensorError "... File too large (os error 27)"
                 return code
         link = link.__cause__ or link.__context__
     return None
