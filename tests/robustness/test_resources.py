@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import errno
+import os
+
+import pytest
 
 from .conftest import FAST
 
@@ -58,3 +61,9 @@ def test_an_unrelated_runtime_error_is_still_a_bug(cli, corpus, monkeypatch):
     monkeypatch.setattr(run, "train_text", broken)
     result = cli("train", "--dataset", corpus, *FAST)
     assert result.status == 1 and "internal error (RuntimeError: shape mismatch)" in result.err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_predictions_to_a_full_device_name_the_output(cli, saved_model):
+    result = cli("predict", saved_model, "--text", "goal team", "--output", "/dev/full")
+    result.assert_user_error("writing /dev/full", "no space left on device")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gfbgcn.core.atomic import directory_kind
-from gfbgcn.core.errors import OptionError
+from gfbgcn.core.errors import OptionError, phase
 from gfbgcn.core.io import atomic_write_text
 
 STDOUT = "-"
@@ -90,14 +90,16 @@ class OutputFile:
     write_through: bool
 
     def write_text(self, text: str) -> None:
-        if self.target is None:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        elif self.write_through:
-            with open(self.target, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-        else:
-            atomic_write_text(self.target, text)
+        """Write ``text``; a full disk or a size limit is reported as ``writing NAME: ...``."""
+        with phase(f"writing {self.name}"):
+            if self.target is None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            elif self.write_through:
+                with open(self.target, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text)
+            else:
+                atomic_write_text(self.target, text)
 
     @property
     def name(self) -> str:
