@@ -59,6 +59,20 @@ def test_closed_standard_streams_lose_no_output(tmp_path, closed):
     _assert_outputs(tmp_path)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_full_stdout_loses_no_model(tmp_path):
+    """``gfbgcn train --save m > /dev/full``: printing fails, the model and run are written,
+    the lost output is one error line and exit status 2."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(_train_command(tmp_path), env=_env(), stdout=full,
+                              stderr=subprocess.PIPE, timeout=300)
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert "error: writing standard output: No space left on device" in err
+    assert "Traceback" not in err and "internal error" not in err, err
+    _assert_outputs(tmp_path)
+
+
 def test_a_broken_stderr_pipe_while_the_progress_bar_draws(tmp_path):
     """Standard error is a pipe whose reader has gone: the first progress-bar line fails."""
     read, write = os.pipe()

@@ -162,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gfbgcn.cli.runtime.streams import (
         closable_stdout,
         ensure_standard_streams,
+        output_failure,
         printable_streams,
         say,
     )
@@ -177,8 +178,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser(argv).parse_args(argv)
         _check_torchrun(_selected(argv))
         args.command_argv = argv  # provenance: reports record the command that made them
-        with failures.one_line_warnings(flag_of), closable_stdout():
-            return int(args._run(args) or 0)
+        with failures.one_line_warnings(flag_of), closable_stdout() as stdout:
+            status = int(args._run(args) or 0)
+            stdout.flush()  # what is still buffered fails now, not silently at exit
+        lost = output_failure(stdout)
+        if lost is not None:
+            raise lost
+        return status
     except KeyboardInterrupt:
         if torchrun_rank()[0] == 0:  # under torchrun, every rank was interrupted: one says it
             say("interrupted")

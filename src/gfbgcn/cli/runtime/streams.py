@@ -7,6 +7,10 @@ standard error: the progress bar, warnings) do nothing, lets the command finish 
 files, and leaves no "Exception ignored ... BrokenPipeError" at exit. The command then ends
 quietly, as ``head`` expects of the programs before it.
 
+``gfbgcn train --save m > /dev/full``: a standard output that fails otherwise (a full disk, a
+size limit) is treated the same way while the command works, so the model is still saved; the
+command then reports the lost output in one line (:func:`output_failure`) and exits with 2.
+
 ``gfbgcn train ... >&- 2>&- <&-``: a descriptor closed before Python starts leaves
 ``sys.stdout`` (etc.) ``None``; :func:`ensure_standard_streams` points such a descriptor at
 the null device, so printing goes nowhere and worker processes inherit valid descriptors.
@@ -27,38 +31,43 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from gfbgcn.core.errors import UserError
+
 
 class _ClosableStream:
-    """A text stream whose writes stop, silently, once its reader has gone."""
+    """A text stream whose writes stop, silently, once its reader has gone; and, once a write
+    fails otherwise (a full disk, a size limit), stop too and keep the error in :attr:`failure`
+    for the command to report after its work is done."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self.closed_by_reader = False
+        self.failure: OSError | None = None
 
     def write(self, text: str) -> int:
-        if not self.closed_by_reader:
+        if not self._stopped:
             try:
                 return self._stream.write(text)
-            except BrokenPipeError:
-                self._reader_gone()
             except OSError as err:
-                if err.errno != errno.EPIPE:
-                    raise
-                self._reader_gone()
+                self._failed(err)
         return len(text)
 
     def flush(self) -> None:
-        if not self.closed_by_reader:
+        if not self._stopped:
             try:
                 self._stream.flush()
-            except (BrokenPipeError, OSError) as err:
-                if isinstance(err, BrokenPipeError) or err.errno == errno.EPIPE:
-                    self._reader_gone()
-                else:
-                    raise
+            except OSError as err:
+                self._failed(err)
 
-    def _reader_gone(self) -> None:
-        self.closed_by_reader = True
+    @property
+    def _stopped(self) -> bool:
+        return self.closed_by_reader or self.failure is not None
+
+    def _failed(self, err: OSError) -> None:
+        if isinstance(err, BrokenPipeError) or err.errno == errno.EPIPE:
+            self.closed_by_reader = True
+        else:
+            self.failure = err
         try:  # later flushes (interpreter exit included) go nowhere instead of failing
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._stream.fileno())
@@ -100,7 +109,8 @@ def ensure_standard_streams() -> None:
 def closable_stdout() -> Iterator[_ClosableStream]:
     """Within the block, ``sys.stdout`` and ``sys.stderr`` survive their readers closing the
     pipe (standard error carries the progress bar and warnings: losing them must not lose
-    the results either)."""
+    the results either) and any other failed write (``> /dev/full``): the command finishes
+    and writes its files; the yielded stream's ``failure`` says whether printing failed."""
     original, original_err = sys.stdout, sys.stderr
     guarded = _ClosableStream(original)
     sys.stdout = guarded
@@ -109,6 +119,15 @@ def closable_stdout() -> Iterator[_ClosableStream]:
         yield guarded
     finally:
         sys.stdout, sys.stderr = original, original_err
+
+
+def output_failure(stream: _ClosableStream) -> UserError | None:
+    """The error to report for a standard output whose writes failed, if they did."""
+    err = stream.failure
+    if err is None:
+        return None
+    return UserError(f"writing standard output: {err.strerror or err}; the command's work and "
+                     "its files are complete, only what it printed was lost")
 
 
 #: Encodings that can show every character: no escaping needed.
