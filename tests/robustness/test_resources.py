@@ -67,3 +67,26 @@ def test_an_unrelated_runtime_error_is_still_a_bug(cli, corpus, monkeypatch):
 def test_predictions_to_a_full_device_name_the_output(cli, saved_model):
     result = cli("predict", saved_model, "--text", "goal team", "--output", "/dev/full")
     result.assert_user_error("writing /dev/full", "no space left on device")
+
+
+def test_sigterm_during_save_leaves_no_temporary_and_no_model(cli, corpus, tmp_path,
+                                                              monkeypatch):
+    """``kill PID`` while the model is written: the command ends as Ctrl-C would (the
+    temporaries removed, nothing half-written in place), status 128 + 15."""
+    import signal
+
+    from gfbgcn.text.predict import saved
+
+    def killed(tensors, filename):
+        with open(filename, "wb") as fh:
+            fh.write(b"half a model")
+        os.kill(os.getpid(), signal.SIGTERM)  # handled before the next line runs
+        pytest.fail("SIGTERM did not stop the save")
+
+    monkeypatch.setattr(saved, "save_file", killed)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = cli("train", "--dataset", corpus, *FAST, "--save", out / "m")
+    assert result.status == 128 + signal.SIGTERM and "terminated" in result.err
+    assert list(out.iterdir()) == []  # neither the model nor a temporary
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler was restored

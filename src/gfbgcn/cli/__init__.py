@@ -166,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         printable_streams,
         say,
     )
+    from gfbgcn.cli.runtime.termination import Terminated, signals_as_exceptions
     from gfbgcn.cli.runtime.torchrun import report_failure, torchrun_rank
     from gfbgcn.core.paths import keep_missing_home_absent
 
@@ -178,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser(argv).parse_args(argv)
         _check_torchrun(_selected(argv))
         args.command_argv = argv  # provenance: reports record the command that made them
-        with failures.one_line_warnings(flag_of), closable_stdout() as stdout:
+        with signals_as_exceptions(), failures.one_line_warnings(flag_of), \
+                closable_stdout() as stdout:
             status = int(args._run(args) or 0)
             stdout.flush()  # what is still buffered fails now, not silently at exit
         lost = output_failure(stdout)
@@ -189,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if torchrun_rank()[0] == 0:  # under torchrun, every rank was interrupted: one says it
             say("interrupted")
         return 130
+    except Terminated as stop:  # kill PID: what was being written has been cleaned up
+        say(str(stop))
+        return stop.exit_status
     except Exception as err:
         if failures.debug_requested(getattr(args, "debug", "--debug" in argv)):
             raise

@@ -1,10 +1,13 @@
 """Output directories written as a whole: a run (``train --out``) or a model (``--save``).
 
-The new directory is written under a temporary sibling name (``.NAME.tmp-XXXX``) and only
+The new directory is written under a temporary sibling name (``.NAME.tmp-HOST-PID.XXXX``,
+removed by the next write if a killed process left it: :func:`gfbgcn.core.io.remove_abandoned`)
+and only
 then put in place, so an interrupted write never mixes two runs or leaves a working model
 unloadable: the old directory stays whole until the new one is complete.  On Linux the two are
 swapped in one atomic ``renameat2(RENAME_EXCHANGE)``; elsewhere the old one is first renamed to
-``.NAME.old-XXXX`` (kept there should the process die between the two renames).
+``.NAME.old-XXXX`` (kept there, never removed by gfbgcn, should the process die between the
+two renames).
 
 A directory is only ever replaced by one of its own kind: a run never overwrites a model (or
 anything else), and a directory holding files gfbgcn did not write is refused, not deleted.
@@ -29,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import OptionError, phase
-from gfbgcn.core.io import atomic_write_json, current_umask, read_json
+from gfbgcn.core.io import (
+    atomic_write_json,
+    current_umask,
+    read_json,
+    remove_abandoned,
+    temporary_prefix,
+)
 
 #: The file that marks a directory gfbgcn wrote, and of which kind (``{"kind": "run"}``).
 MARKER = ".gfbgcn"
@@ -179,7 +188,9 @@ def atomic_directory(path: str | os.PathLike[str], kind: str,
     if path.is_symlink():  # replace the directory it points to, not the link
         path = path.resolve()
     check_output_dir(path, kind, option)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.absolute().parent))
+    parent = path.absolute().parent
+    remove_abandoned(parent, path.name)
+    tmp = Path(tempfile.mkdtemp(prefix=temporary_prefix(path), dir=parent))
     os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; honour the umask
     try:
         with phase(f"writing {kind} {path}"):  # the path says which; no flag below the CLI

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gfbgcn.core.io import STALE_SECONDS
 from gfbgcn.core.paths import CacheWarning
 from gfbgcn.text.encoder import (
     EmbeddingCache,
@@ -21,7 +22,7 @@ from gfbgcn.text.encoder import (
     load_encoder,
     text_digests,
 )
-from gfbgcn.text.encoder.cache import STALE_SECONDS, shard_digest
+from gfbgcn.text.encoder.cache import shard_digest
 from tests.text.encoder.tinybert import write_plain
 
 TEXTS = ["the market said oil price", "good film", "", "a bad year for trade!", "good film"]
@@ -189,7 +190,8 @@ def test_temporary_files_are_never_read_and_stale_ones_are_removed(plain_dir: Pa
     encoder = load_encoder(plain_dir)
     embed_documents(encoder, TEXTS[:1])
     folder = EmbeddingCache(encoder.identity).folder
-    stale, fresh = folder / ".abc.npz.x1.tmp", folder / ".def.npz.x2.tmp"
+    stale = folder / ".abc.npz.tmp-otherhost-1.x1"  # a killed write on another machine
+    fresh = folder / ".def.npz.tmp-otherhost-2.x2"  # maybe still being written there
     for tmp in (stale, fresh):
         tmp.write_bytes(b"half a shard")
     old = time.time() - STALE_SECONDS - 60

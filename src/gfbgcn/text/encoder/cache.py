@@ -4,7 +4,7 @@ Layout, under ``cache_dir("embeddings")`` (``$GFBGCN_CACHE/embeddings``) or a gi
 
     <root>/<identity key>/identity.json        what the key digests (for people; not trusted)
     <root>/<identity key>/<content digest>.npz  one shard: texts' sha256 and their vectors
-    <root>/<identity key>/.<name>.XXXX.tmp      a write in progress (or killed): never read
+    <root>/<identity key>/.<name>.tmp-HOST-PID.XXXX  a write in progress (or killed): never read
 
 One folder per :meth:`~gfbgcn.text.encoder.identity.EncoderIdentity.key`: another model file,
 pooling or budget is another folder, so vectors of one encoder are never served for another.
@@ -28,14 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.io import atomic_write, atomic_write_json
+from gfbgcn.core.io import atomic_write, atomic_write_json, remove_abandoned
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.text.encoder.identity import EncoderIdentity
 
@@ -44,9 +43,6 @@ __all__ = ["DIGEST_BYTES", "EmbeddingCache", "EmbeddingCacheWarning", "check_sha
 SHARD_FORMAT = 1
 DIGEST_BYTES = 32
 _MEMBERS = {"digests", "rows", "seal"}
-#: A temporary file older than this is a killed write's (a live write renames its file within
-#: seconds of creating it); the next write removes it.
-STALE_SECONDS = 3600
 #: Rows of a normalising encoder must have unit length within this (float32 rounding is 1e-7).
 _NORM_TOLERANCE = 1e-3
 _WARNED: set[str] = set()  # shards already warned about in this process
@@ -197,7 +193,7 @@ class EmbeddingCache:
                 np.savez(fh, digests=digests, rows=rows, seal=np.array(seal))
 
         def write() -> None:
-            self._remove_stale()
+            remove_abandoned(self.folder)  # what killed writes left (the next write cleans)
             record = self.folder / "identity.json"
             if not record.is_file():
                 atomic_write_json(record, {k: v for k, v in self.identity.to_dict().items()
@@ -205,13 +201,3 @@ class EmbeddingCache:
             atomic_write(path, write_shard)
 
         return write_to_cache(write, path)
-
-    def _remove_stale(self) -> None:
-        """Delete temporary files that killed writes left behind."""
-        now = time.time()
-        for tmp in self.folder.glob(".*.tmp"):
-            try:
-                if now - tmp.stat().st_mtime > STALE_SECONDS:
-                    tmp.unlink()
-            except OSError:  # gone already, or not ours to delete
-                continue
