@@ -8,7 +8,11 @@ from gfbgcn.reproduce.text import grid as text_grid
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from tests.entity.conftest import aifb  # noqa: F401
-from tests.robustness.conftest import cli, saved_model  # noqa: F401 (evaluate, predict)
+from tests.robustness.conftest import (  # noqa: F401 (evaluate, predict)
+    cli,
+    saved_model,
+    saved_multi_label_model,
+)
 from tests.text.conftest import _one_thread, model_dir, trained  # noqa: F401
 from tests.text.toydata import toy_corpus
 

@@ -8,11 +8,9 @@ import io
 import json
 import sys
 
-import pytest
-
 from gfbgcn.core.atomic import directory_kind
 from tests.core.test_extras import _block
-from tests.robustness.conftest import FAST, documents, write_csv, write_jsonl
+from tests.robustness.conftest import documents, write_csv, write_jsonl
 
 
 def _labelled(tmp_path, unknown: bool = False):
@@ -106,27 +104,13 @@ def test_evaluate_refuses_bad_input_in_one_line(cli, saved_model, tmp_path) -> N
     assert not (saved_model / "eval").exists() and (mine / "notes.txt").read_text() == "mine"
 
 
-@pytest.fixture(scope="module")
-def multi_label_model(tmp_path_factory):
-    """A multi-label model (labels joined by ``|``) saved by ``gfbgcn train``."""
-    from gfbgcn.cli import main
-
-    root = tmp_path_factory.mktemp("multi")
-    rows = [(text, label if i % 3 else f"{label}|sport", split)
-            for i, (text, label, split) in enumerate(documents())]
-    data = write_csv(root / "ml.csv", rows)
-    assert main(["train", "--dataset", str(data), *FAST, "--multi-label", "--no-baseline",
-                 "--save", str(root / "model")]) == 0
-    return root / "model"
-
-
-def test_evaluate_multi_label(cli, multi_label_model, tmp_path) -> None:
+def test_evaluate_multi_label(cli, saved_multi_label_model, tmp_path) -> None:
     data = write_jsonl(tmp_path / "ml.jsonl", [
         {"text": "match goal team", "label": "sport"},
         {"text": "recipe bread cheese", "label": "food|sport"},
         {"text": "computer software", "label": "tech|weather"}])
     out = tmp_path / "eval"
-    result = cli("evaluate", multi_label_model, "--input", data, "--out", out)
+    result = cli("evaluate", saved_multi_label_model, "--input", data, "--out", out)
     assert result.status == 0, result.err
     assert result.out.startswith("3 documents, 3 labels, threshold ")
     assert "micro F1" in result.out and "subset accuracy" in result.out

@@ -26,6 +26,8 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("train",), "gfbgcn.cli.train", "train", "train a model on a text corpus"),
     (("predict",), "gfbgcn.cli.predict", "predict", "classify new documents with a saved model"),
     (("evaluate",), "gfbgcn.cli.evaluate", "evaluate", "score a saved model on a labelled file"),
+    (("serve",), "gfbgcn.cli.serve", "serve", "serve a saved model over HTTP (JSON API and a "
+     "page)"),
     # the reproductions: one module, one table (gfbgcn.cli.reproduce.VERBS)
     *((("reproduce", name), "gfbgcn.cli.reproduce", "reproduce", verb.help)
       for name, verb in REPRODUCTIONS.items()),
@@ -51,7 +53,7 @@ list or a count.
   --fixed-epochs N      the exact training epochs of every run, no early stopping (reproduce
                         entity)
   --batch-size N|auto   training documents per step (train; 0: full batch)
-  --predict-batch N     documents per inference batch (predict, evaluate)
+  --predict-batch N     documents per inference batch (predict, evaluate, serve)
   --graph-batch N       graphs per training mini-batch (reproduce graphs)
   --build-workers N     processes building a text graph (data *, train; default: every core)
   --workers N           processes running a reproduction's grid at once (reproduce *; 1)

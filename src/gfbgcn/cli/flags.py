@@ -22,7 +22,7 @@ table is printed by ``gfbgcn --help``, :data:`gfbgcn.cli.GRAMMAR`, and shown in 
 ``--fixed-epochs N``        the exact training epochs of every run, no early stopping
                             (reproduce entity)
 ``--batch-size N|auto``     training documents per step (train; 0: full batch)
-``--predict-batch N``       documents per inference batch (predict, evaluate)
+``--predict-batch N``       documents per inference batch (predict, evaluate, serve)
 ``--graph-batch N``         graphs per training mini-batch (reproduce graphs)
 ``--build-workers N``       processes building a text graph (data *, train; default: every core)
 ``--workers N``             processes running a reproduction's grid at once (reproduce *; 1)
