@@ -149,6 +149,18 @@ def test_wrong_paths_and_methods_are_json_errors(server, method, path, status, w
     assert reply.status == status and words in reply.json()["error"]
 
 
+def test_a_fault_of_the_server_is_a_one_line_500(server, monkeypatch) -> None:
+    def broken(texts, top_k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(server.service, "predict", broken)
+    reply = server.client.post_json("/predict", {"texts": ["goal"]})
+    assert reply.status == 500 and reply.json() == {
+        "error": "internal error (RuntimeError); the server log has the traceback", "status": 500}
+    monkeypatch.undo()  # and the server goes on answering
+    assert server.client.post_json("/predict", {"texts": ["goal"]}).status == 200
+
+
 def test_concurrent_requests_each_get_their_own_answer(server) -> None:
     expected = {t: server.client.post_json("/predict", {"texts": [t]}).json()["predictions"][0]
                 for t in TEXTS}

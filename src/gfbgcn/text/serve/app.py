@@ -4,16 +4,15 @@ Routes: ``GET /`` (the page, :mod:`gfbgcn.text.serve.page`), ``POST /predict``, 
 /health``, ``GET /model``.  Every answer is JSON but the page; every error is ``{"error":
 message, "status": code}`` with its status: 4xx for what a client got wrong (the rules are
 :mod:`gfbgcn.text.serve.service`'s), 404 and 405 for a wrong path or method, and 500 only
-for a fault of the server itself (logged with its traceback, answered in one line).
+for a fault of the server itself (answered in one line; uvicorn logs its traceback).
 
-The body of a request is read at most ``max_bytes`` at a time: a declared ``Content-Length``
-over the limit is refused before anything is read, a chunked body as soon as it passes it.
+A request's body is read no further than ``max_bytes``: a declared ``Content-Length`` over the
+limit is refused before anything is read, a chunked body as soon as it passes the limit.
 The model runs in a worker thread, so a long batch does not stop ``/health`` from answering.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from gfbgcn.core.extras import require
@@ -27,69 +26,95 @@ from gfbgcn.text.serve.service import (
     parse_predict_request,
 )
 
-_LOG = logging.getLogger("gfbgcn.serve")
-
 
 def build_app(service: ModelService) -> Any:
     """The Starlette application answering for ``service``'s model."""
     require("starlette", "serve", "gfbgcn serve")
     from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
-    from starlette.requests import Request
-    from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
-    def error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-        return JSONResponse({"error": message, "status": status}, status_code=status,
-                            headers=headers)
+    h = _Handlers(service)
+    routes = [Route("/", h.index, methods=["GET"]),
+              Route("/predict", h.predict, methods=["POST"]),
+              Route("/health", h.health, methods=["GET"]),
+              Route("/model", h.model, methods=["GET"])]
+    return Starlette(routes=routes, exception_handlers={HTTPException: h.http_error,
+                                                        Exception: h.server_error})
 
-    async def read_body(request: Request) -> bytes:
-        check_declared_size(request.headers.get("content-length"), service.limits)
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Any:
+    """The JSON answer of every error: ``{"error": message, "status": status}``."""
+    from starlette.responses import JSONResponse
+
+    return JSONResponse({"error": message, "status": status}, status_code=status,
+                        headers=headers)
+
+
+class _Handlers:
+    """The endpoints of one service (Starlette's request and response objects are ``Any`` here:
+    starlette is imported only once the extra is known to be installed)."""
+
+    def __init__(self, service: ModelService) -> None:
+        self.service = service
+        self.page = page_html(service.label_names, model_name=service.config["model"]["name"],
+                              multi_label=bool(service.config["labels"]["multi_label"]))
+
+    async def _body(self, request: Any) -> bytes:
+        """The request's body, read no further than the limit."""
+        limits = self.service.limits
+        check_declared_size(request.headers.get("content-length"), limits)
         chunks, size = [], 0
         async for chunk in request.stream():
             size += len(chunk)
-            if size > service.limits.max_bytes:
-                raise body_too_large(service.limits)
+            if size > limits.max_bytes:
+                raise body_too_large(limits)
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def predict(request: Request) -> Response:
+    async def predict(self, request: Any) -> Any:
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import JSONResponse
+
         try:
             check_content_type(request.headers.get("content-type"))
-            body = await read_body(request)
-            texts, top_k = parse_predict_request(body, service.limits, len(service.label_names))
+            body = await self._body(request)
+            texts, top_k = parse_predict_request(body, self.service.limits,
+                                                 len(self.service.label_names))
         except RequestError as err:
-            return error(err.status, err.message)
-        return JSONResponse(await run_in_threadpool(service.predict, texts, top_k))
+            return _error(err.status, err.message)
+        return JSONResponse(await run_in_threadpool(self.service.predict, texts, top_k))
 
-    async def health(request: Request) -> Response:
-        return JSONResponse(service.health())
+    async def health(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
 
-    async def model(request: Request) -> Response:
-        return JSONResponse(service.info())
+        return JSONResponse(self.service.health())
 
-    page = page_html(service.label_names, model_name=service.config["model"]["name"],
-                     multi_label=bool(service.config["labels"]["multi_label"]))
+    async def model(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
 
-    async def index(request: Request) -> Response:
-        return HTMLResponse(page)
+        return JSONResponse(self.service.info())
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
+    async def index(self, request: Any) -> Any:
+        from starlette.responses import HTMLResponse
+
+        return HTMLResponse(self.page)
+
+    async def http_error(self, request: Any, exc: Any) -> Any:
+        """Starlette's own 404 and 405 (and any other HTTP error) as JSON."""
         headers = dict(exc.headers or {})  # 405 says which methods are allowed
-        message = {404: f"no such path: {request.url.path} (paths: /, /predict, /health, "
-                        "/model)",
-                   405: f"{request.method} is not allowed on {request.url.path}"
-                        + (f" (allowed: {headers['Allow']})" if "Allow" in headers else "")}
-        return error(exc.status_code, message.get(exc.status_code, str(exc.detail)), headers)
+        path, method = request.url.path, request.method
+        if exc.status_code == 404:
+            message = f"no such path: {path} (paths: /, /predict, /health, /model)"
+        elif exc.status_code == 405:
+            allowed = f" (allowed: {headers['Allow']})" if "Allow" in headers else ""
+            message = f"{method} is not allowed on {path}{allowed}"
+        else:
+            message = str(exc.detail)
+        return _error(exc.status_code, message, headers)
 
-    async def server_error(request: Request, exc: Exception) -> Response:
-        _LOG.error("error answering %s %s", request.method, request.url.path, exc_info=exc)
-        return error(500, f"internal error ({type(exc).__name__}); the server log has the "
-                          "traceback")
-
-    routes = [Route("/", index, methods=["GET"]), Route("/predict", predict, methods=["POST"]),
-              Route("/health", health, methods=["GET"]), Route("/model", model, methods=["GET"])]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
-                                                        Exception: server_error})
+    async def server_error(self, request: Any, exc: Exception) -> Any:
+        """A fault of the server itself, answered in one line (Starlette raises it again
+        afterwards, so uvicorn logs it with its traceback)."""
+        return _error(500, f"internal error ({type(exc).__name__}); the server log has the "
+                           "traceback")
