@@ -18,7 +18,7 @@ PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check 
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -e ".[test,embeddings,encoders,entity,figures]"
+	$(PIP_INSTALL) -e ".[test,embeddings,encoders,entity,figures,serve]"
 	touch $@
 
 .PHONY: install run test wheel-check

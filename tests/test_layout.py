@@ -39,7 +39,7 @@ LONG_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 #: The text sub-packages from the bottom up: each imports only those before it.
 TEXT_LADDER = ("params", "corpus", "tokenize", "encoder", "graph", "linear", "train", "predict",
-               "search", "estimator")
+               "search", "estimator", "serve")
 
 
 def _modules() -> dict[str, Path]:

@@ -42,10 +42,10 @@ def test_library_dependencies_are_ranges_not_pins() -> None:
 def test_constraints_pin_torch_within_the_ranges() -> None:
     pins = _pins()
     assert pins["torch"] == "2.13.0"  # the CPU build kept on the machines' disks
-    # the test tools, and the libraries of the optional extras the tests exercise
-    extras = {canonicalize_name(r.name): r for reqs in EXTRAS.values() for r in reqs}
+    # the test tools and the extras' packages (transformers, starlette, ...)
+    optional = {canonicalize_name(r.name): r for reqs in EXTRAS.values() for r in reqs}
     for name, version in pins.items():
-        req = DEPENDENCIES.get(name, extras.get(name))
+        req = DEPENDENCIES.get(name, optional.get(name))
         assert req is not None, f"constraints.txt pins {name}, not a dependency or an extra's"
         assert req.specifier.contains(version), (name, version)
 
@@ -59,7 +59,8 @@ def test_make_test_runs_the_pinned_linter_and_type_checker() -> None:
 
 def test_one_verb_dependencies_are_extras() -> None:
     for extra, package in (("entity", "rdflib"), ("figures", "matplotlib"),
-                           ("embeddings", "wordllama"), ("encoders", "transformers")):
+                           ("embeddings", "wordllama"), ("encoders", "transformers"),
+                           ("serve", "starlette"), ("serve", "uvicorn")):
         assert package not in DEPENDENCIES, f"{package} should be in the {extra!r} extra only"
         assert package in {canonicalize_name(r.name) for r in EXTRAS[extra]}
     (everything,) = EXTRAS["all"]

@@ -1,5 +1,6 @@
-"""Fixtures of the verbs' tests: the text fixtures (a small trained model, one thread) and AIFB
-loaded once (``reproduce entity``), and the toy ``r8`` of the reproduce verbs."""
+"""Fixtures of the verbs' tests: the text fixtures (a small trained model, one thread), the
+robustness suite's ``cli`` runner and model saved by ``gfbgcn train``, AIFB loaded once
+(``reproduce entity``), and the toy ``r8`` of the reproduce verbs."""
 
 import pytest
 
@@ -7,6 +8,11 @@ from gfbgcn.reproduce.text import grid as text_grid
 from gfbgcn.text.graph.text_graph import GraphConfig, build_text_graph
 from gfbgcn.text.tokenize.clean import whitespace_tokenize
 from tests.entity.conftest import aifb  # noqa: F401
+from tests.robustness.conftest import (  # noqa: F401 (evaluate, predict)
+    cli,
+    saved_model,
+    saved_multi_label_model,
+)
 from tests.text.conftest import _one_thread, model_dir, trained  # noqa: F401
 from tests.text.toydata import toy_corpus
 

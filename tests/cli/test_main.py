@@ -16,6 +16,8 @@ DOCUMENTED_VERBS = [
     ("data", "build"),
     ("train",),
     ("predict",),
+    ("evaluate",),
+    ("serve",),
     ("reproduce", "text"),
     ("reproduce", "inductive"),
     ("reproduce", "own-corpora"),

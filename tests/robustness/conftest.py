@@ -107,3 +107,17 @@ def saved_model(tmp_path_factory) -> Path:
     model = root / "model"
     assert main(["train", "--dataset", str(data), *FAST, "--save", str(model)]) == 0
     return model
+
+
+@pytest.fixture(scope="session")
+def saved_multi_label_model(tmp_path_factory) -> Path:
+    """A multi-label model (every third document also ``sport``, labels joined by ``|``) saved
+    by ``gfbgcn train --multi-label --save`` (trained once)."""
+    root = tmp_path_factory.mktemp("robust-multi-label")
+    rows = [(text, label if i % 3 else f"{label}|sport", split)
+            for i, (text, label, split) in enumerate(documents())]
+    data = write_csv(root / "corpus.csv", rows)
+    model = root / "model"
+    assert main(["train", "--dataset", str(data), *FAST, "--multi-label", "--no-baseline",
+                 "--save", str(model)]) == 0
+    return model

@@ -21,6 +21,10 @@ def _prefix(path: tuple[str, ...], tmp_path) -> list[str]:
         return ["--dataset", str(tmp_path / "missing.csv")]
     if path[0] == "predict":
         return [str(tmp_path / "no-model"), "--text", "x"]
+    if path[0] == "evaluate":
+        return [str(tmp_path / "no-model"), "--input", str(tmp_path / "missing.csv")]
+    if path[0] == "serve":
+        return [str(tmp_path / "no-model")]
     if path[0] == "reproduce":
         return ["--report-only", "--out", str(tmp_path / "out")]
     return []
@@ -60,11 +64,15 @@ BAD = {
     "--fold-limit": ["0"],
     "--graph-batch": ["0"],
     "--batch-runs": ["0", "-1"],
+    "--port": ["-1", "65536", "x"],
+    "--max-texts": ["0"],
+    "--max-bytes": ["0", "-1"],
 }
 
 #: Options whose value is text, not a number (names, columns, files are checked elsewhere).
 TEXT = {"--text-col", "--label-col", "--split-col", "--tokenizer", "--stop-words",
-        "--label-sep", "--device", "--text", "--variants", "--configs", "--datasets"}
+        "--label-sep", "--device", "--text", "--variants", "--configs", "--datasets", "--id-col",
+        "--host"}
 #: argparse types of paths and encodings (not numbers).
 NOT_NUMBERS = {nonempty_path, nonempty_directory, encoding_name}
 

@@ -25,6 +25,9 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
      "cache"),
     (("train",), "gfbgcn.cli.train", "train", "train a model on a text corpus"),
     (("predict",), "gfbgcn.cli.predict", "predict", "classify new documents with a saved model"),
+    (("evaluate",), "gfbgcn.cli.evaluate", "evaluate", "score a saved model on a labelled file"),
+    (("serve",), "gfbgcn.cli.serve", "serve", "serve a saved model over HTTP (JSON API and a "
+     "page)"),
     # the reproductions: one module, one table (gfbgcn.cli.reproduce.VERBS)
     *((("reproduce", name), "gfbgcn.cli.reproduce", "reproduce", verb.help)
       for name, verb in REPRODUCTIONS.items()),
@@ -50,7 +53,7 @@ list or a count.
   --fixed-epochs N      the exact training epochs of every run, no early stopping (reproduce
                         entity)
   --batch-size N|auto   training documents per step (train; 0: full batch)
-  --predict-batch N     documents per inference batch (predict)
+  --predict-batch N     documents per inference batch (predict, evaluate, serve)
   --graph-batch N       graphs per training mini-batch (reproduce graphs)
   --build-workers N     processes building a text graph (data *, train; default: every core)
   --workers N           processes running a reproduction's grid at once (reproduce *; 1)
@@ -60,7 +63,8 @@ list or a count.
   --device DEVICE       auto (a CUDA GPU if torch sees one, else the CPU), cpu, cuda, cuda:N
   --data-dir DIR        data root (else $GFBGCN_DATA, else the user cache dir)
   --out DIR             an output directory, always: a run (train), results (reproduce: the
-                        report, raw/<task>/ records, figures/, <task>_notes.md), figures
+                        report, raw/<task>/ records, figures/, <task>_notes.md), figures,
+                        an evaluation (evaluate)
   --save DIR            a model directory for `gfbgcn predict` (train)
   --output FILE         the one file predict writes (CSV)
   --report-only         re-render a reproduction's report from the records in --out; run,

@@ -22,7 +22,7 @@ table is printed by ``gfbgcn --help``, :data:`gfbgcn.cli.GRAMMAR`, and shown in 
 ``--fixed-epochs N``        the exact training epochs of every run, no early stopping
                             (reproduce entity)
 ``--batch-size N|auto``     training documents per step (train; 0: full batch)
-``--predict-batch N``       documents per inference batch (predict)
+``--predict-batch N``       documents per inference batch (predict, evaluate, serve)
 ``--graph-batch N``         graphs per training mini-batch (reproduce graphs)
 ``--build-workers N``       processes building a text graph (data *, train; default: every core)
 ``--workers N``             processes running a reproduction's grid at once (reproduce *; 1)
@@ -31,7 +31,7 @@ table is printed by ``gfbgcn --help``, :data:`gfbgcn.cli.GRAMMAR`, and shown in 
 ``--device DEVICE``         auto, cpu, cuda, cuda:N
 ``--data-dir DIR``          the data root (else ``$GFBGCN_DATA``, else the user cache dir)
 ``--out DIR``               always a directory: a training run's, a reproduction's results, a
-                            figure's
+                            figure's, an evaluation's
 ``--save DIR``              a model directory for ``gfbgcn predict`` (train)
 ``--output FILE``           the one CSV file ``predict`` writes
 ``--report-only``           re-render a reproduction's report from the records in ``--out``

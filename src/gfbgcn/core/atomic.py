@@ -1,4 +1,5 @@
-"""Output directories written as a whole: a run (``train --out``) or a model (``--save``).
+"""Output directories written as a whole: a run (``train --out``), a model (``--save``) or an
+evaluation (``evaluate --out``).
 
 The new directory is written under a temporary sibling name (``.NAME.tmp-HOST-PID.XXXX``,
 removed by the next write if a killed process left it: :func:`gfbgcn.core.io.remove_abandoned`)
@@ -52,13 +53,18 @@ KIND_FILES = {
     # transductive.safetensors: the outputs of the fitted documents (gfbgcn.TextGCNClassifier)
     "model": frozenset({"config.json", "model.safetensors", "vocab.json",
                         "linear.safetensors", "linear.json", "transductive.safetensors"}),
+    # a saved model scored on a labelled file (gfbgcn.text.predict.evaluate)
+    "evaluation": frozenset({"metrics.json", "per_class.csv", "confusion.csv", "predictions.csv",
+                             "confusion.png"}),
 }
 #: What each kind of directory is, and the parameter that writes one (messages name it).
-_DESCRIPTION = {"run": ("a training run", "out"), "model": ("a saved model", "save")}
+_DESCRIPTION = {"run": ("a training run", "out"), "model": ("a saved model", "save"),
+                "evaluation": ("an evaluation", "out")}
 
 
 def write_marker(directory: str | os.PathLike[str], kind: str) -> None:
-    """Mark ``directory`` as a gfbgcn directory of ``kind`` (``run``, ``model``)."""
+    """Mark ``directory`` as a gfbgcn directory of ``kind`` (``run``, ``model``,
+    ``evaluation``)."""
     atomic_write_json(Path(directory) / MARKER, {"written_by": "gfbgcn", "kind": kind})
 
 
@@ -82,7 +88,8 @@ def _marker_kind(marker: Path) -> str | None:
 
 
 def directory_kind(path: str | os.PathLike[str]) -> str:
-    """``"missing"``, ``"empty"``, ``"run"``, ``"model"`` or ``"other"`` (anything else).
+    """``"missing"``, ``"empty"``, ``"run"``, ``"model"``, ``"evaluation"`` or ``"other"``
+    (anything else).
 
     A run or a model is a directory with the :data:`MARKER` of that kind and no file that kind
     does not write."""

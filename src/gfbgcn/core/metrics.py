@@ -39,3 +39,23 @@ def mean_log_loss(y: np.ndarray, probs: np.ndarray) -> float:
     """Mean negative log-probability of the true classes ``y`` ``[n]`` under ``probs``
     ``[n, C]`` (clipped at 1e-12, so a zero probability costs about 27.6, not infinity)."""
     return float(-np.mean(np.log(np.clip(probs[np.arange(len(y)), y], 1e-12, None))))
+
+
+def per_class_scores(y_true: np.ndarray, y_pred: np.ndarray, num_labels: int
+                     ) -> dict[str, np.ndarray]:
+    """Precision, recall, F1 and support of each of ``num_labels`` classes, computed by
+    scikit-learn (``zero_division=0``: a class never predicted has precision 0).
+
+    ``y_true`` and ``y_pred`` are class indices ``[n]`` in ``0..num_labels-1``, or 0/1 indicator
+    matrices ``[n, num_labels]`` (multi-label).  Every class gets a row, also one absent from
+    both; support counts the documents whose true labels hold the class."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if len(y_true) == 0:
+        zeros = np.zeros(num_labels)
+        return {"precision": zeros, "recall": zeros, "f1": zeros,
+                "support": np.zeros(num_labels, dtype=np.int64)}
+    labels = np.arange(num_labels) if y_true.ndim == 1 else None  # indicator: every column
+    p, r, f, s = precision_recall_fscore_support(y_true, y_pred, labels=labels, average=None,
+                                                 zero_division=0)
+    return {"precision": np.asarray(p, dtype=np.float64), "recall": np.asarray(r, np.float64),
+            "f1": np.asarray(f, dtype=np.float64), "support": np.asarray(s, dtype=np.int64)}

@@ -33,7 +33,8 @@ from gfbgcn.core.io import atomic_write_text
 
 STDOUT = "-"
 #: What each kind of gfbgcn directory is, and the parameter that writes one.
-_GFBGCN_DIRECTORIES = {"model": ("a saved model", "save"), "run": ("a training run", "out")}
+_GFBGCN_DIRECTORIES = {"model": ("a saved model", "save"), "run": ("a training run", "out"),
+                       "evaluation": ("an evaluation", "out")}
 
 
 def nonempty_path(path: str, option: str) -> str:
@@ -68,8 +69,9 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _inside_gfbgcn_directory(target: Path) -> str | None:
-    """The kind of gfbgcn directory ``target`` would land in (``model``, ``run``), if any."""
+def inside_gfbgcn_directory(target: Path) -> str | None:
+    """The kind of gfbgcn directory ``target`` would land in (``model``, ``run``,
+    ``evaluation``), if any."""
     for parent in target.parents:
         kind = directory_kind(parent)
         if kind in _GFBGCN_DIRECTORIES:
@@ -136,7 +138,7 @@ def output_file(path: str, option: str, *, inputs: Iterable[str | os.PathLike[st
                               "replace it", option, path=path, source=str(source))
     if special:
         return OutputFile(option, path, target, write_through=True)
-    kind = _inside_gfbgcn_directory(target.absolute())
+    kind = inside_gfbgcn_directory(target.absolute())
     if kind is not None:
         what, writer = _GFBGCN_DIRECTORIES[kind]
         raise OptionError("{0} {path}: lies inside {what} ({1}); refusing to write into it "

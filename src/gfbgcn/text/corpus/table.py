@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.errors import CorpusFormatError
+from gfbgcn.core.errors import CorpusFormatError, InputError
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.records import Row, Table, read_table, table_format
 
@@ -226,6 +228,62 @@ def load_table(
             f"no split column: stratified {test_size:.0%} test split drawn with seed {seed}"
         )
     return Corpus(name or path.stem, texts, labels, is_train, sources=[path], notes=notes)
+
+
+def id_text(value: Any) -> str:
+    """A record's id as text: a string as it is, a missing value as ``""``, any other JSON
+    value (a number, ``true``) as JSON writes it, so ``12`` stays ``12`` and not ``12.0``."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@dataclass
+class LabelledDocuments:
+    """The documents of a labelled file (``gfbgcn evaluate``): texts, label fields as written
+    (NFC, stripped; a multi-label field still joined), ids (``None`` without an id column) and
+    the line each record starts on."""
+
+    texts: list[str]
+    labels: list[str]
+    ids: list[str] | None
+    lines: list[int]
+
+
+def read_labelled(path: str | Path, text_col: str = "text", label_col: str = "label",
+                  id_col: str | None = None, *, encoding: str = "utf-8") -> LabelledDocuments:
+    """The labelled documents of a CSV, TSV or JSONL file, read as :func:`load_table` reads a
+    corpus (the same encodings, quoting and checks of each text and label), without a split:
+    every row is a document to score.  A bad row is a :class:`CorpusFormatError` naming the
+    file and line; a missing file an :class:`InputError`."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a file of labelled documents")
+    if not path.is_file():
+        raise InputError(f"input file not found: {path}")
+    fmt = table_format(path)
+    if fmt is None:
+        raise InputError(f"{path}: unsupported extension {path.suffix.lower()!r} (a labelled "
+                         "file is .csv, .tsv or .jsonl)")
+    table = read_table(path, fmt, encoding)
+    wanted = {"text_col": text_col, "label_col": label_col}
+    if id_col is not None:
+        wanted["id_col"] = id_col
+    _check_columns(table, wanted)
+    out = LabelledDocuments([], [], [] if id_col is not None else None, [])
+    for row in table.rows:
+        text, label, _ = _read_row(row, (text_col, label_col, None), path)
+        out.texts.append(text)
+        out.labels.append(label)
+        out.lines.append(row.line)
+        if out.ids is not None and id_col is not None:
+            assert row.values is not None  # _read_row refuses a row without values
+            out.ids.append(id_text(row.values.get(id_col)))
+    if not out.texts:
+        raise CorpusFormatError(f"{path}: no labelled documents")
+    for suspect in table.suspects:
+        warnings.warn(f"{path}: {suspect}", stacklevel=2)
+    return out
 
 
 def stratified_train_mask(labels: Sequence[str], test_size: float, seed: int) -> np.ndarray:
