@@ -11,6 +11,7 @@ is removed by the next write in that folder (:func:`gfbgcn.core.io.remove_abando
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -35,7 +36,16 @@ class Terminated(BaseException):
         return 128 + self.signum  # what a shell reports for a process the signal ended
 
 
+#: The process that installed the handlers: a forked worker (a pool's, a DataLoader's) inherits
+#: them, but its parent stops it with SIGTERM and expects it to die at once, as by default.
+_OWNER: list[int] = []
+
+
 def _raise(signum: int, frame: FrameType | None) -> None:
+    if os.getpid() not in _OWNER:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     raise Terminated(signum)
 
 
@@ -44,6 +54,7 @@ def signals_as_exceptions() -> Iterator[None]:
     """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` (main thread only; a
     signal someone else already handles keeps its handler); the handlers are restored after."""
     previous: dict[int, object] = {}
+    _OWNER.append(os.getpid())
     if threading.current_thread() is threading.main_thread():
         for signum in SIGNALS:
             if signal.getsignal(signum) is signal.SIG_DFL:
@@ -53,3 +64,4 @@ def signals_as_exceptions() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)  # type: ignore[arg-type]
+        _OWNER.pop()
