@@ -158,7 +158,10 @@ def render(long_rows: list[dict], graph_rows: list[dict], encoder: str, command:
             lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['mode']} | "
                          f"{100 * r['val_accuracy']:.2f} | {r['val_log_loss']:.4f} | "
                          f"{r['embed_seconds']:.0f} |")
-        lines += ["", f"**Decision**: `{decide_long(long_rows)}`.", ""]
+        lines += ["", "Embedding s: wall time to embed the corpus in that mode (near 0 where "
+                  "the embedding cache already held it); the machine ran other jobs beside, so "
+                  "times are indicative only.", "",
+                  f"**Decision**: `{decide_long(long_rows)}`.", ""]
     if graph_rows:
         lines += ["## Graph document features: scale and word rows (GFB-MaxVec)", "",
                   "| corpus | word rows | scale | val accuracy | val log-loss | epochs |",
