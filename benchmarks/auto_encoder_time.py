@@ -113,12 +113,17 @@ def main(argv: list[str] | None = None) -> int:
         print("ROW " + json.dumps(row), flush=True)
         return 0
     rows = []
+    # the child runs in benchmarks/: a relative model path is resolved here, where it was given
+    encoder = str(Path(args.encoder).resolve()) if Path(args.encoder).exists() else args.encoder
     for dataset in args.datasets:
         for seed in args.seeds:
             done = subprocess.run(
                 [sys.executable, __file__, "--child", dataset, str(seed), "--encoder",
-                 args.encoder, "--threads", str(args.threads)],
-                capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
+                 encoder, "--threads", str(args.threads)],
+                capture_output=True, text=True, cwd=Path(__file__).parent)
+            if done.returncode != 0:
+                sys.stderr.write(done.stderr[-4000:])
+                return done.returncode
             line = next(x for x in done.stdout.splitlines() if x.startswith("ROW "))
             rows.append(json.loads(line[4:]))
             print(rows[-1], flush=True)
