@@ -95,7 +95,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
     ``predict_proba``); ``graph_`` the :class:`~gfbgcn.text.graph.text_graph.TextGraph`
     (``graph_.to_pyg()``); ``result_`` the :class:`~gfbgcn.text.train.config.TrainResult`
-    (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
+    (``result_.val`` validation metrics, ``history``, ``model``; ``result_.test`` those of
+    the labelled test documents, ``None`` where there is none: ``fit``'s ``X_unlabeled`` carry
+    no label, so nothing is scored, and ``write_run`` says so); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
     (:class:`~gfbgcn.text.linear.baseline.BaselineResult`, metrics in ``baseline_.test``)
     that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
@@ -197,10 +199,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         docs = check_documents(X, "X")
         classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        graph = self._fit(labelled_corpus(docs, labels, extra), None,
-                          None if self.multi_label else classes)
-        # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
-        graph.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
+        # X_unlabeled comes last, flagged unlabeled: scored by no metric, -1 in graph_.to_pyg()
+        self._fit(labelled_corpus(docs, labels, extra), None,
+                  None if self.multi_label else classes)
         self._num_unlabeled = len(extra)
         return self
 
@@ -209,7 +210,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                    ) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
-        ``result_.test`` holds their metrics; with ``baseline``, ``baseline_`` is fitted on
+        ``result_.test`` holds their metrics (``None`` where none carries a label, the
+        corpus's ``unlabeled``); with ``baseline``, ``baseline_`` is fitted on
         the same split.  ``graph``: the corpus's graph, built with these
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("embeddings",

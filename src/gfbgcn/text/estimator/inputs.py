@@ -94,11 +94,13 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
 
 def labelled_corpus(texts: list[str], labels: list[str], unlabeled: list[str]) -> Corpus:
     """A corpus of the labelled documents (its training split) and the unlabeled ones (its
-    test split, nodes of the graph whose labels are never read for training).
+    test split, nodes of the graph whose labels are never read, flagged ``unlabeled``).
 
     The unlabeled documents carry the first class as a placeholder label, so the label names
-    are those of ``labels``; the test metrics of such a run mean nothing.
+    are those of ``labels``; no metric reads it (test metrics score labelled test documents
+    only: such a run has none, and its ``result_.test`` is ``None``).
     """
     placeholder = min(labels)
     flags = np.r_[np.ones(len(texts), dtype=bool), np.zeros(len(unlabeled), dtype=bool)]
-    return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags)
+    return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags,
+                  unlabeled=~flags)

@@ -57,7 +57,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit, softmax
 
-from gfbgcn.core.metrics import classification_metrics, mean_log_loss
+from gfbgcn.core.metrics import classification_metrics, mean_log_loss, test_metrics
 from gfbgcn.text.linear.grid import (  # noqa: F401  (the baseline's names, re-exported)
     ABSENT,
     SGD_MAX_CLASSES,
@@ -219,7 +219,7 @@ class BaselineResult:
     """
 
     model: LinearTextModel
-    test: dict[str, Any]
+    test: dict[str, Any] | None  # None: no labelled test document
     val: dict[str, Any]
     probabilities: np.ndarray
     seconds: float
@@ -382,7 +382,7 @@ def scored(model: LinearTextModel, labels: np.ndarray, probs: np.ndarray, val_id
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,
-        test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
+        test=test_metrics(labels[test_idx], pred[test_idx], num_classes),
         val=classification_metrics(labels[val_idx], chosen.val_probabilities.argmax(1),
                                    num_classes),
         probabilities=probs,

@@ -157,9 +157,12 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
         tokenizer_name=tokenizer_name, C=float(point.value), kind=point.kind,
         params=point.params, multi_label=True)
     probs = corpus_probabilities(model, texts, fit_idx, x_fit)
-    test = multilabel_metrics(y[test_idx], probs[test_idx] >= threshold)
+    test = multilabel_metrics(y[test_idx], probs[test_idx] >= threshold) \
+        if len(test_idx) else None
     val = multilabel_metrics(y[val_idx], val_probs >= threshold)
-    test["threshold"] = val["threshold"] = threshold
+    val["threshold"] = threshold
+    if test is not None:
+        test["threshold"] = threshold
     return BaselineResult(model=model, test=test, val=val, probabilities=probs,
                           seconds=time.perf_counter() - start, val_probabilities=val_probs,
                           val_idx=val_idx, grid=rows, class_weight=class_weight,

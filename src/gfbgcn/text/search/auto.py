@@ -179,7 +179,8 @@ class _Search:
         self.linears.append(b)
         self.candidates.insert(index, Candidate(
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
-            test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
+            test={} if b.test is None else {"accuracy": b.test["accuracy"],
+                                            "macro_f1": b.test["macro_f1"]},
             features=features, linear=b.model.description, linear_index=index,
             val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba()),
             val_losses=per_document_log_loss(g.labels[self.split["val"]], b.val_proba())))

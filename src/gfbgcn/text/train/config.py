@@ -56,7 +56,7 @@ class TrainConfig:
 @dataclass
 class TrainResult:
     config: TrainConfig
-    test: dict[str, Any]
+    test: dict[str, Any] | None  # None: no labelled test document, nothing scored
     val: dict[str, Any]
     best_epoch: int
     epochs_run: int

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 
 from gfbgcn.core.device import device_name
 from gfbgcn.core.early_stopping import EarlyStopping
-from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.metrics import classification_metrics, test_metrics
 from gfbgcn.core.progress import progress_bar
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
@@ -138,8 +138,10 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, hooks: TrainHooks,
     return history, stopper
 
 
-def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float | None]:
-    """``(test metrics, validation metrics, document probabilities, threshold)``."""
+def _evaluate(s: RunSetup, num_docs: int
+              ) -> tuple[dict | None, dict, np.ndarray, float | None]:
+    """``(test metrics, validation metrics, document probabilities, threshold)``; the test
+    metrics are ``None`` without a labelled test document (nothing to score)."""
     s.model.eval()
     with torch.no_grad():
         logits = s.model(s.adj)
@@ -149,13 +151,15 @@ def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float
         probs = torch.sigmoid(logits[docs]).cpu().numpy()
         y_np = s.targets.cpu().numpy()
         threshold, _ = choose_threshold(y_np[vi], probs[vi]) if len(vi) else (0.5, 0.0)
-        test = multilabel_metrics(y_np[ti], probs[ti] >= threshold)
+        test = multilabel_metrics(y_np[ti], probs[ti] >= threshold) if len(ti) else None
         val = multilabel_metrics(y_np[vi], probs[vi] >= threshold)
-        test["threshold"] = val["threshold"] = threshold
+        val["threshold"] = threshold
+        if test is not None:
+            test["threshold"] = threshold
         return test, val, probs, threshold
     probs = torch.softmax(logits[docs], dim=1).cpu().numpy()
     pred, y = logits.argmax(1).cpu().numpy(), s.targets.cpu().numpy()
-    test = classification_metrics(y[ti], pred[ti], s.num_classes)
+    test = test_metrics(y[ti], pred[ti], s.num_classes)
     val = classification_metrics(y[vi], pred[vi], s.num_classes)
     return test, val, probs, None
 

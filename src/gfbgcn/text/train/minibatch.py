@@ -297,7 +297,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     ``device`` (default the CPU); data-parallel when a process group is initialised
     (:mod:`gfbgcn.text.train.distributed`)."""
     from gfbgcn.core.device import device_name
-    from gfbgcn.core.metrics import classification_metrics
+    from gfbgcn.core.metrics import classification_metrics, test_metrics
     from gfbgcn.text.train.checks import check_batch_size, check_converged
     from gfbgcn.text.train.optim import release_state
     from gfbgcn.text.train.setup import fitted_result, prepare_run
@@ -324,7 +324,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     pred, y = logits.argmax(1).numpy(), setup.targets[: graph.num_docs].cpu().numpy()
     vi, ti = setup.val_idx.cpu().numpy(), setup.test_idx.cpu().numpy()
     return fitted_result(config, history, stopper.best_epoch, train_seconds,
-                         classification_metrics(y[ti], pred[ti], setup.num_classes),
+                         test_metrics(y[ti], pred[ti], setup.num_classes),
                          classification_metrics(y[vi], pred[vi], setup.num_classes), model,
                          torch.softmax(logits, 1).numpy().astype(np.float32),
                          device=device_name(device))

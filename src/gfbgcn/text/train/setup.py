@@ -86,7 +86,7 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
 
 
 def fitted_result(config: TrainConfig, history: list[dict[str, float]], best_epoch: int,
-                  train_seconds: float, test: dict[str, Any], val: dict[str, Any],
+                  train_seconds: float, test: dict[str, Any] | None, val: dict[str, Any],
                   model: torch.nn.Module, probabilities: np.ndarray,
                   threshold: float | None = None, device: str = "cpu") -> TrainResult:
     """The :class:`TrainResult` of a finished fit (full batch or mini-batch alike)."""
