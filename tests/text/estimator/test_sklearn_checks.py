@@ -58,8 +58,9 @@ class NumericTextGCN(TextGCNClassifier):
         X = validate_data(self, X, reset=reset, dtype=np.float64)
         return [" ".join(f"f{j}v{int(np.floor(v))}" for j, v in enumerate(row)) for row in X]
 
-    def fit(self, X: Any, y: Any) -> NumericTextGCN:  # type: ignore[override]
-        return super().fit(self._documents(X, reset=True), y)
+    def fit(self, X: Any, y: Any, sample_weight: Any = None  # type: ignore[override]
+            ) -> NumericTextGCN:
+        return super().fit(self._documents(X, reset=True), y, sample_weight=sample_weight)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         # predict (inherited) calls this; not-fitted is said before X is looked at
@@ -84,7 +85,16 @@ def test_the_adapter_writes_rows_as_documents():
     assert docs == ["f0v0 f1v-2", "f0v3 f1v2"]
 
 
-@parametrize_with_checks([ADAPTER], expected_failed_checks=lambda estimator: {})
+#: Checks that fail for a reason of the model, not of the code: xfail, each with its reason.
+EXPECTED_FAILURES: dict[str, str] = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "a weight of 2 is not a repeated document here: a repeated document is another node of "
+        "the graph (its words' TF-IDF and PMI edges change) and may fall into the validation "
+        "split, so the two fits differ by more than the check's tolerance",
+}
+
+
+@parametrize_with_checks([ADAPTER], expected_failed_checks=lambda estimator: EXPECTED_FAILURES)
 def test_sklearn_estimator_checks(estimator, check):
     name = getattr(check, "func", check).__name__
     if name in NOT_APPLICABLE:

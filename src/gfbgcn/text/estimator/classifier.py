@@ -12,9 +12,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from gfbgcn.core.errors import UserError
+from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.text.corpus.corpus import Corpus, check_documents, check_ordered
 from gfbgcn.text.corpus.labels import split_labels
+from gfbgcn.text.corpus.weights import check_known_classes, weighted_prior
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.fitting import (
@@ -27,7 +28,7 @@ from gfbgcn.text.estimator.fitting import (
     multi_label_targets,
     shared_graph,
 )
-from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
+from gfbgcn.text.estimator.inputs import check_sample_weight, class_labels, labelled_corpus
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
@@ -134,6 +135,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         weight_decay: float = D["weight_decay"], epochs: int = D["epochs"],
         patience: int = D["patience"], val_ratio: float = D["val_ratio"],
         random_state: settings.RandomStateLike = D["random_state"],
+        class_weight: str | dict[Any, float] | None = D["class_weight"],
         fast_genvec: bool = D["fast_genvec"], fixed_lambda: float | None = D["fixed_lambda"],
         features: str = D["features"], window: int = D["window"],
         min_freq: int | str = D["min_freq"], stop_words: str | None = D["stop_words"],
@@ -159,6 +161,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.patience = patience
         self.val_ratio = val_ratio
         self.random_state = random_state
+        self.class_weight = class_weight
         self.fast_genvec = fast_genvec
         self.fixed_lambda = fixed_lambda
         self.features = features
@@ -188,26 +191,33 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------------------
 
-    def fit(self, X: Any, y: Any, X_unlabeled: Any = None) -> TextGCNClassifier:
+    def fit(self, X: Any, y: Any, X_unlabeled: Any = None, sample_weight: Any = None
+            ) -> TextGCNClassifier:
         """Build the graph of ``X`` (and ``X_unlabeled``) and train on ``X``'s labels ``y``.
 
         ``X``, ``X_unlabeled``: lists, arrays or Series of strings (``[n]``, ``[m]``); ``y``:
         ``[n]`` labels (``multi_label``: label sets joined by ``label_sep``).
         ``X_unlabeled``: documents to classify transductively (see the class docstring).
+        ``sample_weight``: ``[n]`` numbers >= 0, each document's weight in the graph model's
+        training and validation losses (times its class's, ``class_weight``) and in the fits
+        of ``auto``'s linear models (scikit-learn's meaning; Python only).
         Returns ``self``.
         """
         docs = check_documents(X, "X")
         classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
+        weights = check_sample_weight(sample_weight, len(docs))
+        if weights is not None:  # X_unlabeled's: never read (no training loss holds them)
+            weights = np.r_[weights, np.ones(len(extra))]
         # X_unlabeled comes last, flagged unlabeled: scored by no metric, -1 in graph_.to_pyg()
         self._fit(labelled_corpus(docs, labels, extra), None,
-                  None if self.multi_label else classes)
+                  None if self.multi_label else classes, sample_weight=weights)
         self._num_unlabeled = len(extra)
         return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None, *,
-                   report: Report | None = None, settings: FitSettings | None = None
-                   ) -> TextGCNClassifier:
+                   report: Report | None = None, settings: FitSettings | None = None,
+                   sample_weight: Any = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
         ``result_.test`` holds their metrics (``None`` where none carries a label, the
@@ -219,8 +229,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         Batching)``, ``("labels", (Y, label names))`` (multi-label).
         ``settings``: this classifier's :meth:`resolve_settings` for ``corpus``, where the caller
         has already made them (``gfbgcn train`` does, so that a bad option fails before the
-        corpus is read); otherwise they are made here."""
-        self._fit(corpus, graph, None, report or _silent, baseline=True, settings=settings)
+        corpus is read); otherwise they are made here.  ``sample_weight``: ``[len(corpus)]``,
+        as :meth:`fit`'s (the baseline's fits take it too; a test document's is not read)."""
+        self._fit(corpus, graph, None, report or _silent, baseline=True, settings=settings,
+                  sample_weight=check_sample_weight(sample_weight, len(corpus)))
         return self
 
     def resolve_settings(self, benchmark: bool = False) -> FitSettings:
@@ -239,7 +251,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
              report: Report = _silent, baseline: bool = False,
-             settings: FitSettings | None = None) -> TextGraph:
+             settings: FitSettings | None = None,
+             sample_weight: np.ndarray | None = None) -> TextGraph:
         """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``)."""
         benchmark = corpus.benchmark is not None
         if settings is None:
@@ -247,7 +260,12 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         elif settings.benchmark != benchmark:
             raise ValueError("settings were resolved for another kind of corpus "
                              f"(benchmark={settings.benchmark}): resolve them for this one")
-        self.baseline_ = self.batching_ = auto = combination = None
+        if not self.multi_label:
+            check_known_classes(settings.train.class_weight, corpus.label_names)
+        if sample_weight is not None and settings.encoder_finetune:
+            raise OptionError("{0} trains unweighted: fit without sample_weight",
+                              "encoder_finetune")
+        self.baseline_ = self.batching_ = auto = combination = labels = None
         embeddings = None if settings.encoder is None else embed_corpus(
             settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
         if embeddings is not None:
@@ -255,7 +273,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         if self.auto:
             if graph is not None:
                 raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, settings, embeddings)
+            auto = self._search(corpus, settings, embeddings, sample_weight)
             graph, result, label_names = auto.graph, auto.result, None
         else:
             with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
@@ -270,17 +288,23 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         bool(self.verbose), lambda line: report("estimate", line))
                     combination, labels = (head, weight), None
                 else:
-                    result, labels = self._train(corpus, graph, settings, report, embeddings)
+                    result, labels = self._train(corpus, graph, settings, report, embeddings,
+                                                 sample_weight)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
-                                              self.baseline_class_weight, labels, embeddings)
+                                              settings.linear_class_weight, labels, embeddings,
+                                              sample_weight)
+        prior = weighted_prior(graph.labels, graph.label_names, result.config.class_weight,
+                               sample_weight, graph.is_train,
+                               None if labels is None else labels[0])
         self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names,
-                         combination)
+                         combination, prior)
         return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
-               embeddings: CorpusEmbeddings | None = None
+               embeddings: CorpusEmbeddings | None = None,
+               sample_weight: np.ndarray | None = None
                ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
         and a multi-label run's ``(targets [D, L], label names)``."""
@@ -296,11 +320,13 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                                      multilabel_targets=None if labels is None else labels[0],
                                      device=settings.device,
                                      doc_input=doc_input_for(config, corpus, graph,
-                                                             embeddings))
+                                                             embeddings),
+                                     sample_weight=sample_weight)
         return result, labels
 
     def _search(self, corpus: Corpus, settings: FitSettings,
-                embeddings: CorpusEmbeddings | None) -> AutoResult:
+                embeddings: CorpusEmbeddings | None,
+                sample_weight: np.ndarray | None = None) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
         graph_config = settings.graph_config(len(corpus))
         budget = settings.budget  # its clock starts now, with the search
@@ -310,7 +336,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=settings.cache,
                         log=self._log, device=settings.device, baseline=bool(self.baseline),
-                        baseline_class_weight=self.baseline_class_weight, encoder=embeddings)
+                        baseline_class_weight=settings.linear_class_weight, encoder=embeddings,
+                        sample_weight=sample_weight)
 
     def _log(self, message: str) -> None:
         if self.verbose:
@@ -319,11 +346,14 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _set_fitted(self, corpus: Corpus, graph: TextGraph, result: TrainResult,
                     auto: AutoResult | None, classes: np.ndarray | None,
                     tokenizer: Tokenizer, label_names: list[str] | None,
-                    combination: tuple[Any, float] | None = None) -> None:
+                    combination: tuple[Any, float] | None = None,
+                    prior: np.ndarray | None = None) -> None:
         """The fitted state.  What ``predict`` and ``save`` use is built here, so that they
         leave the classifier as it is (scikit-learn's ``check_dict_unchanged``): the
-        transductive outputs, the inductive predictor (two-layer models) and the few settings
-        a model directory records."""
+        transductive outputs, the inductive predictor (two-layer models; ``prior``: its answer
+        for a document without a known word where the training was weighted, else the
+        training documents' label frequencies) and the few settings a model directory
+        records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
         self._set_classes(label_names or graph.label_names, classes)
         self._tokenizer = tokenizer
@@ -337,9 +367,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             return
         if label_names is not None:
             self._predictor = multi_label_predictor(result, graph, corpus, label_names,
-                                                    self.label_sep, tokenizer)
+                                                    self.label_sep, tokenizer, prior)
         else:
-            self._predictor = inductive_predictor(result, graph, auto, tokenizer, combination)
+            self._predictor = inductive_predictor(result, graph, auto, tokenizer, combination,
+                                                  prior)
         graph_part = getattr(self._predictor, "graph", self._predictor)
         graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
         self._save_settings = trained_settings(

@@ -92,6 +92,31 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
     return classes, [names[i] for i in inverse.reshape(-1)]
 
 
+def check_sample_weight(sample_weight: object, num_docs: int) -> np.ndarray | None:
+    """``sample_weight`` (``None``, or one number >= 0 per document: a list, array or Series)
+    as a float64 array ``[num_docs]``, a copy (the caller's is never written); refused in one
+    line otherwise (a :class:`UserError`): another length or shape, a weight that is negative,
+    NaN or infinite, or every weight zero (nothing to learn from)."""
+    if sample_weight is None:
+        return None
+    check_ordered(sample_weight, "sample_weight")
+    try:
+        weights = np.array(sample_weight, dtype=np.float64)  # a copy
+    except (TypeError, ValueError):
+        raise UserError("sample_weight must hold one number per document") from None
+    if weights.ndim != 1 or len(weights) != num_docs:
+        raise UserError(f"sample_weight must hold one weight per document of X: shape "
+                        f"({num_docs},), got {weights.shape}")
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+    if len(bad):
+        raise UserError(f"sample_weight[{bad[0]}] is {weights[bad[0]]}: a weight must be a "
+                        "finite number >= 0")
+    if not weights.any():
+        raise UserError("sample_weight is zero for every document: there is nothing to learn "
+                        "from")
+    return weights
+
+
 def labelled_corpus(texts: list[str], labels: list[str], unlabeled: list[str]) -> Corpus:
     """A corpus of the labelled documents (its training split) and the unlabeled ones (its
     test split, nodes of the graph whose labels are never read, flagged ``unlabeled``).
