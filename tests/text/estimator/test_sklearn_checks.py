@@ -100,3 +100,32 @@ def test_sklearn_estimator_checks(estimator, check):
     if name in NOT_APPLICABLE:
         pytest.skip(f"does not apply to a text classifier: {NOT_APPLICABLE[name]}")
     check(estimator)
+
+
+
+#: The multi-label mode: the same adapter with ``multi_label=True`` (its tags say so).
+MULTI_LABEL = NumericTextGCN(hidden=8, epochs=20, lr=0.05, min_freq=1, stop_words=None,
+                             tokenizer="whitespace", cache=False, build_workers=1, device="cpu",
+                             multi_label=True)
+#: scikit-learn's checks of a multi-label classifier (the one of decision_function aside: the
+#: classifier has none).  The other checks feed single-label ``y``: they run on ``ADAPTER``.
+MULTI_LABEL_CHECKS = ("check_classifiers_multilabel_representation_invariance",
+                      "check_classifiers_multilabel_output_format_predict",
+                      "check_classifiers_multilabel_output_format_predict_proba")
+
+
+def test_the_multi_label_mode_says_so_in_its_tags():
+    from sklearn.utils import get_tags
+
+    assert get_tags(MULTI_LABEL).classifier_tags.multi_label
+    assert not get_tags(ADAPTER).classifier_tags.multi_label
+
+
+@pytest.mark.parametrize("name", MULTI_LABEL_CHECKS)
+def test_sklearn_multi_label_checks(name):
+    """An indicator-matrix ``y`` and its list forms give the same predictions, ``predict`` an
+    array of ``y``'s shape and dtype, ``predict_proba`` ``[n, L]`` probabilities."""
+    from sklearn.base import clone
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, name)("NumericTextGCN", clone(MULTI_LABEL))

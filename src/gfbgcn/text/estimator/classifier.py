@@ -13,8 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from gfbgcn.core.errors import OptionError, UserError
-from gfbgcn.text.corpus.corpus import Corpus, check_documents, check_ordered
-from gfbgcn.text.corpus.labels import split_labels
+from gfbgcn.text.corpus.corpus import Corpus, check_documents
 from gfbgcn.text.corpus.weights import check_known_classes, weighted_prior
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
@@ -31,6 +30,7 @@ from gfbgcn.text.estimator.fitting import (
 from gfbgcn.text.estimator.inputs import check_sample_weight, class_labels, labelled_corpus
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
+from gfbgcn.text.estimator.targets import MultiLabelTargets, read_targets
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
@@ -89,9 +89,12 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     (:meth:`resolve_settings`); a bad value raises a one-line
     :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y``
     (lengths, a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
-    ``multi_label=True``: ``y`` holds label sets joined by ``label_sep``; ``classes_`` are the
-    single labels, ``predict_proba`` their sigmoid outputs and ``predict`` a ``[n, L]`` 0/1
-    indicator matrix at the threshold chosen on validation.
+    ``multi_label=True``: ``y`` is a ``[n, L]`` 0/1 indicator matrix (NumPy or SciPy sparse,
+    as ``MultiLabelBinarizer`` gives; ``classes_`` are then the column indices), each
+    document's labels (lists, tuples or sets), or label sets joined by ``label_sep``
+    (:mod:`gfbgcn.text.estimator.targets`); ``classes_`` are the single labels,
+    ``predict_proba`` their sigmoid outputs and ``predict`` the labels at the threshold
+    chosen on validation, in the form ``y`` had (joined labels: a ``[n, L]`` 0/1 matrix).
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
     ``predict_proba``); ``graph_`` the :class:`~gfbgcn.text.graph.text_graph.TextGraph`
@@ -126,6 +129,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     _predictor: Any  # the inductive predictor (None for sgc and gin)
     _model_name: str
     _threshold: float | None  # multi-label: the decision threshold (None: single-label)
+    _targets: MultiLabelTargets | None  # multi-label: the form of y (None: joined labels)
     _num_unlabeled: int  # X_unlabeled documents given to fit
     _tokenizer: Tokenizer | None
 
@@ -196,7 +200,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         """Build the graph of ``X`` (and ``X_unlabeled``) and train on ``X``'s labels ``y``.
 
         ``X``, ``X_unlabeled``: lists, arrays or Series of strings (``[n]``, ``[m]``); ``y``:
-        ``[n]`` labels (``multi_label``: label sets joined by ``label_sep``).
+        ``[n]`` labels (``multi_label``: a ``[n, L]`` 0/1 indicator matrix, NumPy or SciPy
+        sparse, as ``MultiLabelBinarizer`` gives; each document's labels as a list, tuple or
+        set; or label sets joined by ``label_sep``: :mod:`gfbgcn.text.estimator.targets`).
         ``X_unlabeled``: documents to classify transductively (see the class docstring).
         ``sample_weight``: ``[n]`` numbers >= 0, each document's weight in the graph model's
         training and validation losses (times its class's, ``class_weight``) and in the fits
@@ -204,14 +210,20 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         Returns ``self``.
         """
         docs = check_documents(X, "X")
-        classes, labels = class_labels(y, len(docs))
+        targets = None
+        if self.multi_label:
+            settings.check_label_sep(self.label_sep)
+            targets = read_targets(y, len(docs), self.label_sep)
+            classes, labels = targets.classes, targets.joined(self.label_sep)
+        else:
+            classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
         weights = check_sample_weight(sample_weight, len(docs))
         if weights is not None:  # X_unlabeled's: never read (no training loss holds them)
             weights = np.r_[weights, np.ones(len(extra))]
         # X_unlabeled comes last, flagged unlabeled: scored by no metric, -1 in graph_.to_pyg()
-        self._fit(labelled_corpus(docs, labels, extra), None,
-                  None if self.multi_label else classes, sample_weight=weights)
+        self._fit(labelled_corpus(docs, labels, extra), None, classes, sample_weight=weights,
+                  targets=targets)
         self._num_unlabeled = len(extra)
         return self
 
@@ -252,8 +264,11 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
              report: Report = _silent, baseline: bool = False,
              settings: FitSettings | None = None,
-             sample_weight: np.ndarray | None = None) -> TextGraph:
-        """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``)."""
+             sample_weight: np.ndarray | None = None,
+             targets: MultiLabelTargets | None = None) -> TextGraph:
+        """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``).
+        ``classes``: ``classes_`` as ``y`` gave them (None: the corpus's label names);
+        ``targets``: a multi-label ``y`` as :meth:`fit` read it (its form is given back)."""
         benchmark = corpus.benchmark is not None
         if settings is None:
             settings = self.resolve_settings(benchmark)  # once, before any work
@@ -289,7 +304,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                     combination, labels = (head, weight), None
                 else:
                     result, labels = self._train(corpus, graph, settings, report, embeddings,
-                                                 sample_weight)
+                                                 sample_weight, targets)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
@@ -300,20 +315,27 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                                None if labels is None else labels[0])
         self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names,
                          combination, prior)
+        self._targets = targets
         return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
                embeddings: CorpusEmbeddings | None = None,
-               sample_weight: np.ndarray | None = None
+               sample_weight: np.ndarray | None = None,
+               targets: MultiLabelTargets | None = None
                ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
-        and a multi-label run's ``(targets [D, L], label names)``."""
+        and a multi-label run's ``(targets [D, L], label names)`` (``targets``: ``y`` as
+        :meth:`fit` read it, whose labels and their order are the model's outputs)."""
         config = settings.train
         if settings.auto_batch:
             self.batching_, config = chosen_batching(config, graph, settings.device,
                                                      bool(self.multi_label))
             report("batching", self.batching_)
-        labels = multi_label_targets(corpus, self.label_sep) if self.multi_label else None
+        labels = None
+        if self.multi_label:  # labels joined by label_sep only: its warning
+            labels = multi_label_targets(corpus, self.label_sep,
+                                         None if targets is None else targets.names,
+                                         warn=targets is None or targets.form == "joined")
         if labels is not None:
             report("labels", labels)
         result = training.train_text(graph, config, progress=bool(self.verbose),
@@ -397,7 +419,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``[n, C]`` class probabilities of the documents ``X``, columns in ``classes_``
-        order: transductive for the documents given to ``fit``, inductive for others."""
+        order: transductive for the documents given to ``fit``, inductive for others
+        (multi-label: each label's sigmoid output)."""
         check_is_fitted(self, "classes_")
         docs = check_documents(X, "X")
         outputs = self._outputs
@@ -409,40 +432,45 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         new = np.flatnonzero(~seen)
         if len(new):
             proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
-        if not self._threshold:  # multi-label: independent sigmoid outputs
+        if self._threshold is None:  # not multi-label, whose outputs are independent
             # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns
             # about: renormalised in float64, each row sums to 1 within a few float64 eps
             proba /= proba.sum(axis=1, keepdims=True)
         return proba[:, self._columns]
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: Any) -> Any:
         """``[n]`` the most probable class of each document of ``X`` (see
-        :meth:`predict_proba`); multi-label: ``[n, L]`` 0/1, the labels at or above the
-        threshold chosen on validation."""
+        :meth:`predict_proba`); multi-label: the labels at or above the threshold chosen on
+        validation, in the form ``fit`` was given ``y`` (an indicator matrix of the same
+        kind and dtype, a list of label lists in ``classes_`` order; label sets joined by
+        ``label_sep``, and ``fit_corpus``: an ``[n, L]`` 0/1 ``int64`` matrix)."""
         proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
-        if self._threshold:
-            return (proba >= self._threshold).astype(np.int64)
-        return self.classes_[np.argmax(proba, axis=1)]
+        if self._threshold is None:
+            return self.classes_[np.argmax(proba, axis=1)]
+        indicator = (proba >= self._threshold).astype(np.int64)
+        targets = getattr(self, "_targets", None)
+        return indicator if targets is None else targets.give_back(indicator)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``X`` against ``y`` (scikit-learn's ``ClassifierMixin.score``); a
         multi-label model: subset accuracy, each document's predicted label set against its
-        true one (``y`` as ``fit`` took it: label sets joined by ``label_sep``; a label the
-        model does not know counts as wrong), so ``cross_val_score`` works for both."""
+        true one (``y`` in any form ``fit`` takes; a label the model does not know counts as
+        wrong), so ``cross_val_score`` works for both."""
         if not self.multi_label:
             return float(super().score(X, y, sample_weight))
         from sklearn.metrics import accuracy_score
 
-        pred = self.predict(X)
-        known = [str(c) for c in self.classes_]
-        check_ordered(y, "y")
-        sets = split_labels([str(v) for v in y], self.label_sep)
+        proba = self.predict_proba(X)
+        assert self._threshold is not None  # a fitted multi-label model has one
+        pred = proba >= self._threshold
+        sets = read_targets(y, len(pred), self.label_sep, allow_empty=True).sets
+        column = {str(c): j for j, c in enumerate(self.classes_)}
         truth = np.zeros_like(pred)
         unknown = np.zeros(len(sets), dtype=bool)
         for i, labels in enumerate(sets):
             for label in labels:
-                if label in known:
-                    truth[i, known.index(label)] = 1
+                if label in column:
+                    truth[i, column[label]] = True
                 else:
                     unknown[i] = True
         right = (truth == pred).all(axis=1) & ~unknown
@@ -477,7 +505,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             raise UserError("this classifier was loaded from a model directory and holds no "
                             "training state to save: fit it again to save a new model")
         outputs = self._outputs if transductive else None
-        entry = persist.estimator_entry(self.get_params(), self.classes_.tolist())
+        targets = getattr(self, "_targets", None)
+        entry = persist.estimator_entry(self.get_params(), self.classes_.tolist(),
+                                        None if targets is None else targets.record())
         return save_fitted(path, self._predictor, self._save_settings, entry, outputs)
 
     @classmethod
@@ -494,13 +524,14 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer),
                                             ("encoder", encoder)) if v is not None})
         clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = clf.batching_ = None
-        clf._set_classes(predictor.label_names,
-                         persist.classes_from_config(config, predictor.label_names, path))
+        classes = persist.classes_from_config(config, predictor.label_names, path)
+        clf._set_classes(predictor.label_names, classes)
+        clf._targets = persist.targets_from_config(config, classes, path)
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
         graph_part = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor
         graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
         clf._model_name, clf._save_settings = graph_part.model_name, None
-        clf._threshold = None  # load_fitted refuses multi-label models
+        clf._threshold = graph_part.threshold if graph_part.multi_label else None
         clf._num_unlabeled = 0  # not recorded in a model directory: no AllInductiveWarning
         return clf
 
@@ -526,7 +557,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.two_d_array = False
         tags.input_tags.string = True
         tags.non_deterministic = True  # on CUDA (see gfbgcn.core.device); a seed on the CPU
+        tags.classifier_tags.multi_label = bool(self.multi_label)  # y: an indicator matrix too
         return tags
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
-        return {"X_types": ["string"], "non_deterministic": True}
+        return {"X_types": ["string"], "non_deterministic": True,
+                "multilabel": bool(self.multi_label)}

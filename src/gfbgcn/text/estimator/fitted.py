@@ -98,9 +98,6 @@ def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | Non
     ``encoder``: where its sentence encoder is now (None: where it was)."""
     predictor, config = load_model_and_config(path, tokenizer=tokenizer, device=device,
                                               encoder=encoder)
-    if predictor.multi_label:
-        raise UserError(f"{path}: a multi-label model, which TextGCNClassifier does not "
-                        "handle; load it with gfbgcn.load(path)")
     if ESTIMATOR_ENTRY not in config:
         raise ModelLoadError(f"{path}: saved without the classifier's parameters (by "
                              "save_model or save_trained); load it with gfbgcn.load(path)")

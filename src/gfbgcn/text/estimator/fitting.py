@@ -133,11 +133,14 @@ def with_encoder(result: BaselineResult, embeddings: CorpusEmbeddings) -> Baseli
     return result
 
 
-def multi_label_targets(corpus: Corpus, label_sep: str) -> tuple[np.ndarray, list[str]]:
+def multi_label_targets(corpus: Corpus, label_sep: str, names: list[str] | None = None,
+                        warn: bool = True) -> tuple[np.ndarray, list[str]]:
     """``(Y [D, L] 0/1, label names)``: each document's label field split on ``label_sep``
-    (a warning when no field contains it)."""
-    warn_if_no_separator(corpus.labels, label_sep)
-    return multi_hot(split_labels(corpus.labels, label_sep))
+    (``warn``: a warning when no field contains it); ``names``: the labels in column order
+    (default: those of the fields, sorted), a label no field holds included."""
+    if warn:
+        warn_if_no_separator(corpus.labels, label_sep)
+    return multi_hot(split_labels(corpus.labels, label_sep), names)
 
 
 def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
