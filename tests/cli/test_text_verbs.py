@@ -213,6 +213,21 @@ def test_train_baseline_class_weight_reaches_the_baseline_and_its_record(tmp_pat
                 "fitted" in capsys.readouterr().err)
 
 
+def test_train_class_weight_weighs_the_model_and_the_baseline_and_is_recorded(tmp_path,
+                                                                              capsys):
+    path = tmp_path / "skewed.csv"
+    write_csv(skewed_corpus(), path)
+    out = tmp_path / "run"
+    assert main(["train", "--dataset", str(path), "--model", "gcn", "--min-freq", "1",
+                 "--hidden", "8", "--epochs", "3", "--quiet", "--no-cache", "--threads", "1",
+                 "--class-weight", "balanced", "--out", str(out)]) == 0
+    assert json.loads((out / "config.json").read_text())["train"]["class_weight"] == "balanced"
+    assert json.loads((out / "metrics.json").read_text())["baseline"]["class_weight"] == \
+        "balanced"
+    assert main(["train", "--dataset", str(path), "--class-weight", "inverse"]) == 2
+    assert "invalid choice: 'inverse'" in capsys.readouterr().err
+
+
 def test_train_option_errors(tmp_path, capsys):
     path = write_topic_csv(tmp_path / "own.csv")
     base = ["train", "--dataset", str(path), "--min-freq", "1", "--quiet", "--no-cache"]

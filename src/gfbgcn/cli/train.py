@@ -25,7 +25,7 @@ from gfbgcn.cli.options import (
 )
 from gfbgcn.cli.runtime.argtypes import nonempty_path
 from gfbgcn.cli.runtime.torchrun import torchrun_rank
-from gfbgcn.cli.train_auto import print_auto, print_beside
+from gfbgcn.cli.train_auto import NO_TEST_LINE, print_auto, print_beside
 from gfbgcn.core.atomic import check_outputs
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.runinfo import set_threads
@@ -72,7 +72,7 @@ def train(args: argparse.Namespace) -> int:
         result = clf.result_
         assert result is not None  # fit_corpus has just set it
         _print_result(result, clf.multi_label)
-        if clf.baseline_ is not None:
+        if clf.baseline_ is not None and result.test is not None:
             print_beside(result.config.model, result.test, clf.baseline_)
     if args.out:
         out = clf.write_run(args.out, run_provenance(args, corpus))
@@ -135,11 +135,16 @@ def _print_result(result, multi_label: bool) -> None:
                f"{result.best_epoch})")
     if multi_label:
         print(f"{stopped}; threshold {result.threshold:.2f} (chosen on validation)")
+    else:
+        lam = "" if result.lam is None else f", lambda {result.lam:.4f}"
+        print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch on "
+              f"{result.device}, peak RSS {result.peak_rss_mib:.0f} MiB")
+    if t is None:
+        print(NO_TEST_LINE)
+    elif multi_label:
         print(f"test micro F1 {t['micro_f1']:.4f} | macro F1 {t['macro_f1']:.4f} | "
               f"subset accuracy {t['subset_accuracy']:.4f}")
-        return
-    lam = "" if result.lam is None else f", lambda {result.lam:.4f}"
-    print(f"{stopped}{lam}, {result.seconds_per_epoch * 1000:.0f} ms/epoch on {result.device}, "
-          f"peak RSS {result.peak_rss_mib:.0f} MiB")
-    print(f"test accuracy {t['accuracy']:.4f} | macro precision {t['macro_precision']:.4f} "
-          f"recall {t['macro_recall']:.4f} F1 {t['macro_f1']:.4f}")
+    else:
+        print(f"test accuracy {t['accuracy']:.4f} | macro precision "
+              f"{t['macro_precision']:.4f} recall {t['macro_recall']:.4f} F1 "
+              f"{t['macro_f1']:.4f}")

@@ -21,6 +21,8 @@ def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
         b: the fitted baseline.
         hint: appended to the note when the baseline wins.
     """
+    if b.test is None:  # no labelled test document: nothing to compare
+        return
     if b.threshold is not None:
         _print_beside_multi_label(name, test, b)  # no hint: --auto is single-label
         return
@@ -35,6 +37,7 @@ def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
 
 def _print_beside_multi_label(name: str, test: dict[str, Any], b: BaselineResult) -> None:
     """:func:`print_beside` of a multi-label run: micro F1, macro F1 and subset accuracy."""
+    assert b.test is not None  # print_beside has checked
     keys = ("micro_f1", "macro_f1", "subset_accuracy")
     ours, theirs = (" | ".join(f"{m[k]:.4f}" for k in keys) for m in (test, b.test))
     print(f"baseline {BASELINE_NAME}, one model per label ({b.model.description}, threshold "
@@ -44,6 +47,9 @@ def _print_beside_multi_label(name: str, test: dict[str, Any], b: BaselineResult
         print(f"note: the linear baseline beats {name} on this corpus by "
               f"{100 * (b.test['micro_f1'] - test['micro_f1']):.1f} micro-F1 points")
 
+
+#: What is printed instead of test metrics when no test document carries a label.
+NO_TEST_LINE = "no labelled test documents: no test metrics"
 
 #: How the baseline is named in printed lines.
 BASELINE_NAME = "word+char n-gram TF-IDF + linear"
@@ -82,6 +88,9 @@ def print_auto(auto: AutoResult) -> None:
         print(f"auto chose {name} with {c.graph_setting.label()} (validation log-loss "
               f"{c.val_log_loss:.4f}, accuracy {c.val_accuracy:.4f}; {_searched(auto)} in "
               f"{auto.seconds:.0f} s)")
+    if not test:  # no labelled test document
+        print(NO_TEST_LINE)
+        return
     print(f"test accuracy {test['accuracy']:.4f} | macro F1 {test['macro_f1']:.4f}")
     if auto.baseline is not None and not auto.chose_baseline:  # not with --no-baseline
         print_beside("auto", test, auto.baseline, hint="")  # --auto tried the combinations

@@ -35,6 +35,14 @@ def classification_metrics(
     }
 
 
+def test_metrics(y_true: np.ndarray, y_pred: np.ndarray, num_classes: int
+                 ) -> dict[str, Any] | None:
+    """:func:`classification_metrics` of the test documents, or ``None`` when there is none
+    to score (a run whose test documents all lack a label, or that has none): a record then
+    says that nothing was measured rather than showing zeros."""
+    return classification_metrics(y_true, y_pred, num_classes) if len(y_true) else None
+
+
 def mean_log_loss(y: np.ndarray, probs: np.ndarray) -> float:
     """Mean negative log-probability of the true classes ``y`` ``[n]`` under ``probs``
     ``[n, C]`` (clipped at 1e-12, so a zero probability costs about 27.6, not infinity)."""

@@ -39,7 +39,8 @@ OPTIMIZERS: tuple[str, ...] = ("adam", "sparse-adam")
 FEATURE_KINDS: tuple[str, ...] = ("onehot", "wordllama", "ngram", "encoder")
 CJK_SPLITS: tuple[str, ...] = ("chars", "bigrams")
 COOCCURRENCES: tuple[str, ...] = ("window", "pair")
-#: ``baseline_class_weight``: scikit-learn's class weighting (``None``: every document weighs 1).
+#: ``class_weight``, ``baseline_class_weight``: scikit-learn's class weighting by name (``None``:
+#: every document weighs 1; from Python ``class_weight`` also takes a dict).
 CLASS_WEIGHTS: tuple[str, ...] = ("balanced",)
 #: ``batch_size="auto"``: full batch where it fits the memory, else a mini-batch setting.
 AUTO = "auto"
@@ -155,6 +156,14 @@ PARAMETERS: dict[str, Param] = {
                         low_open=True, high_open=True, group="training"),
     "random_state": _int(0, "seed of weights, dropout and the validation split", 0, SEED_MAX,
                          metavar="SEED", group="training"),
+    "class_weight": Param(None, "weigh each training document's loss by its class: balanced "
+                          "weighs a class inversely to its share of the training documents "
+                          "(multi-label: each label's positive documents against its negative "
+                          "ones); from Python also a dict {class: weight} (single-label; a "
+                          "class not in it weighs 1). It weighs the graph model's loss and its "
+                          "validation loss (early stopping), and the fits of the linear baseline "
+                          "and of auto's linear models unless baseline_class_weight is given",
+                          choices=CLASS_WEIGHTS, none="unweighted", group="training"),
     "fast_genvec": _flag(False, "GFB: the paper's fast GenVec form instead of the exact one",
                          group="training"),
     "fixed_lambda": _float(None, "GFB: freeze lambda at VALUE (0 gives plain GCN)",
@@ -226,8 +235,8 @@ PARAMETERS: dict[str, Param] = {
     "baseline_class_weight": Param(None, "linear baseline: balanced weighs each class "
                                    "inversely to its share of the training documents (for "
                                    "skewed corpora), in every fit of its validation grid and "
-                                   "its refit", choices=CLASS_WEIGHTS, none="unweighted",
-                                   group="search"),
+                                   "its refit, auto's linear models too", choices=CLASS_WEIGHTS,
+                                   none="as class_weight", group="search"),
     "encoder": Param(None, "a sentence encoder: a local sentence-transformers or transformers "
                      "directory, or a model name in your Hugging Face cache (needs pip install "
                      "'gfbgcn[encoders]'); its frozen document embeddings go beside the linear "

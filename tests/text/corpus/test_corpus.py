@@ -33,3 +33,13 @@ def test_data_module_still_exports_the_corpus() -> None:
     from gfbgcn.text.corpus import benchmarks as data
 
     assert data.Corpus is Corpus and data.CorpusFormatError is CorpusFormatError
+
+
+def test_unlabelled_documents_are_test_documents_and_subsets_keep_them() -> None:
+    corpus = Corpus("u", ["a", "b", "c"], ["x", "y", "x"], [True, False, False],
+                    unlabeled=[False, False, True])
+    assert corpus.subset([2, 0]).unlabeled.tolist() == [True, False]
+    with pytest.raises(ValueError, match="unlabeled must flag test documents"):
+        Corpus("u", ["a", "b"], ["x", "y"], [True, False], unlabeled=[True, False])
+    with pytest.raises(ValueError, match="one flag per document"):
+        Corpus("u", ["a", "b"], ["x", "y"], [True, False], unlabeled=[False])

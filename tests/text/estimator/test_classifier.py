@@ -27,6 +27,7 @@ from tests.text.toydata import NEW_DOCS
 def test_get_params_equals_the_init_arguments():
     given = {"model": "gcn", "hidden": 12, "dropout": 0.25, "lr": 0.01, "weight_decay": 1e-4,
              "epochs": 7, "patience": 3, "val_ratio": 0.2, "random_state": 5,
+             "class_weight": {"sport": 2.0},
              "fast_genvec": True, "fixed_lambda": 0.5, "features": "onehot", "window": 5,
              "min_freq": 2, "stop_words": None, "cooccurrence": "pair", "tokenizer": "whitespace",
              "no_numbers": True, "cjk_split": "bigrams", "batch_size": 16, "fanout": 4,

@@ -89,7 +89,7 @@ def _spy_on_baseline_fits(monkeypatch) -> list:
     real = baseline.fit_point
 
     def fit_point(*args):
-        seen.append(args[-1])  # fit_point(x, y, classes, point, seed, class_weight)
+        seen.append(args[5])  # fit_point(x, y, classes, point, seed, class_weight, weights)
         return real(*args)
 
     monkeypatch.setattr(baseline, "fit_point", fit_point)
@@ -140,3 +140,120 @@ def test_score_of_a_multi_label_model_is_its_subset_accuracy_so_cross_validation
                                                min_freq=1, window=3, device="cpu"),
                              texts, labels, cv=3)
     assert np.isfinite(scores).all()
+
+
+# ---- class_weight and sample_weight ------------------------------------------------------------
+
+
+def _skewed_split(n: int = 120) -> tuple[list[str], list[str], list[str], np.ndarray]:
+    """``(X, y, X_test, y_test)`` of skewed_corpus: 'money' one document in four."""
+    c = skewed_corpus(n)
+    train, test = np.flatnonzero(c.is_train), np.flatnonzero(~c.is_train)
+    return ([c.texts[i] for i in train], [c.labels[i] for i in train],
+            [c.texts[i] for i in test], np.array([c.labels[i] for i in test]))
+
+
+GRAPH = {**FAST, "model": "gcn", "epochs": 40, "lr": 0.05}
+
+
+@pytest.mark.parametrize("extra", [{}, {"batch_size": 16, "fanout": 4}])
+def test_class_weight_weighs_the_graph_models_loss(extra):
+    """Balanced weights raise the rare class's predictions; a dict is each document's weight
+    by its class (the same fit as those sample weights); a constant weight changes nothing,
+    bit for bit (full batch and mini-batch alike)."""
+    x, y, x_test, _ = _skewed_split()
+    plain = TextGCNClassifier(**GRAPH, **extra).fit(x, y)
+    balanced = TextGCNClassifier(**GRAPH, **extra, class_weight="balanced").fit(x, y)
+    share = [np.mean(c.predict(x_test) == "money") for c in (plain, balanced)]
+    assert share[1] > share[0]
+    assert balanced.result_.config.class_weight == "balanced"
+    by_dict = TextGCNClassifier(**GRAPH, **extra, class_weight={"money": 3}).fit(x, y)
+    by_doc = TextGCNClassifier(**GRAPH, **extra).fit(
+        x, y, sample_weight=[3.0 if v == "money" else 1.0 for v in y])
+    np.testing.assert_allclose(by_dict.predict_proba(x_test), by_doc.predict_proba(x_test),
+                               rtol=1e-5, atol=1e-7)
+    assert not np.allclose(by_dict.predict_proba(x_test), plain.predict_proba(x_test))
+    constant = TextGCNClassifier(**GRAPH, **extra).fit(x, y, sample_weight=np.full(len(y), 2.5))
+    np.testing.assert_array_equal(constant.predict_proba(x_test), plain.predict_proba(x_test))
+    assert [h["val_loss"] for h in constant.result_.history] == \
+        [h["val_loss"] for h in plain.result_.history]
+
+
+def test_a_weighted_fit_answers_a_document_without_known_words_by_the_weighted_prior():
+    x, y, _, _ = _skewed_split()
+    unknown = ["zzz qqq"]
+    plain = TextGCNClassifier(**GRAPH).fit(x, y)
+    balanced = TextGCNClassifier(**GRAPH, class_weight="balanced").fit(x, y)
+    with pytest.warns(UserWarning, match="no word of the model's vocabulary"):
+        np.testing.assert_allclose(plain.predict_proba(unknown), [[0.25, 0.75]], atol=0.02)
+    with pytest.warns(UserWarning, match="no word of the model's vocabulary"):
+        np.testing.assert_allclose(balanced.predict_proba(unknown), [[0.5, 0.5]])
+
+
+def test_class_weight_reaches_the_linear_baseline_unless_baseline_class_weight_is_given(
+        monkeypatch):
+    corpus = skewed_corpus()
+    seen = _spy_on_baseline_fits(monkeypatch)
+    clf = TextGCNClassifier(**FAST, model="gcn", class_weight="balanced").fit_corpus(corpus)
+    assert clf.baseline_.class_weight == "balanced" and set(seen) == {"balanced"}
+    seen.clear()
+    by_dict = TextGCNClassifier(**FAST, model="gcn", class_weight={"money": 3.0}
+                                ).fit_corpus(corpus)
+    assert by_dict.baseline_.class_weight == {"money": 3.0} and set(seen) == {None}  # folded
+    seen.clear()
+    own = TextGCNClassifier(**FAST, model="gcn", class_weight={"money": 3.0},
+                            baseline_class_weight="balanced").fit_corpus(corpus)
+    assert own.baseline_.class_weight == "balanced" and set(seen) == {"balanced"}
+    assert own.result_.config.class_weight == {"money": 3.0}
+
+
+def test_sample_weight_reaches_every_model_of_an_auto_search(monkeypatch):
+    """The graph candidates' training and the linear models' fits all take the weights."""
+    from gfbgcn.text.linear import baseline
+    from gfbgcn.text.search import auto as search
+
+    x, y, _, _ = _skewed_split(80)
+    weights = np.linspace(0.5, 2.0, len(y))
+    trained, fitted = [], []
+    real_train, real_fit = search.train_text, baseline.fit_point
+
+    def train_text(*args, sample_weight=None, **kwargs):
+        trained.append(sample_weight)
+        return real_train(*args, sample_weight=sample_weight, **kwargs)
+
+    def fit_point(*args):
+        fitted.append(args[6])
+        return real_fit(*args)
+
+    monkeypatch.setattr(search, "train_text", train_text)
+    monkeypatch.setattr(baseline, "fit_point", fit_point)
+    TextGCNClassifier(**FAST, auto=True, budget=1).fit(x, y, sample_weight=weights)
+    assert len(trained) == 1 and np.array_equal(trained[0], weights)
+    assert fitted and all(w is not None for w in fitted)
+
+
+@pytest.mark.parametrize(("params", "weights", "message"), [
+    ({}, [1.0, 2.0], r"^sample_weight must hold one weight per document of X: shape \(3,\), "
+                     r"got \(2,\)$"),
+    ({}, [[1.0], [1.0], [1.0]], r"^sample_weight must hold one weight per document"),
+    ({}, [1.0, -1.0, 1.0], r"^sample_weight\[1\] is -1.0: a weight must be a finite number"),
+    ({}, [1.0, float("nan"), 1.0], r"^sample_weight\[1\] is nan"),
+    ({}, [0, 0, 0], "^sample_weight is zero for every document"),
+    ({}, {1.0, 2.0, 3.0}, "^sample_weight is a set"),
+    ({"class_weight": {"sports": 2.0}}, None, r"^class_weight names 1 class\(es\) that y "
+                                              r"does not hold \('sports'\)"),
+    ({"class_weight": "inverse"}, None, "^class_weight must be one of balanced"),
+])
+def test_bad_weights_are_one_line_before_any_work(params, weights, message):
+    from gfbgcn.core.errors import UserError
+
+    with pytest.raises(UserError, match=message):
+        TextGCNClassifier(**params).fit(["goal match", "bank rates", "gene cell"],
+                                        ["sport", "money", "science"], sample_weight=weights)
+
+
+def test_fine_tuning_refuses_weights():
+    with pytest.raises(OptionError, match="^encoder_finetune trains unweighted: drop "
+                                          "class_weight$"):
+        TextGCNClassifier(encoder="enc", encoder_finetune=True,
+                          class_weight="balanced").resolve_settings()

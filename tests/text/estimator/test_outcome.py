@@ -57,3 +57,76 @@ def test_chosen_combination_needs_a_chosen_combination():
     assert chosen_combination(search("linear", 0.0, 0)) == (linears[0], 0.0)
     with pytest.raises(ValueError, match="chose a graph predictor, not a combination"):
         chosen_combination(search("graph", None, None))
+
+
+# ---- test metrics: the labelled test documents only ------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [{}, {"batch_size": 8, "fanout": 4}])
+def test_unlabelled_documents_are_scored_by_no_test_metric(extra, tmp_path):
+    """fit(X, y, X_unlabeled=U): U's documents are the graph's test documents but carry no
+    label, so nothing is scored (no accuracy against a placeholder class); the run directory
+    says so and still lists U's predictions, without a true label."""
+    from tests.text.estimator.toyfit import FAST as QUICK
+    from tests.text.estimator.toyfit import toy_split
+
+    x, y, unlabeled = toy_split()
+    clf = TextGCNClassifier(**QUICK, **extra).fit(x, y, X_unlabeled=unlabeled)
+    assert clf.result_.test is None
+    out = clf.write_run(tmp_path / "run")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["test"] is None and metrics["test_documents"] == 0
+    assert metrics["test_note"].startswith("no labelled test documents")
+    rows = (out / "predictions.csv").read_text().splitlines()
+    assert len(rows) == 1 + len(unlabeled)
+    docs, labels, predicted = zip(*(r.split(",")[:3] for r in rows[1:]))
+    assert [int(d) for d in docs] == list(range(len(x), len(x) + len(unlabeled)))
+    assert set(labels) == {""}  # no placeholder class as a true label
+    assert list(predicted) == [str(p) for p in clf.predict(unlabeled)]
+
+
+def test_a_fit_without_test_documents_has_no_test_metrics():
+    from tests.text.estimator.toyfit import FAST as QUICK
+    from tests.text.estimator.toyfit import toy_split
+
+    x, y, _ = toy_split()
+    assert TextGCNClassifier(**QUICK).fit(x, y).result_.test is None  # not accuracy 0.0
+
+
+def test_a_corpus_with_labelled_test_documents_counts_them(tmp_path):
+    corpus = tiny_corpus(60)
+    clf = TextGCNClassifier(**FAST).fit_corpus(corpus)
+    metrics = json.loads((clf.write_run(tmp_path / "run") / "metrics.json").read_text())
+    assert metrics["test_documents"] == int((~corpus.is_train).sum()) > 0
+    assert "test_note" not in metrics and metrics["test"]["accuracy"] >= 0
+
+
+def test_auto_with_unlabelled_documents_scores_no_test_metric(tmp_path):
+    """--auto's candidates, its baseline and the chosen combination score no test document
+    either when the test documents are X_unlabeled."""
+    from tests.text.toydata import topic_documents
+
+    x, y = topic_documents(30)
+    clf = TextGCNClassifier(**{**FAST, "auto": True, "budget": 1}).fit(
+        x[:20], y[:20], X_unlabeled=x[20:])
+    assert clf.auto_.baseline.test is None
+    assert all(c.test == {} for c in clf.auto_.candidates)
+    metrics = json.loads((clf.write_run(tmp_path / "run") / "metrics.json").read_text())
+    assert metrics["test"] is None and metrics["baseline"]["test"] is None
+    assert metrics.get("graph_part", {"test": None})["test"] is None
+
+
+def test_the_command_line_says_there_is_no_test_metric(capsys):
+    """What `gfbgcn train` prints of a run without a labelled test document: a line, not an
+    accuracy of 0.0."""
+    from gfbgcn.cli.train import _print_result
+    from gfbgcn.cli.train_auto import NO_TEST_LINE
+    from gfbgcn.text.train.config import TrainConfig
+
+    for multi in (False, True):
+        result = SimpleNamespace(config=TrainConfig(model="gcn"), test=None, epochs_run=3,
+                                 val={"loss": 0.5}, best_epoch=2, threshold=0.5, lam=None,
+                                 seconds_per_epoch=0.01, device="cpu", peak_rss_mib=100.0)
+        _print_result(result, multi)
+        out = capsys.readouterr().out.splitlines()
+        assert out[-1] == NO_TEST_LINE and "accuracy 0.0" not in "\n".join(out)

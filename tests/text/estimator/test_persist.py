@@ -9,7 +9,7 @@ import pytest
 
 from gfbgcn import TextGCNClassifier
 from gfbgcn.cli import main
-from gfbgcn.core.errors import ModelLoadError, UserError
+from gfbgcn.core.errors import ModelLoadError
 from gfbgcn.core.io import json_digest
 from gfbgcn.text.estimator.persist import json_params
 from gfbgcn.text.predict.saved import read_config
@@ -23,6 +23,10 @@ def test_json_params_keep_what_json_holds():
                             "f": np.float32(0.5), "b": np.bool_(True)})
     assert recorded == {"random_state": 1, "r": None, "f": 0.5, "b": True}
     assert type(recorded["random_state"]) is int and type(recorded["b"]) is bool
+    # a class_weight dict: its weights by string keys (matched as strings when fitting)
+    assert json_params({"class_weight": {2: np.float64(3.0), "a": 1}}) == {
+        "class_weight": {"2": 3.0, "a": 1}}
+    assert json_params({"d": {"a": str.split}}) == {"d": None}
 
 
 def test_a_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):
@@ -58,7 +62,9 @@ def test_a_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):
         TextGCNClassifier.load(model)
 
 
-def test_a_multi_label_model_is_refused(tmp_path, capsys):
+def test_a_multi_label_model_saved_by_gfbgcn_train_loads_as_a_classifier(tmp_path, capsys):
+    from gfbgcn import load
+
     data = tmp_path / "multi.csv"
     rows = [f"goal match {i},sport|news" if i % 2 else f"bank rates {i},money"
             for i in range(16)]
@@ -68,8 +74,13 @@ def test_a_multi_label_model_is_refused(tmp_path, capsys):
                  "--hidden", "4", "--quiet", "--no-cache", "--multi-label",
                  "--save", str(model)]) == 0
     capsys.readouterr()
-    with pytest.raises(UserError, match="multi-label model"):
-        TextGCNClassifier.load(model)
+    clf = TextGCNClassifier.load(model)
+    docs = ["goal match", "bank rates", "goal bank"]
+    plain = load(model)
+    assert clf.multi_label and clf.classes_.tolist() == ["money", "news", "sport"]
+    np.testing.assert_allclose(clf.predict_proba(docs), plain.predict_proba(docs), rtol=1e-6)
+    expected = (plain.predict_proba(docs) >= plain.threshold).astype(np.int64)
+    np.testing.assert_array_equal(clf.predict(docs), expected)  # the joined labels' form
 
 
 @pytest.mark.parametrize(("classes", "problem"), [

@@ -196,7 +196,25 @@ def test_to_pyg_gives_unlabeled_documents_label_minus_one_and_no_mask():
     assert not (data.train_mask[3] or data.val_mask[3] or data.test_mask[3])
     assert data.test_mask[:4].tolist() == [False, False, True, False]
     assert torch.equal(data.train_mask, labelled.train_mask)  # the split is unchanged
-    assert torch.equal(graph.to_data(0.5, 0).y, labelled.y)  # training keeps its placeholder
+    # training reads the same masks: the test documents it scores are the labelled ones
+    assert torch.equal(graph.to_data(0.5, 0).test_mask, data.test_mask)
+    assert graph.labelled_test().tolist() == [2]
+
+
+def test_the_corpus_flags_its_unlabelled_documents_in_a_built_or_cached_graph(tmp_path):
+    corpus = Corpus("u", ["a b", "b c", "c a", "a c"], ["x", "y", "x", "x"],
+                    np.array([True, True, False, False]),
+                    unlabeled=np.array([False, False, False, True]))
+    config = GraphConfig(window=2, min_freq=1, stop_words=None)
+    built = build_text_graph(corpus, config, whitespace_tokenize, cache_root=tmp_path)
+    cached = build_text_graph(corpus, config, whitespace_tokenize, cache_root=tmp_path)
+    assert cached.from_cache and not built.from_cache
+    for graph in (built, cached):
+        assert graph.unlabeled.tolist() == [False, False, False, True]
+        assert graph.to_data(0.5, 0).y[:4].tolist() == [0, 1, 0, -1]
+    plain = Corpus("u", corpus.texts, corpus.labels, corpus.is_train)  # the same cache key
+    assert build_text_graph(plain, config, whitespace_tokenize, cache_root=tmp_path
+                            ).unlabeled is None
 
 
 def test_a_built_graph_holds_int32_node_ids_as_its_cache_does():

@@ -134,3 +134,52 @@ def test_test_labels_are_never_read_for_any_choice():
     assert first.grid == second.grid and first.model.description == second.model.description
     assert first.model.temperature == second.model.temperature
     assert np.array_equal(first.probabilities, second.probabilities)
+
+
+def test_a_class_weight_dict_is_the_same_as_those_weights_per_document(monkeypatch):
+    """A dict weighs each document by its class, in every fit (grid and refit), as sample
+    weights; the result records the dict."""
+    from gfbgcn.text.linear import baseline as bl
+
+    seen: list = []
+    real = bl.fit_point
+
+    def spy(*args):
+        seen.append((args[5], None if args[6] is None else args[6].copy()))
+        return real(*args)
+
+    monkeypatch.setattr(bl, "fit_point", spy)
+    corpus = tiny_corpus(80, noise=0.5)
+    y = _ids(corpus)
+    train, val, test = np.arange(50), np.arange(50, 60), np.arange(60, 80)
+    named = bl.fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0,
+                            class_weight={corpus.label_names[1]: 3.0})
+    assert named.class_weight == {corpus.label_names[1]: 3.0}
+    by_doc = np.where(y == 1, 3.0, 1.0)
+    assert all(cw is None for cw, _ in seen) and len(seen) == len(named.grid) + 1
+    np.testing.assert_array_equal(seen[0][1], by_doc[train])  # the grid's fits: training
+    np.testing.assert_array_equal(seen[-1][1], by_doc[np.r_[train, val]])  # the refit
+    weighted = bl.fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0,
+                               sample_weight=by_doc)
+    np.testing.assert_allclose(named.probabilities, weighted.probabilities)
+    plain = bl.fit_baseline(corpus.texts, y, corpus.label_names, train, val, test, seed=0)
+    assert [r["val_log_loss"] for r in plain.grid] != [r["val_log_loss"] for r in named.grid]
+
+
+def test_one_vs_rest_logistic_regression_takes_sample_weights():
+    """scikit-learn's OneVsRestClassifier passes no sample_weight without metadata routing:
+    with weights the binary models are fitted one by one, the same models for unit weights."""
+    from gfbgcn.text.linear.grid import GridPoint, fit_point
+    from gfbgcn.text.linear.ngrams import NgramFeatures
+
+    corpus = tiny_corpus(60, noise=0.5)
+    ngrams, counts = NgramFeatures.fit(corpus.texts, False)
+    x = ngrams.transform_counts(counts)
+    y = np.arange(60) % 3
+    point = GridPoint("lr", "C", 1.0)
+    plain = fit_point(x, y, 3, point, 0, "balanced")
+    ones = fit_point(x, y, 3, point, 0, "balanced", np.ones(60))
+    np.testing.assert_allclose(ones[0], plain[0], atol=1e-8)
+    np.testing.assert_allclose(ones[1], plain[1], atol=1e-8)
+    heavy = fit_point(x, y, 3, point, 0, "balanced", np.where(y == 2, 5.0, 1.0))
+    assert not np.allclose(heavy[0], plain[0])

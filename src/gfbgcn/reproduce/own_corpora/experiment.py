@@ -91,6 +91,7 @@ def own_run(spec: OwnSpec, corpus: Corpus, epochs: int,
     combined = _combined_of(auto, best_graph)
     baseline = auto.baseline
     assert baseline is not None  # run_auto searched with its baseline (baseline=True)
+    assert baseline.test is not None  # the corpora's test documents carry their labels
     defaults = next(c for c in auto.candidates if c.predictor == "graph")
     assert (defaults.graph_setting.min_freq == 5 and defaults.model == "gfb-max"
             and not defaults.fast)

@@ -260,6 +260,7 @@ def inductive_run(spec: InductiveSpec, corpus, graphs, epochs: int = 200,
     t0 = time.perf_counter()
     ind = train_text(train_only, cfg, progress=False, device=device)
     t_ind = time.perf_counter() - t0
+    assert trans.test is not None  # a benchmark's test documents carry their labels
     test_idx = np.flatnonzero(~corpus.is_train)
     texts = [corpus.texts[i] for i in test_idx]
     truth = np.array([corpus.labels[i] for i in test_idx])

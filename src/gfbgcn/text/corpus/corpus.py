@@ -55,7 +55,10 @@ class Corpus:
     ``benchmark``: the paper's benchmark it holds (``20ng``, ``r8``, ``r52``, ``ohsumed``; set by
     :func:`gfbgcn.text.corpus.benchmarks.load_benchmark`, kept by :meth:`subset`), whose graph
     and tokenizer defaults are the paper's (:func:`gfbgcn.text.params.graph_defaults`); ``None``
-    for any other corpus.
+    for any other corpus.  ``unlabeled``: bool ``[num_docs]``, the test documents that carry no
+    label (the ``X_unlabeled`` of :meth:`gfbgcn.TextGCNClassifier.fit`: nodes of the graph to
+    classify, whose label field holds a placeholder that is never read); ``None``: every
+    document has its label.  Test metrics are taken over the labelled test documents only.
     """
 
     name: str
@@ -65,11 +68,17 @@ class Corpus:
     sources: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     benchmark: str | None = None
+    unlabeled: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.is_train = np.asarray(self.is_train, dtype=bool)
         if not (len(self.texts) == len(self.labels) == len(self.is_train)):
             raise ValueError("texts, labels and is_train must have the same length")
+        if self.unlabeled is not None:
+            self.unlabeled = np.asarray(self.unlabeled, dtype=bool)
+            if (self.unlabeled.shape != self.is_train.shape
+                    or (self.unlabeled & self.is_train).any()):
+                raise ValueError("unlabeled must flag test documents, one flag per document")
         if not self.texts:
             raise CorpusFormatError(f"corpus {self.name!r} is empty ({self.sources_str()})")
 
@@ -99,4 +108,5 @@ class Corpus:
             sources=list(self.sources),
             notes=list(self.notes),
             benchmark=self.benchmark,
+            unlabeled=None if self.unlabeled is None else self.unlabeled[idx],
         )

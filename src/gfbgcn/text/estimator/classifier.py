@@ -12,9 +12,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from gfbgcn.core.errors import UserError
-from gfbgcn.text.corpus.corpus import Corpus, check_documents, check_ordered
-from gfbgcn.text.corpus.labels import split_labels
+from gfbgcn.core.errors import OptionError, UserError
+from gfbgcn.text.corpus.corpus import Corpus, check_documents
+from gfbgcn.text.corpus.weights import check_known_classes, weighted_prior
 from gfbgcn.text.estimator import persist, settings
 from gfbgcn.text.estimator.fitted import inductive_predictor, load_fitted, save_fitted
 from gfbgcn.text.estimator.fitting import (
@@ -27,9 +27,10 @@ from gfbgcn.text.estimator.fitting import (
     multi_label_targets,
     shared_graph,
 )
-from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
+from gfbgcn.text.estimator.inputs import check_sample_weight, class_labels, labelled_corpus
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
+from gfbgcn.text.estimator.targets import MultiLabelTargets, read_targets
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
@@ -88,14 +89,19 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     (:meth:`resolve_settings`); a bad value raises a one-line
     :class:`~gfbgcn.core.errors.OptionError` naming the parameter, and bad ``X``/``y``
     (lengths, a non-string document, a single class) a :class:`~gfbgcn.core.errors.UserError`.
-    ``multi_label=True``: ``y`` holds label sets joined by ``label_sep``; ``classes_`` are the
-    single labels, ``predict_proba`` their sigmoid outputs and ``predict`` a ``[n, L]`` 0/1
-    indicator matrix at the threshold chosen on validation.
+    ``multi_label=True``: ``y`` is a ``[n, L]`` 0/1 indicator matrix (NumPy or SciPy sparse,
+    as ``MultiLabelBinarizer`` gives; ``classes_`` are then the column indices), each
+    document's labels (lists, tuples or sets), or label sets joined by ``label_sep``
+    (:mod:`gfbgcn.text.estimator.targets`); ``classes_`` are the single labels,
+    ``predict_proba`` their sigmoid outputs and ``predict`` the labels at the threshold
+    chosen on validation, in the form ``y`` had (joined labels: a ``[n, L]`` 0/1 matrix).
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
     ``predict_proba``); ``graph_`` the :class:`~gfbgcn.text.graph.text_graph.TextGraph`
     (``graph_.to_pyg()``); ``result_`` the :class:`~gfbgcn.text.train.config.TrainResult`
-    (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
+    (``result_.val`` validation metrics, ``history``, ``model``; ``result_.test`` those of
+    the labelled test documents, ``None`` where there is none: ``fit``'s ``X_unlabeled`` carry
+    no label, so nothing is scored, and ``write_run`` says so); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
     (:class:`~gfbgcn.text.linear.baseline.BaselineResult`, metrics in ``baseline_.test``)
     that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
@@ -123,6 +129,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     _predictor: Any  # the inductive predictor (None for sgc and gin)
     _model_name: str
     _threshold: float | None  # multi-label: the decision threshold (None: single-label)
+    _targets: MultiLabelTargets | None  # multi-label: the form of y (None: joined labels)
     _num_unlabeled: int  # X_unlabeled documents given to fit
     _tokenizer: Tokenizer | None
 
@@ -132,6 +139,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         weight_decay: float = D["weight_decay"], epochs: int = D["epochs"],
         patience: int = D["patience"], val_ratio: float = D["val_ratio"],
         random_state: settings.RandomStateLike = D["random_state"],
+        class_weight: str | dict[Any, float] | None = D["class_weight"],
         fast_genvec: bool = D["fast_genvec"], fixed_lambda: float | None = D["fixed_lambda"],
         features: str = D["features"], window: int = D["window"],
         min_freq: int | str = D["min_freq"], stop_words: str | None = D["stop_words"],
@@ -157,6 +165,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.patience = patience
         self.val_ratio = val_ratio
         self.random_state = random_state
+        self.class_weight = class_weight
         self.fast_genvec = fast_genvec
         self.fixed_lambda = fixed_lambda
         self.features = features
@@ -186,30 +195,45 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------------------
 
-    def fit(self, X: Any, y: Any, X_unlabeled: Any = None) -> TextGCNClassifier:
+    def fit(self, X: Any, y: Any, X_unlabeled: Any = None, sample_weight: Any = None
+            ) -> TextGCNClassifier:
         """Build the graph of ``X`` (and ``X_unlabeled``) and train on ``X``'s labels ``y``.
 
         ``X``, ``X_unlabeled``: lists, arrays or Series of strings (``[n]``, ``[m]``); ``y``:
-        ``[n]`` labels (``multi_label``: label sets joined by ``label_sep``).
+        ``[n]`` labels (``multi_label``: a ``[n, L]`` 0/1 indicator matrix, NumPy or SciPy
+        sparse, as ``MultiLabelBinarizer`` gives; each document's labels as a list, tuple or
+        set; or label sets joined by ``label_sep``: :mod:`gfbgcn.text.estimator.targets`).
         ``X_unlabeled``: documents to classify transductively (see the class docstring).
+        ``sample_weight``: ``[n]`` numbers >= 0, each document's weight in the graph model's
+        training and validation losses (times its class's, ``class_weight``) and in the fits
+        of ``auto``'s linear models (scikit-learn's meaning; Python only).
         Returns ``self``.
         """
         docs = check_documents(X, "X")
-        classes, labels = class_labels(y, len(docs))
+        targets = None
+        if self.multi_label:
+            settings.check_label_sep(self.label_sep)
+            targets = read_targets(y, len(docs), self.label_sep)
+            classes, labels = targets.classes, targets.joined(self.label_sep)
+        else:
+            classes, labels = class_labels(y, len(docs))
         extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        graph = self._fit(labelled_corpus(docs, labels, extra), None,
-                          None if self.multi_label else classes)
-        # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
-        graph.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
+        weights = check_sample_weight(sample_weight, len(docs))
+        if weights is not None:  # X_unlabeled's: never read (no training loss holds them)
+            weights = np.r_[weights, np.ones(len(extra))]
+        # X_unlabeled comes last, flagged unlabeled: scored by no metric, -1 in graph_.to_pyg()
+        self._fit(labelled_corpus(docs, labels, extra), None, classes, sample_weight=weights,
+                  targets=targets)
         self._num_unlabeled = len(extra)
         return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None, *,
-                   report: Report | None = None, settings: FitSettings | None = None
-                   ) -> TextGCNClassifier:
+                   report: Report | None = None, settings: FitSettings | None = None,
+                   sample_weight: Any = None) -> TextGCNClassifier:
         """Train on a :class:`~gfbgcn.text.corpus.corpus.Corpus` with its own train/test split
         (what ``gfbgcn train`` does): its test documents are the transductive ones, and
-        ``result_.test`` holds their metrics; with ``baseline``, ``baseline_`` is fitted on
+        ``result_.test`` holds their metrics (``None`` where none carries a label, the
+        corpus's ``unlabeled``); with ``baseline``, ``baseline_`` is fitted on
         the same split.  ``graph``: the corpus's graph, built with these
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("embeddings",
@@ -217,8 +241,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         Batching)``, ``("labels", (Y, label names))`` (multi-label).
         ``settings``: this classifier's :meth:`resolve_settings` for ``corpus``, where the caller
         has already made them (``gfbgcn train`` does, so that a bad option fails before the
-        corpus is read); otherwise they are made here."""
-        self._fit(corpus, graph, None, report or _silent, baseline=True, settings=settings)
+        corpus is read); otherwise they are made here.  ``sample_weight``: ``[len(corpus)]``,
+        as :meth:`fit`'s (the baseline's fits take it too; a test document's is not read)."""
+        self._fit(corpus, graph, None, report or _silent, baseline=True, settings=settings,
+                  sample_weight=check_sample_weight(sample_weight, len(corpus)))
         return self
 
     def resolve_settings(self, benchmark: bool = False) -> FitSettings:
@@ -237,15 +263,24 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, corpus: Corpus, graph: TextGraph | None, classes: np.ndarray | None,
              report: Report = _silent, baseline: bool = False,
-             settings: FitSettings | None = None) -> TextGraph:
-        """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``)."""
+             settings: FitSettings | None = None,
+             sample_weight: np.ndarray | None = None,
+             targets: MultiLabelTargets | None = None) -> TextGraph:
+        """Fit on ``corpus`` (see :meth:`fit_corpus`); the graph it trained on (``graph_``).
+        ``classes``: ``classes_`` as ``y`` gave them (None: the corpus's label names);
+        ``targets``: a multi-label ``y`` as :meth:`fit` read it (its form is given back)."""
         benchmark = corpus.benchmark is not None
         if settings is None:
             settings = self.resolve_settings(benchmark)  # once, before any work
         elif settings.benchmark != benchmark:
             raise ValueError("settings were resolved for another kind of corpus "
                              f"(benchmark={settings.benchmark}): resolve them for this one")
-        self.baseline_ = self.batching_ = auto = combination = None
+        if not self.multi_label:
+            check_known_classes(settings.train.class_weight, corpus.label_names)
+        if sample_weight is not None and settings.encoder_finetune:
+            raise OptionError("{0} trains unweighted: fit without sample_weight",
+                              "encoder_finetune")
+        self.baseline_ = self.batching_ = auto = combination = labels = None
         embeddings = None if settings.encoder is None else embed_corpus(
             settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
         if embeddings is not None:
@@ -253,7 +288,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         if self.auto:
             if graph is not None:
                 raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, settings, embeddings)
+            auto = self._search(corpus, settings, embeddings, sample_weight)
             graph, result, label_names = auto.graph, auto.result, None
         else:
             with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
@@ -268,37 +303,52 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         bool(self.verbose), lambda line: report("estimate", line))
                     combination, labels = (head, weight), None
                 else:
-                    result, labels = self._train(corpus, graph, settings, report, embeddings)
+                    result, labels = self._train(corpus, graph, settings, report, embeddings,
+                                                 sample_weight, targets)
             label_names = None if labels is None else labels[1]
             if baseline and self.baseline:
                 self.baseline_ = fit_baseline(corpus, graph, result.config,
-                                              self.baseline_class_weight, labels, embeddings)
+                                              settings.linear_class_weight, labels, embeddings,
+                                              sample_weight)
+        prior = weighted_prior(graph.labels, graph.label_names, result.config.class_weight,
+                               sample_weight, graph.is_train,
+                               None if labels is None else labels[0])
         self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names,
-                         combination)
+                         combination, prior)
+        self._targets = targets
         return graph
 
     def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
-               embeddings: CorpusEmbeddings | None = None
+               embeddings: CorpusEmbeddings | None = None,
+               sample_weight: np.ndarray | None = None,
+               targets: MultiLabelTargets | None = None
                ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
         """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
-        and a multi-label run's ``(targets [D, L], label names)``."""
+        and a multi-label run's ``(targets [D, L], label names)`` (``targets``: ``y`` as
+        :meth:`fit` read it, whose labels and their order are the model's outputs)."""
         config = settings.train
         if settings.auto_batch:
             self.batching_, config = chosen_batching(config, graph, settings.device,
                                                      bool(self.multi_label))
             report("batching", self.batching_)
-        labels = multi_label_targets(corpus, self.label_sep) if self.multi_label else None
+        labels = None
+        if self.multi_label:  # labels joined by label_sep only: its warning
+            labels = multi_label_targets(corpus, self.label_sep,
+                                         None if targets is None else targets.names,
+                                         warn=targets is None or targets.form == "joined")
         if labels is not None:
             report("labels", labels)
         result = training.train_text(graph, config, progress=bool(self.verbose),
                                      multilabel_targets=None if labels is None else labels[0],
                                      device=settings.device,
                                      doc_input=doc_input_for(config, corpus, graph,
-                                                             embeddings))
+                                                             embeddings),
+                                     sample_weight=sample_weight)
         return result, labels
 
     def _search(self, corpus: Corpus, settings: FitSettings,
-                embeddings: CorpusEmbeddings | None) -> AutoResult:
+                embeddings: CorpusEmbeddings | None,
+                sample_weight: np.ndarray | None = None) -> AutoResult:
         """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
         graph_config = settings.graph_config(len(corpus))
         budget = settings.budget  # its clock starts now, with the search
@@ -308,7 +358,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=settings.cache,
                         log=self._log, device=settings.device, baseline=bool(self.baseline),
-                        baseline_class_weight=self.baseline_class_weight, encoder=embeddings)
+                        baseline_class_weight=settings.linear_class_weight, encoder=embeddings,
+                        sample_weight=sample_weight)
 
     def _log(self, message: str) -> None:
         if self.verbose:
@@ -317,11 +368,14 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     def _set_fitted(self, corpus: Corpus, graph: TextGraph, result: TrainResult,
                     auto: AutoResult | None, classes: np.ndarray | None,
                     tokenizer: Tokenizer, label_names: list[str] | None,
-                    combination: tuple[Any, float] | None = None) -> None:
+                    combination: tuple[Any, float] | None = None,
+                    prior: np.ndarray | None = None) -> None:
         """The fitted state.  What ``predict`` and ``save`` use is built here, so that they
         leave the classifier as it is (scikit-learn's ``check_dict_unchanged``): the
-        transductive outputs, the inductive predictor (two-layer models) and the few settings
-        a model directory records."""
+        transductive outputs, the inductive predictor (two-layer models; ``prior``: its answer
+        for a document without a known word where the training was weighted, else the
+        training documents' label frequencies) and the few settings a model directory
+        records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
         self._set_classes(label_names or graph.label_names, classes)
         self._tokenizer = tokenizer
@@ -335,9 +389,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             return
         if label_names is not None:
             self._predictor = multi_label_predictor(result, graph, corpus, label_names,
-                                                    self.label_sep, tokenizer)
+                                                    self.label_sep, tokenizer, prior)
         else:
-            self._predictor = inductive_predictor(result, graph, auto, tokenizer, combination)
+            self._predictor = inductive_predictor(result, graph, auto, tokenizer, combination,
+                                                  prior)
         graph_part = getattr(self._predictor, "graph", self._predictor)
         graph_part.z_words  # noqa: B018 -- computed now, not by the first predict
         self._save_settings = trained_settings(
@@ -364,7 +419,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``[n, C]`` class probabilities of the documents ``X``, columns in ``classes_``
-        order: transductive for the documents given to ``fit``, inductive for others."""
+        order: transductive for the documents given to ``fit``, inductive for others
+        (multi-label: each label's sigmoid output)."""
         check_is_fitted(self, "classes_")
         docs = check_documents(X, "X")
         outputs = self._outputs
@@ -376,40 +432,45 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         new = np.flatnonzero(~seen)
         if len(new):
             proba[new] = self.predictor_.predict_proba([docs[i] for i in new])
-        if not self._threshold:  # multi-label: independent sigmoid outputs
+        if self._threshold is None:  # not multi-label, whose outputs are independent
             # the model's float32 softmax misses 1 by up to ~1e-7, which log_loss warns
             # about: renormalised in float64, each row sums to 1 within a few float64 eps
             proba /= proba.sum(axis=1, keepdims=True)
         return proba[:, self._columns]
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: Any) -> Any:
         """``[n]`` the most probable class of each document of ``X`` (see
-        :meth:`predict_proba`); multi-label: ``[n, L]`` 0/1, the labels at or above the
-        threshold chosen on validation."""
+        :meth:`predict_proba`); multi-label: the labels at or above the threshold chosen on
+        validation, in the form ``fit`` was given ``y`` (an indicator matrix of the same
+        kind and dtype, a list of label lists in ``classes_`` order; label sets joined by
+        ``label_sep``, and ``fit_corpus``: an ``[n, L]`` 0/1 ``int64`` matrix)."""
         proba = self.predict_proba(X)  # first: it says when the classifier is not fitted
-        if self._threshold:
-            return (proba >= self._threshold).astype(np.int64)
-        return self.classes_[np.argmax(proba, axis=1)]
+        if self._threshold is None:
+            return self.classes_[np.argmax(proba, axis=1)]
+        indicator = (proba >= self._threshold).astype(np.int64)
+        targets = getattr(self, "_targets", None)
+        return indicator if targets is None else targets.give_back(indicator)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``X`` against ``y`` (scikit-learn's ``ClassifierMixin.score``); a
         multi-label model: subset accuracy, each document's predicted label set against its
-        true one (``y`` as ``fit`` took it: label sets joined by ``label_sep``; a label the
-        model does not know counts as wrong), so ``cross_val_score`` works for both."""
+        true one (``y`` in any form ``fit`` takes; a label the model does not know counts as
+        wrong), so ``cross_val_score`` works for both."""
         if not self.multi_label:
             return float(super().score(X, y, sample_weight))
         from sklearn.metrics import accuracy_score
 
-        pred = self.predict(X)
-        known = [str(c) for c in self.classes_]
-        check_ordered(y, "y")
-        sets = split_labels([str(v) for v in y], self.label_sep)
+        proba = self.predict_proba(X)
+        assert self._threshold is not None  # a fitted multi-label model has one
+        pred = proba >= self._threshold
+        sets = read_targets(y, len(pred), self.label_sep, allow_empty=True).sets
+        column = {str(c): j for j, c in enumerate(self.classes_)}
         truth = np.zeros_like(pred)
         unknown = np.zeros(len(sets), dtype=bool)
         for i, labels in enumerate(sets):
             for label in labels:
-                if label in known:
-                    truth[i, known.index(label)] = 1
+                if label in column:
+                    truth[i, column[label]] = True
                 else:
                     unknown[i] = True
         right = (truth == pred).all(axis=1) & ~unknown
@@ -444,7 +505,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             raise UserError("this classifier was loaded from a model directory and holds no "
                             "training state to save: fit it again to save a new model")
         outputs = self._outputs if transductive else None
-        entry = persist.estimator_entry(self.get_params(), self.classes_.tolist())
+        targets = getattr(self, "_targets", None)
+        entry = persist.estimator_entry(self.get_params(), self.classes_.tolist(),
+                                        None if targets is None else targets.record())
         return save_fitted(path, self._predictor, self._save_settings, entry, outputs)
 
     @classmethod
@@ -461,13 +524,14 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         clf.set_params(**{k: v for k, v in (("device", device), ("tokenizer", tokenizer),
                                             ("encoder", encoder)) if v is not None})
         clf.corpus_ = clf.graph_ = clf.result_ = clf.auto_ = clf.baseline_ = clf.batching_ = None
-        clf._set_classes(predictor.label_names,
-                         persist.classes_from_config(config, predictor.label_names, path))
+        classes = persist.classes_from_config(config, predictor.label_names, path)
+        clf._set_classes(predictor.label_names, classes)
+        clf._targets = persist.targets_from_config(config, classes, path)
         clf._outputs, clf._predictor, clf._tokenizer = outputs, predictor, tokenizer
         graph_part = predictor.graph if isinstance(predictor, CombinedPredictor) else predictor
         graph_part.z_words  # noqa: B018 -- now, so that predict changes nothing (as after fit)
         clf._model_name, clf._save_settings = graph_part.model_name, None
-        clf._threshold = None  # load_fitted refuses multi-label models
+        clf._threshold = graph_part.threshold if graph_part.multi_label else None
         clf._num_unlabeled = 0  # not recorded in a model directory: no AllInductiveWarning
         return clf
 
@@ -493,7 +557,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.two_d_array = False
         tags.input_tags.string = True
         tags.non_deterministic = True  # on CUDA (see gfbgcn.core.device); a seed on the CPU
+        tags.classifier_tags.multi_label = bool(self.multi_label)  # y: an indicator matrix too
         return tags
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
-        return {"X_types": ["string"], "non_deterministic": True}
+        return {"X_types": ["string"], "non_deterministic": True,
+                "multilabel": bool(self.multi_label)}

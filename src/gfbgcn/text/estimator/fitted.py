@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gfbgcn.core.errors import ModelLoadError, UserError
 from gfbgcn.text.estimator.outcome import chosen_combination
 from gfbgcn.text.estimator.persist import ESTIMATOR_ENTRY
@@ -35,18 +37,21 @@ def _combination(auto: AutoResult | None) -> tuple[Any, float] | None:
 
 def inductive_predictor(result: TrainResult, graph: TextGraph, auto: AutoResult | None,
                         tokenizer: Tokenizer | None,
-                        combination: tuple[Any, float] | None = None
+                        combination: tuple[Any, float] | None = None,
+                        prior: np.ndarray | None = None
                         ) -> InductiveTextGCN | CombinedPredictor:
     """The predictor of new documents of a fitted run, combined with a linear model when
     ``auto`` chose that or the run gives one (``combination``: ``(linear model, graph
-    weight)``, a fine-tuned encoder's head); a :class:`UserError` for the models that have
-    none (sgc, gin)."""
+    weight)``, a fine-tuned encoder's head); ``prior``: the graph part's answer for a document
+    without a known word (None: the training documents' label frequencies); a
+    :class:`UserError` for the models that have none (sgc, gin)."""
     model = result.config.model
     if model not in INDUCTIVE_MODELS:
         raise UserError(f"{model} classifies only the documents given to fit (X or "
                         f"X_unlabeled): new documents need a two-layer model "
                         f"({', '.join(INDUCTIVE_MODELS)})")
-    part = InductiveTextGCN.from_trained(result.model, graph, model, tokenizer=tokenizer)
+    part = InductiveTextGCN.from_trained(result.model, graph, model, tokenizer=tokenizer,
+                                         prior=prior)
     combination = combination or _combination(auto)
     if combination is None:
         return part
@@ -93,9 +98,6 @@ def load_fitted(path: str | Path, device: str | None, tokenizer: Tokenizer | Non
     ``encoder``: where its sentence encoder is now (None: where it was)."""
     predictor, config = load_model_and_config(path, tokenizer=tokenizer, device=device,
                                               encoder=encoder)
-    if predictor.multi_label:
-        raise UserError(f"{path}: a multi-label model, which TextGCNClassifier does not "
-                        "handle; load it with gfbgcn.load(path)")
     if ESTIMATOR_ENTRY not in config:
         raise ModelLoadError(f"{path}: saved without the classifier's parameters (by "
                              "save_model or save_trained); load it with gfbgcn.load(path)")

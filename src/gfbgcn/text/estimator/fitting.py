@@ -16,6 +16,7 @@ import torch
 from gfbgcn.core.memory import release_free_memory
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.labels import multi_hot, split_labels, warn_if_no_separator
+from gfbgcn.text.corpus.weights import ClassWeight
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import (
     BaselineResult,
@@ -132,21 +133,25 @@ def with_encoder(result: BaselineResult, embeddings: CorpusEmbeddings) -> Baseli
     return result
 
 
-def multi_label_targets(corpus: Corpus, label_sep: str) -> tuple[np.ndarray, list[str]]:
+def multi_label_targets(corpus: Corpus, label_sep: str, names: list[str] | None = None,
+                        warn: bool = True) -> tuple[np.ndarray, list[str]]:
     """``(Y [D, L] 0/1, label names)``: each document's label field split on ``label_sep``
-    (a warning when no field contains it)."""
-    warn_if_no_separator(corpus.labels, label_sep)
-    return multi_hot(split_labels(corpus.labels, label_sep))
+    (``warn``: a warning when no field contains it); ``names``: the labels in column order
+    (default: those of the fields, sorted), a label no field holds included."""
+    if warn:
+        warn_if_no_separator(corpus.labels, label_sep)
+    return multi_hot(split_labels(corpus.labels, label_sep), names)
 
 
 def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
-                          label_names: list[str], label_sep: str, tokenizer: Any
-                          ) -> InductiveTextGCN:
+                          label_names: list[str], label_sep: str, tokenizer: Any,
+                          prior: np.ndarray | None = None) -> InductiveTextGCN:
     """The inductive predictor of a multi-label run: sigmoid outputs, the threshold chosen on
-    validation, and each label's frequency among the training documents as the prior of a
-    document without known words."""
-    y, _ = multi_hot(split_labels(corpus.labels, label_sep), label_names)
-    prior = y[graph.is_train].mean(0).astype(np.float64)
+    validation, and each label's frequency among the training documents (``prior``: as a
+    weighted training saw it) as the prior of a document without known words."""
+    if prior is None:
+        y, _ = multi_hot(split_labels(corpus.labels, label_sep), label_names)
+        prior = y[graph.is_train].mean(0).astype(np.float64)
     predictor = InductiveTextGCN.from_trained(
         result.model, graph, result.config.model, tokenizer=tokenizer, multi_label=True,
         threshold=result.threshold or 0.5, prior=prior)
@@ -155,12 +160,15 @@ def multi_label_predictor(result: TrainResult, graph: TextGraph, corpus: Corpus,
 
 
 def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
-                 class_weight: str | None = None,
+                 class_weight: ClassWeight = None,
                  multi_label: tuple[np.ndarray, list[str]] | None = None,
-                 embeddings: CorpusEmbeddings | None = None) -> BaselineResult:
+                 embeddings: CorpusEmbeddings | None = None,
+                 sample_weight: np.ndarray | None = None) -> BaselineResult:
     """The linear n-gram baseline on the run's own train/validation/test split
     (:func:`gfbgcn.text.linear.baseline.baseline_for_graph`; ``class_weight``: the
-    classifier's ``baseline_class_weight``; ``multi_label``: a multi-label run's ``(targets
+    classifier's linear class weighting, ``baseline_class_weight`` or else ``class_weight``;
+    ``sample_weight`` ``[num_docs]``: each document's weight; ``multi_label``: a multi-label
+    run's ``(targets
     [D, L], label names)``, one linear model per label,
     :func:`gfbgcn.text.linear.multilabel.multilabel_baseline_for_graph`), after
     training's freed memory has gone back to the system (its peak then adds to what training
@@ -168,17 +176,21 @@ def fit_baseline(corpus: Corpus, graph: TextGraph, config: TrainConfig,
     embeddings beside its n-grams (:func:`gfbgcn.text.linear.encoder.fit_ngram_encoder`)."""
     release_free_memory()
     if multi_label is not None:
+        assert not isinstance(class_weight, dict)  # refused for multi-label (settings)
         result = multilabel_baseline_for_graph(corpus, graph, *multi_label, config.val_ratio,
-                                               config.seed, class_weight=class_weight)
+                                               config.seed, class_weight=class_weight,
+                                               sample_weight=sample_weight)
     else:
         result = baseline_for_graph(corpus, graph, config.val_ratio, config.seed,
                                     class_weight=class_weight,
-                                    keep_features=embeddings is not None)
+                                    keep_features=embeddings is not None,
+                                    sample_weight=sample_weight)
         if embeddings is not None:
             split = graph_split(graph, config.val_ratio, config.seed)
             result = with_encoder(fit_ngram_encoder(
                 result, embeddings.embeddings, graph.labels, split["train"], split["val"],
-                split["test"], config.seed, class_weight=class_weight), embeddings)
+                split["test"], config.seed, class_weight=class_weight,
+                sample_weight=sample_weight), embeddings)
     release_free_memory()
     return result
 

@@ -92,13 +92,40 @@ def class_labels(y: Sequence[object] | np.ndarray, num_docs: int
     return classes, [names[i] for i in inverse.reshape(-1)]
 
 
+def check_sample_weight(sample_weight: object, num_docs: int) -> np.ndarray | None:
+    """``sample_weight`` (``None``, or one number >= 0 per document: a list, array or Series)
+    as a float64 array ``[num_docs]``, a copy (the caller's is never written); refused in one
+    line otherwise (a :class:`UserError`): another length or shape, a weight that is negative,
+    NaN or infinite, or every weight zero (nothing to learn from)."""
+    if sample_weight is None:
+        return None
+    check_ordered(sample_weight, "sample_weight")
+    try:
+        weights = np.array(sample_weight, dtype=np.float64)  # a copy
+    except (TypeError, ValueError):
+        raise UserError("sample_weight must hold one number per document") from None
+    if weights.ndim != 1 or len(weights) != num_docs:
+        raise UserError(f"sample_weight must hold one weight per document of X: shape "
+                        f"({num_docs},), got {weights.shape}")
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+    if len(bad):
+        raise UserError(f"sample_weight[{bad[0]}] is {weights[bad[0]]}: a weight must be a "
+                        "finite number >= 0")
+    if not weights.any():
+        raise UserError("sample_weight is zero for every document: there is nothing to learn "
+                        "from")
+    return weights
+
+
 def labelled_corpus(texts: list[str], labels: list[str], unlabeled: list[str]) -> Corpus:
     """A corpus of the labelled documents (its training split) and the unlabeled ones (its
-    test split, nodes of the graph whose labels are never read for training).
+    test split, nodes of the graph whose labels are never read, flagged ``unlabeled``).
 
     The unlabeled documents carry the first class as a placeholder label, so the label names
-    are those of ``labels``; the test metrics of such a run mean nothing.
+    are those of ``labels``; no metric reads it (test metrics score labelled test documents
+    only: such a run has none, and its ``result_.test`` is ``None``).
     """
     placeholder = min(labels)
     flags = np.r_[np.ones(len(texts), dtype=bool), np.zeros(len(unlabeled), dtype=bool)]
-    return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags)
+    return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags,
+                  unlabeled=~flags)

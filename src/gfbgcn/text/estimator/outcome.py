@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.metrics import classification_metrics, test_metrics
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.linear.baseline import BaselineResult, graph_split
@@ -90,9 +90,9 @@ def combined_metrics(auto: AutoResult) -> dict[str, Any]:
     p_lin[baseline.val_idx] = baseline.val_proba()
     pred = mix(auto.result.probabilities, p_lin, weight).argmax(1)
     metrics: dict[str, Any] = {"combined_weight": float(weight)}
-    for name in ("test", "val"):
+    for name, score in (("test", test_metrics), ("val", classification_metrics)):
         idx = split[name]
-        metrics[name] = classification_metrics(g.labels[idx], pred[idx], len(g.label_names))
+        metrics[name] = score(g.labels[idx], pred[idx], len(g.label_names))
     return metrics
 
 

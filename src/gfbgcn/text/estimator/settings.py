@@ -28,6 +28,7 @@ from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import SEED_MAX
 from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.corpus.weights import ClassWeight, check_class_weight
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.params import (
     AUTO,
@@ -136,7 +137,7 @@ def layer_options(model: str, fast_genvec: bool, fixed_lambda: float | None) -> 
 #: The estimator's parameters that make its :class:`TrainConfig` (``random_state``: ``seed``).
 TRAIN_PARAMETERS = ("model", "hidden", "dropout", "lr", "weight_decay", "epochs", "patience",
                     "val_ratio", "fast_genvec", "fixed_lambda", "batch_size", "fanout",
-                    "features", "multi_label", "optimizer", "row_budget")
+                    "features", "multi_label", "optimizer", "row_budget", "class_weight")
 
 
 def train_config(*, seed: int = DEFAULTS["random_state"], **params: Any) -> TrainConfig:
@@ -159,6 +160,7 @@ def train_config(*, seed: int = DEFAULTS["random_state"], **params: Any) -> Trai
         val_ratio=p["val_ratio"], train_lambda=p["fixed_lambda"] is None,
         layer_options=options, batch_size=p["batch_size"], fanout=p["fanout"],
         features=p["features"], optimizer=p["optimizer"], row_budget=p["row_budget"],
+        class_weight=check_class_weight(p["class_weight"], bool(p["multi_label"])),
     )
 
 
@@ -186,7 +188,9 @@ class FitSettings:
     parsed, or ``"auto"`` where it depends on the corpus's size; ``min_freq``: as given
     (``"auto"`` too: both resolved by :meth:`graph_config`);
     ``benchmark``: whether the corpus is one of the paper's (its graph defaults are the
-    paper's); ``device``: the device resolved; ``budget``: ``auto``'s budget parsed.
+    paper's); ``device``: the device resolved; ``budget``: ``auto``'s budget parsed;
+    ``linear_class_weight``: the linear models' class weighting (``baseline_class_weight``
+    where given, else the graph model's ``class_weight``, ``train.class_weight``).
     """
 
     train: TrainConfig
@@ -203,6 +207,8 @@ class FitSettings:
     build_workers: int | None
     encoder: str | None = None
     encoder_finetune: bool = False
+    #: the linear models' class weighting: baseline_class_weight where given, else class_weight
+    linear_class_weight: ClassWeight = None
 
     def graph_config(self, num_docs: int) -> GraphConfig:
         """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
@@ -269,7 +275,8 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
         stop_words=AUTO if stop_words == AUTO else stop, cooccurrence=p["cooccurrence"],
         benchmark=benchmark, device=device, auto_batch=p["batch_size"] == AUTO, budget=budget,
         cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder,
-        encoder_finetune=bool(p["encoder_finetune"]))
+        encoder_finetune=bool(p["encoder_finetune"]),
+        linear_class_weight=p["baseline_class_weight"] or train.class_weight)
 
 
 def check_encoder(encoder: object) -> str | None:
@@ -297,6 +304,9 @@ def check_finetune(params: Mapping[str, Any], encoder: str | None, train: TrainC
         if problem:
             raise OptionError("{0} trains one single-label model: drop {1}",
                               "encoder_finetune", name)
+    if train.class_weight is not None:
+        raise OptionError("{0} trains unweighted: drop {1}", "encoder_finetune",
+                          "class_weight")
     if train.batch_size:  # ("auto" stands for full batch here)
         raise OptionError("{0} trains full batch: drop {1}", "encoder_finetune", "batch_size")
     if train.features != "onehot":

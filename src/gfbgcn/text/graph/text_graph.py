@@ -108,8 +108,9 @@ class TextGraph:
     cache_path: str = ""  # the cache file holding this graph ("" when not cached)
     #: wall seconds per phase of the build that made it (empty when loaded from the cache)
     build_phases: dict[str, float] = field(default_factory=dict)
-    #: bool [D]: documents without a label (``X_unlabeled`` of ``TextGCNClassifier.fit``, set
-    #: by it; not cached): -1 and in no mask in :meth:`to_pyg`.  ``None``: every one has one
+    #: bool [D]: test documents without a label (the corpus's ``unlabeled``: ``X_unlabeled`` of
+    #: ``TextGCNClassifier.fit``; not cached, taken from the corpus on every build or load):
+    #: -1 and in no mask in :meth:`to_data`.  ``None``: every one has one
     unlabeled: np.ndarray | None = None
 
     @property
@@ -147,19 +148,20 @@ class TextGraph:
         ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
         ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
         ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``), and
-        the test documents.  Documents without a label (:attr:`unlabeled`: the ``X_unlabeled``
-        of :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no mask, like the word
-        nodes, so that accuracy against ``data.y[data.test_mask]`` is measured on labelled
-        documents only.  No ``x``: Text GCN's input is the identity (e.g.
+        the labelled test documents.  Documents without a label (:attr:`unlabeled`: the
+        ``X_unlabeled`` of :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no
+        mask, like the word nodes, so that accuracy against ``data.y[data.test_mask]`` is
+        measured on labelled documents only.  No ``x``: Text GCN's input is the identity (e.g.
         ``torch.nn.Embedding(data.num_nodes, d)``).  Class ``i`` is ``label_names[i]``.
         """
-        data = self.to_data(val_ratio, seed)
-        if self.unlabeled is not None and self.unlabeled.any():
-            rows = torch.from_numpy(np.flatnonzero(self.unlabeled))
-            data.y[rows] = -1  # their training label was a placeholder
-            for mask in (data.train_mask, data.val_mask, data.test_mask):
-                mask[rows] = False
-        return data
+        return self.to_data(val_ratio, seed)
+
+    def labelled_test(self) -> np.ndarray:
+        """``[T]`` the test documents that carry a label (those test metrics score)."""
+        test = ~np.asarray(self.is_train)
+        if self.unlabeled is not None:
+            test &= ~self.unlabeled
+        return np.flatnonzero(test)
 
     def release_edges(self) -> bool:
         """Replace the edge arrays by fresh maps of the cache file: pages read so far (or the
@@ -176,12 +178,16 @@ class TextGraph:
     def to_data(self, val_ratio: float = 0.1, seed: int = 0, edges: bool = True) -> Data:
         """A PyG ``Data`` with masks; ``val_ratio`` of the training docs become validation.
 
-        Word nodes have label -1 and belong to no mask.  ``edge_index`` is int64 (a copy when
-        the graph holds int32 maps); ``edges=False`` leaves the edges out (masks and labels).
+        Word nodes and documents without a label (:attr:`unlabeled`) have label -1 and belong
+        to no mask (the test mask holds the labelled test documents, :meth:`labelled_test`).
+        ``edge_index`` is int64 (a copy when the graph holds int32 maps); ``edges=False``
+        leaves the edges out (masks and labels).
         """
         n, d = self.num_nodes, self.num_docs
         y = torch.full((n,), -1, dtype=torch.long)
         y[:d] = torch.from_numpy(self.labels)
+        if self.unlabeled is not None:
+            y[:d][torch.from_numpy(self.unlabeled)] = -1  # their label field is a placeholder
         train_docs = np.flatnonzero(self.is_train)
         rng = np.random.default_rng(seed)
         n_val = int(round(val_ratio * len(train_docs)))
@@ -190,7 +196,7 @@ class TextGraph:
         masks["train"][torch.from_numpy(train_docs)] = True
         masks["train"][torch.from_numpy(val_docs)] = False
         masks["val"][torch.from_numpy(val_docs)] = True
-        masks["test"][torch.from_numpy(np.flatnonzero(~self.is_train))] = True
+        masks["test"][torch.from_numpy(self.labelled_test())] = True
         graph = {"edge_index": torch.from_numpy(np.asarray(self.edge_index, dtype=np.int64)),
                  "edge_weight": torch.from_numpy(self.edge_weight)} if edges else {}
         return Data(
@@ -287,7 +293,13 @@ def _graph_from_parts(
         tokenizer=tokenizer,
         corpus_name=corpus.name,
         notes=notes,
+        unlabeled=_unlabeled(corpus),
     )
+
+
+def _unlabeled(corpus: Corpus) -> np.ndarray | None:
+    """A copy of the corpus's flags of documents without a label (None: every one has one)."""
+    return None if corpus.unlabeled is None else corpus.unlabeled.copy()
 
 
 def load_graph_file(path: str | Path, key: str) -> TextGraph:
@@ -331,7 +343,9 @@ def build_text_graph(
         try:
             problem = check_seal(path, key)  # cheap: the zip directory, not the arrays
             if problem is None:
-                return load_graph_file(path, key)
+                graph = load_graph_file(path, key)
+                graph.unlabeled = _unlabeled(corpus)  # not cached: the corpus's own
+                return graph
             warnings.warn(f"ignoring graph cache {path}: {problem}; rebuilding it",
                           stacklevel=2)
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache

@@ -57,7 +57,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit, softmax
 
-from gfbgcn.core.metrics import classification_metrics, mean_log_loss
+from gfbgcn.core.metrics import classification_metrics, mean_log_loss, test_metrics
+from gfbgcn.text.corpus.weights import ClassWeight, folded_weights
 from gfbgcn.text.linear.grid import (  # noqa: F401  (the baseline's names, re-exported)
     ABSENT,
     SGD_MAX_CLASSES,
@@ -210,7 +211,8 @@ class BaselineResult:
     corpus; ``val_probabilities``: ``[len(val_idx), C]`` of the model fitted *without* the
     validation documents -- what every choice on validation must use.  ``grid``: one entry per
     grid point (kind, params, validation accuracy and log-loss); ``class_weight``: how its
-    fits weighed the classes (None or ``"balanced"``, :func:`fit_baseline`); ``threshold``: a
+    fits weighed the classes (None, ``"balanced"`` or weights by label name,
+    :func:`fit_baseline`); ``threshold``: a
     multi-label baseline's decision threshold (:mod:`gfbgcn.text.linear.multilabel`;
     None: single-label); ``fit_counts``: the n-gram counts of the refit, kept on request
     (``keep_counts``) for the search's n-gram input features, which take them with
@@ -219,14 +221,14 @@ class BaselineResult:
     """
 
     model: LinearTextModel
-    test: dict[str, Any]
+    test: dict[str, Any] | None  # None: no labelled test document
     val: dict[str, Any]
     probabilities: np.ndarray
     seconds: float
     val_probabilities: np.ndarray | None = None
     val_idx: np.ndarray | None = None
     grid: list[dict[str, Any]] = field(default_factory=list)
-    class_weight: str | None = None
+    class_weight: ClassWeight = None
     threshold: float | None = None  # multi-label: the decision threshold
     fit_counts: FittedCounts | None = field(default=None, repr=False)
     features: sp.csr_matrix | None = field(default=None, repr=False)
@@ -277,7 +279,8 @@ class ChosenFit:
 
 def choose_and_refit(rows_of: Callable[[GridPoint], Any], y_fit: np.ndarray, n_train: int,
                      points: list[GridPoint], num_classes: int, seed: int,
-                     class_weight: str | None) -> ChosenFit:
+                     class_weight: str | None, sample_weight: np.ndarray | None = None
+                     ) -> ChosenFit:
     """Fit every grid point on the training rows, score it on the validation rows, and refit
     the best one (the highest validation accuracy, :func:`best_on_validation`) on both.
 
@@ -289,14 +292,18 @@ def choose_and_refit(rows_of: Callable[[GridPoint], Any], y_fit: np.ndarray, n_t
         n_train: how many of them are training documents.
         points: the grid (:func:`grid`).
         num_classes: the classes of the corpus.
-        seed, class_weight: see :func:`fit_baseline`.
+        seed: see :func:`fit_baseline`.
+        class_weight: None or ``"balanced"`` (:func:`~gfbgcn.text.linear.grid.fit_point`).
+        sample_weight: ``[n_fit]`` the fitting documents' weights (in ``y_fit``'s order), or
+            None.  The choice on validation (accuracy, log-loss, temperature) is not weighted.
     """
     y_train, y_val = y_fit[:n_train], y_fit[n_train:]
+    sw_train = None if sample_weight is None else sample_weight[:n_train]
 
     def evaluate(point: GridPoint) -> tuple[float, float, dict, Any]:
         x = rows_of(point)
         coef, intercept = fit_point(x[:n_train], y_train, num_classes, point, seed,
-                                    class_weight)
+                                    class_weight, sw_train)
         scores = linear_scores(x[n_train:], coef, intercept)
         t = choose_temperature(scores, y_val)
         probs = softmax(scores / t, axis=1)
@@ -306,7 +313,8 @@ def choose_and_refit(rows_of: Callable[[GridPoint], Any], y_fit: np.ndarray, n_t
             (t, probs)
 
     point, (t, val_probs), rows = best_on_validation(points, evaluate)
-    coef, intercept = fit_point(rows_of(point), y_fit, num_classes, point, seed, class_weight)
+    coef, intercept = fit_point(rows_of(point), y_fit, num_classes, point, seed, class_weight,
+                                sample_weight)
     present = intercept != ABSENT  # the absent classes' -30 stays as it is
     return ChosenFit(point, t, coef / t, np.where(present, intercept / t, ABSENT), val_probs,
                      rows)
@@ -322,9 +330,10 @@ def stack_features(tfidf: sp.csr_matrix | None, embeddings: np.ndarray, scale: f
 
 def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],
                  train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
-                 tokenizer_name: str = "unicode", seed: int = 0, *, class_weight: str | None = None,
-                 hashed: bool | None = None, keep_counts: bool = False,
-                 keep_features: bool = False) -> BaselineResult:
+                 tokenizer_name: str = "unicode", seed: int = 0, *,
+                 class_weight: ClassWeight = None, hashed: bool | None = None,
+                 keep_counts: bool = False, keep_features: bool = False,
+                 sample_weight: np.ndarray | None = None) -> BaselineResult:
     """Choose the classifier on ``val_idx`` (fitted on ``train_idx``), refit it on both, and
     evaluate it on ``test_idx``.
 
@@ -336,14 +345,18 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
         tokenizer_name: the graph's tokenizer, recorded with the model (in the saved JSON),
             not used by the n-gram features.
         seed: ``random_state`` of the stochastic solvers.
-        class_weight: ``"balanced"`` weighs classes inversely to their training frequency.
+        class_weight: ``"balanced"`` weighs classes inversely to their training frequency (in
+            each fit, over the documents it is fitted on); a dict ``{label name: weight}``
+            weighs each document by its class (:mod:`gfbgcn.text.corpus.weights`).
         hashed: the scale mode; None: when there are more than :data:`HASH_ABOVE` training
             documents or :data:`HASH_CHARS` characters of training text.
         keep_counts: keep the refit's n-gram counts in ``fit_counts`` (vocabulary mode only).
         keep_features: keep every document's TF-IDF row in ``features`` (for the baseline
             with encoder embeddings beside them, :mod:`gfbgcn.text.linear.encoder`).
+        sample_weight: ``[num_docs]`` each document's weight in every fit, or None.
     """
     start, num_classes, labels = time.perf_counter(), len(label_names), np.asarray(labels)
+    named, weights = folded_weights(labels, label_names, class_weight, sample_weight)
     texts = list(texts)
     train_idx, val_idx = np.asarray(train_idx), np.asarray(val_idx)
     fit_idx = np.concatenate([train_idx, val_idx])  # the whole training split
@@ -353,7 +366,8 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
     kept = FittedCounts(ngrams, fit_idx, fit_counts) if keep_counts and not hashed else None
     del fit_counts
     chosen = choose_and_refit(lambda point: x_fit, labels[fit_idx], len(train_idx),
-                              grid(hashed, num_classes), num_classes, seed, class_weight)
+                              grid(hashed, num_classes), num_classes, seed, named,
+                              None if weights is None else weights[fit_idx])
     model = LinearTextModel(
         ngrams=ngrams, coef=chosen.coef, intercept=chosen.intercept,
         label_names=list(label_names), tokenizer_name=tokenizer_name,
@@ -374,7 +388,7 @@ def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence
 
 
 def scored(model: LinearTextModel, labels: np.ndarray, probs: np.ndarray, val_idx: np.ndarray,
-           test_idx: np.ndarray, chosen: ChosenFit, start: float, class_weight: str | None,
+           test_idx: np.ndarray, chosen: ChosenFit, start: float, class_weight: ClassWeight,
            **kept: Any) -> BaselineResult:
     """The :class:`BaselineResult` of a fitted single-label model: its test and validation
     metrics (validation: of the fit without those documents), timed from ``start``."""
@@ -382,7 +396,7 @@ def scored(model: LinearTextModel, labels: np.ndarray, probs: np.ndarray, val_id
     pred = probs.argmax(1)
     return BaselineResult(
         model=model,
-        test=classification_metrics(labels[test_idx], pred[test_idx], num_classes),
+        test=test_metrics(labels[test_idx], pred[test_idx], num_classes),
         val=classification_metrics(labels[val_idx], chosen.val_probabilities.argmax(1),
                                    num_classes),
         probabilities=probs,
@@ -403,8 +417,9 @@ def graph_split(graph, val_ratio: float, seed: int) -> dict[str, np.ndarray]:
 
 
 def baseline_for_graph(corpus, graph, val_ratio: float, seed: int,
-                       class_weight: str | None = None, keep_counts: bool = False,
-                       keep_features: bool = False) -> BaselineResult:
+                       class_weight: ClassWeight = None, keep_counts: bool = False,
+                       keep_features: bool = False, sample_weight: np.ndarray | None = None
+                       ) -> BaselineResult:
     """The baseline on the same train/validation/test documents as a graph model trained on
     ``graph`` with ``val_ratio`` and ``seed``.
 
@@ -412,10 +427,10 @@ def baseline_for_graph(corpus, graph, val_ratio: float, seed: int,
         corpus: the corpus the graph was built from (its ``texts``).
         graph: the :class:`TextGraph` (labels, label names, tokenizer name, the split).
         val_ratio, seed: the graph model's validation split and seed.
-        class_weight, keep_counts, keep_features: see :func:`fit_baseline`.
+        class_weight, keep_counts, keep_features, sample_weight: see :func:`fit_baseline`.
     """
     idx = graph_split(graph, val_ratio, seed)
     return fit_baseline(corpus.texts, graph.labels, graph.label_names, idx["train"], idx["val"],
                         idx["test"], graph.tokenizer, seed,
                         class_weight=class_weight, keep_counts=keep_counts,
-                        keep_features=keep_features)
+                        keep_features=keep_features, sample_weight=sample_weight)

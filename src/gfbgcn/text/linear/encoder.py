@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gfbgcn.text.corpus.weights import ClassWeight, folded_weights
 from gfbgcn.text.linear.baseline import (
     BaselineResult,
     LinearTextModel,
@@ -70,7 +71,8 @@ def _check_embeddings(embeddings: np.ndarray, num_docs: int) -> np.ndarray:
 def fit_encoder_head(embeddings: np.ndarray, labels: np.ndarray, label_names: Sequence[str],
                      train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
                      tokenizer_name: str = "unicode", seed: int = 0, *,
-                     class_weight: str | None = None) -> BaselineResult:
+                     class_weight: ClassWeight = None,
+                     sample_weight: np.ndarray | None = None) -> BaselineResult:
     """The encoder head: logistic regression on ``embeddings``, ``C`` chosen on ``val_idx``
     (fitted on ``train_idx``), refitted on both, evaluated on ``test_idx``.
 
@@ -79,15 +81,17 @@ def fit_encoder_head(embeddings: np.ndarray, labels: np.ndarray, label_names: Se
         labels: ``[num_docs]`` class indices (those of test documents are read only to score).
         label_names: the class names, in index order.
         train_idx, val_idx, test_idx: the graph model's document splits.
-        tokenizer_name, seed, class_weight: as
+        tokenizer_name, seed, class_weight, sample_weight: as
             :func:`~gfbgcn.text.linear.baseline.fit_baseline`.
     """
     start, labels = time.perf_counter(), np.asarray(labels)
     embeddings = _check_embeddings(embeddings, len(labels))
     fit_idx = np.concatenate([train_idx, val_idx])
     x_fit = stack_features(None, embeddings[fit_idx], 1.0)
+    named, weights = folded_weights(labels, label_names, class_weight, sample_weight)
     chosen = choose_and_refit(lambda point: x_fit, labels[fit_idx], len(train_idx), head_grid(),
-                              len(label_names), seed, class_weight)
+                              len(label_names), seed, named,
+                              None if weights is None else weights[fit_idx])
     model = LinearTextModel(
         ngrams=None, coef=chosen.coef, intercept=chosen.intercept,
         label_names=list(label_names), tokenizer_name=tokenizer_name,
@@ -99,7 +103,8 @@ def fit_encoder_head(embeddings: np.ndarray, labels: np.ndarray, label_names: Se
 
 def fit_ngram_encoder(baseline: BaselineResult, embeddings: np.ndarray, labels: np.ndarray,
                       train_idx: np.ndarray, val_idx: np.ndarray, test_idx: np.ndarray,
-                      seed: int = 0, *, class_weight: str | None = None) -> BaselineResult:
+                      seed: int = 0, *, class_weight: ClassWeight = None,
+                      sample_weight: np.ndarray | None = None) -> BaselineResult:
     """The n-gram baseline's TF-IDF with the embeddings beside it, in one linear SVM whose
     ``C`` and embedding scale are chosen on ``val_idx`` (fitted on ``train_idx``), refitted on
     both, evaluated on ``test_idx``.
@@ -109,7 +114,7 @@ def fit_ngram_encoder(baseline: BaselineResult, embeddings: np.ndarray, labels: 
             ``keep_features=True`` (its vocabulary, IDF and every document's TF-IDF row are
             reused, not counted again).
         embeddings: ``[num_docs, d]`` every document's embedding, in corpus order.
-        labels, train_idx, val_idx, test_idx, seed, class_weight: as
+        labels, train_idx, val_idx, test_idx, seed, class_weight, sample_weight: as
             :func:`fit_encoder_head`.
     """
     start, labels = time.perf_counter(), np.asarray(labels)
@@ -120,9 +125,11 @@ def fit_ngram_encoder(baseline: BaselineResult, embeddings: np.ndarray, labels: 
     fit_idx = np.concatenate([train_idx, val_idx])
     tfidf_fit, embeddings_fit = tfidf[fit_idx], embeddings[fit_idx]
     label_names = baseline.model.label_names
+    named, weights = folded_weights(labels, label_names, class_weight, sample_weight)
     chosen = choose_and_refit(
         lambda point: stack_features(tfidf_fit, embeddings_fit, point.scale), labels[fit_idx],
-        len(train_idx), stacked_grid(), len(label_names), seed, class_weight)
+        len(train_idx), stacked_grid(), len(label_names), seed, named,
+        None if weights is None else weights[fit_idx])
     scale = chosen.point.scale
     model = LinearTextModel(
         ngrams=ngrams, coef=chosen.coef, intercept=chosen.intercept,

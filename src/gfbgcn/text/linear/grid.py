@@ -109,7 +109,8 @@ def _estimator(point: GridPoint, seed: int, class_weight: str | None, multiclass
 
 
 def fit_point(x: sp.csr_matrix, y: np.ndarray, num_classes: int, point: GridPoint, seed: int,
-               class_weight: str | None) -> tuple[np.ndarray, np.ndarray]:
+              class_weight: str | None, sample_weight: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """``(coef [C, V], intercept [C])`` of one grid point's classifier; its scores are
     ``x @ coef.T + intercept`` (before any temperature).  Classes absent from ``y`` get zero
     coefficients and the intercept :data:`ABSENT`.
@@ -119,7 +120,10 @@ def fit_point(x: sp.csr_matrix, y: np.ndarray, num_classes: int, point: GridPoin
         num_classes: the classes of the corpus.
         point: the kind and its regularisation.
         seed: ``random_state`` of the stochastic solvers.
-        class_weight: None or ``"balanced"``.
+        class_weight: None or ``"balanced"`` (the estimators' own class weighting; a dict of
+            weights comes folded into ``sample_weight``,
+            :func:`~gfbgcn.text.corpus.weights.folded_weights`).
+        sample_weight: ``[n]`` each fitting document's weight, or None.
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -129,26 +133,44 @@ def fit_point(x: sp.csr_matrix, y: np.ndarray, num_classes: int, point: GridPoin
     if len(classes) == 1:
         intercept[classes[0]] = 0.0
         return coef, intercept
-    clf = _estimator(point, seed, class_weight, len(classes) > 2)
-    weights = _balanced(y) if point.kind == "cnb" and class_weight == "balanced" else None
+    weights = sample_weight
+    if point.kind == "cnb" and class_weight == "balanced":  # as sample weights (below)
+        weights = _balanced(y) * (1.0 if sample_weight is None else sample_weight)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if weights is None:
-            clf.fit(x, y)
+        if point.kind == "lr" and len(classes) > 2:  # one binary model per class
+            w, b = _one_vs_rest(x, y, classes, point, seed, class_weight, weights)
         else:
-            clf.fit(x, y, sample_weight=weights)
-    if point.kind == "cnb":
-        # ComplementNB predicts argmax of x @ feature_log_prob_.T (no prior with > 1 class)
-        w, b = clf.feature_log_prob_, np.zeros(len(classes))
-    elif point.kind == "lr" and len(classes) > 2:  # one binary model per class
-        w = np.vstack([e.coef_ for e in clf.estimators_])
-        b = np.concatenate([np.ravel(e.intercept_) for e in clf.estimators_]).astype(np.float64)
-    else:
-        w, b = clf.coef_, np.asarray(clf.intercept_, dtype=np.float64)
+            clf = _estimator(point, seed, class_weight, False)
+            clf.fit(x, y, **({} if weights is None else {"sample_weight": weights}))
+            if point.kind == "cnb":
+                # ComplementNB predicts argmax of x @ feature_log_prob_.T (no prior with > 1
+                # class)
+                w, b = clf.feature_log_prob_, np.zeros(len(classes))
+            else:
+                w, b = clf.coef_, np.asarray(clf.intercept_, dtype=np.float64)
     if w.shape[0] == 1:  # binary: one row; softmax of (-s/2, s/2) is sigmoid(s)
         w, b = np.vstack([-w / 2, w / 2]), np.array([-b[0] / 2, b[0] / 2])
     coef[classes], intercept[classes] = w, b
     return coef, intercept
+
+
+def _one_vs_rest(x: sp.csr_matrix, y: np.ndarray, classes: np.ndarray, point: GridPoint,
+                 seed: int, class_weight: str | None, sample_weight: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(coef [k, V], intercept [k])`` of one binary logistic regression per class of
+    ``classes`` (class against the rest), as scikit-learn's ``OneVsRestClassifier`` fits them
+    (which passes no ``sample_weight`` unless metadata routing is on, hence the loop where
+    there are sample weights)."""
+    if sample_weight is None:
+        ovr = _estimator(point, seed, class_weight, True).fit(x, y)
+        fitted = ovr.estimators_
+    else:
+        fitted = [_estimator(point, seed, class_weight, False).fit(
+            x, (y == c).astype(np.int64), sample_weight=sample_weight) for c in classes]
+    w = np.vstack([e.coef_ for e in fitted])
+    b = np.concatenate([np.ravel(e.intercept_) for e in fitted]).astype(np.float64)
+    return w, b
 
 
 def choose_temperature(scores: np.ndarray, y: np.ndarray) -> float:

@@ -54,7 +54,8 @@ def multilabel_grid(hashed: bool) -> list[GridPoint]:
 
 
 def fit_labels(x: sp.csr_matrix, y: np.ndarray, point: GridPoint, seed: int,
-               class_weight: str | None) -> tuple[np.ndarray, np.ndarray]:
+               class_weight: str | None, sample_weight: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """``(coef [L, V], intercept [L])`` of one binary classifier per column of ``y``; the
     probability of label ``l`` is ``sigmoid(x @ coef[l] + intercept[l])``.
 
@@ -64,6 +65,7 @@ def fit_labels(x: sp.csr_matrix, y: np.ndarray, point: GridPoint, seed: int,
         point: the kind (``lr`` or ``sgd-log``) and its regularisation.
         seed: ``random_state`` of the solvers.
         class_weight: None or ``"balanced"`` (per label: positives against negatives).
+        sample_weight: ``[n]`` each document's weight, or None.
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression, SGDClassifier
@@ -86,7 +88,7 @@ def fit_labels(x: sp.csr_matrix, y: np.ndarray, point: GridPoint, seed: int,
             raise ValueError(f"unknown multi-label linear kind {point.kind!r}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            clf.fit(x, target)
+            clf.fit(x, target, sample_weight=sample_weight)
         coef[label], intercept[label] = clf.coef_[0], float(clf.intercept_[0])
     return coef, intercept
 
@@ -98,13 +100,15 @@ def _bce(y: np.ndarray, probs: np.ndarray) -> float:
 
 
 def _choose(x_train: sp.csr_matrix, y_train: np.ndarray, x_val: sp.csr_matrix,
-            y_val: np.ndarray, points: list[GridPoint], seed: int, class_weight: str | None
+            y_val: np.ndarray, points: list[GridPoint], seed: int, class_weight: str | None,
+            sample_weight: np.ndarray | None = None
             ) -> tuple[GridPoint, float, np.ndarray, list[dict[str, Any]]]:
     """``(best point, its threshold, its validation probabilities, one row per point)``: each
     point fitted on the training rows and scored on the validation rows (see the module
     docstring; without validation documents the first point and threshold 0.5)."""
     def evaluate(point: GridPoint) -> tuple[float, float, dict, Any]:
-        coef, intercept = fit_labels(x_train, y_train, point, seed, class_weight)
+        coef, intercept = fit_labels(x_train, y_train, point, seed, class_weight,
+                                     sample_weight)
         probs = expit(np.asarray(x_val @ coef.T) + intercept[None, :])
         threshold, f1 = choose_threshold(y_val, probs) if len(y_val) else (0.5, 0.0)
         loss = _bce(y_val, probs) if len(y_val) else 0.0
@@ -119,8 +123,8 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
                             label_names: Sequence[str], train_idx: np.ndarray,
                             val_idx: np.ndarray, test_idx: np.ndarray,
                             tokenizer_name: str = "unicode", seed: int = 0, *,
-                            class_weight: str | None = None, hashed: bool | None = None
-                            ) -> BaselineResult:
+                            class_weight: str | None = None, hashed: bool | None = None,
+                            sample_weight: np.ndarray | None = None) -> BaselineResult:
     """Choose the per-label classifier and the threshold on ``val_idx`` (fitted on
     ``train_idx``), refit on both, and evaluate on ``test_idx``.
 
@@ -139,6 +143,8 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
         seed: ``random_state`` of the solvers.
         class_weight: ``"balanced"``: each label's positives and negatives weigh the same.
         hashed: the scale mode; None: as the single-label baseline decides it.
+        sample_weight: ``[num_docs]`` each document's weight in every fit, or None (the
+            choice on validation is not weighted).
     """
     start = time.perf_counter()
     texts, y = list(texts), np.asarray(targets)
@@ -148,18 +154,22 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
     ngrams, fit_counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed)
     x_fit = ngrams.transform_counts(fit_counts)
     del fit_counts
+    sw = None if sample_weight is None else np.asarray(sample_weight)[fit_idx]
     point, threshold, val_probs, rows = _choose(
         x_fit[:len(train_idx)], y[train_idx], x_fit[len(train_idx):], y[val_idx],
-        multilabel_grid(hashed), seed, class_weight)
-    coef, intercept = fit_labels(x_fit, y[fit_idx], point, seed, class_weight)
+        multilabel_grid(hashed), seed, class_weight, None if sw is None else sw[:len(train_idx)])
+    coef, intercept = fit_labels(x_fit, y[fit_idx], point, seed, class_weight, sw)
     model = LinearTextModel(
         ngrams=ngrams, coef=coef, intercept=intercept, label_names=list(label_names),
         tokenizer_name=tokenizer_name, C=float(point.value), kind=point.kind,
         params=point.params, multi_label=True)
     probs = corpus_probabilities(model, texts, fit_idx, x_fit)
-    test = multilabel_metrics(y[test_idx], probs[test_idx] >= threshold)
+    test = multilabel_metrics(y[test_idx], probs[test_idx] >= threshold) \
+        if len(test_idx) else None
     val = multilabel_metrics(y[val_idx], val_probs >= threshold)
-    test["threshold"] = val["threshold"] = threshold
+    val["threshold"] = threshold
+    if test is not None:
+        test["threshold"] = threshold
     return BaselineResult(model=model, test=test, val=val, probabilities=probs,
                           seconds=time.perf_counter() - start, val_probabilities=val_probs,
                           val_idx=val_idx, grid=rows, class_weight=class_weight,
@@ -168,7 +178,8 @@ def fit_multilabel_baseline(texts: Sequence[str], targets: np.ndarray,
 
 def multilabel_baseline_for_graph(corpus, graph, targets: np.ndarray,
                                   label_names: Sequence[str], val_ratio: float, seed: int,
-                                  class_weight: str | None = None) -> BaselineResult:
+                                  class_weight: str | None = None,
+                                  sample_weight: np.ndarray | None = None) -> BaselineResult:
     """The multi-label baseline on the same train/validation/test documents as a graph model
     trained on ``graph`` with ``val_ratio`` and ``seed``.
 
@@ -177,9 +188,9 @@ def multilabel_baseline_for_graph(corpus, graph, targets: np.ndarray,
         graph: the :class:`TextGraph` (the split, the tokenizer name).
         targets, label_names: the run's ``[num_docs, L]`` 0/1 labels and their names.
         val_ratio, seed: the graph model's validation split and seed.
-        class_weight: see :func:`fit_multilabel_baseline`.
+        class_weight, sample_weight: see :func:`fit_multilabel_baseline`.
     """
     idx = graph_split(graph, val_ratio, seed)
     return fit_multilabel_baseline(corpus.texts, targets, label_names, idx["train"],
                                    idx["val"], idx["test"], graph.tokenizer, seed,
-                                   class_weight=class_weight)
+                                   class_weight=class_weight, sample_weight=sample_weight)

@@ -94,6 +94,8 @@ SCHEMA: Schema = {
     "estimator": optional(_OBJECT, null=False),
     "estimator.params": _OBJECT,
     "estimator.classes": of_type(list, "a list"),
+    # a multi-label model's form of y (gfbgcn.text.estimator.targets checks its fields)
+    "estimator.targets": optional(_OBJECT, null=False),
 }
 
 

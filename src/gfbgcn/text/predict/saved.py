@@ -324,7 +324,8 @@ def trained_settings(result, graph, corpus, label_sep: str | None = None) -> dic
         data_hash={"graph_key": graph.key, "corpus_sha256": corpus_digest(corpus),
                    "num_docs": graph.num_docs, "train_docs": int(graph.is_train.sum())},
         label_sep=label_sep,
-        metrics={"test": {k: v for k, v in result.test.items() if k != "confusion_matrix"},
+        metrics={"test": None if result.test is None else
+                 {k: v for k, v in result.test.items() if k != "confusion_matrix"},
                  "best_epoch": result.best_epoch, "device": result.device},
     )
 

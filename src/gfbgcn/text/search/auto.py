@@ -70,6 +70,7 @@ import torch
 
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.corpus.weights import ClassWeight
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph, graph_split
 from gfbgcn.text.linear.encoder import fit_encoder_head, fit_ngram_encoder
@@ -118,10 +119,12 @@ class _Search:
     def __init__(self, corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, budget: Budget,
                  cache: bool, log: Callable[[str], None], cooccurrence: str,
                  device: str | torch.device | None = None, with_baseline: bool = True,
-                 prune: bool = True, class_weight: str | None = None,
-                 encoder: CorpusEmbeddings | None = None) -> None:
+                 prune: bool = True, class_weight: ClassWeight = None,
+                 encoder: CorpusEmbeddings | None = None,
+                 sample_weight: np.ndarray | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
+        self.sample_weight = sample_weight
         self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
         self.encoder = encoder
         self.graphs: dict[GraphSetting, TextGraph] = {}
@@ -153,18 +156,20 @@ class _Search:
         self.baseline = baseline_for_graph(  # its n-gram counts: for the ngram candidate
             self.corpus, g, self.base.val_ratio, self.base.seed,
             class_weight=self.class_weight, keep_counts=True,
-            keep_features=self.encoder is not None)
+            keep_features=self.encoder is not None, sample_weight=self.sample_weight)
         self._add_linear(self.baseline, "ngram-tfidf", g,
                          "linear baseline (word 1-2 + char 2-5 TF-IDF")
         if self.encoder is not None:
             seed, sp, e = self.base.seed, self.split, self.encoder
             head = fit_encoder_head(e.embeddings, g.labels, g.label_names, sp["train"],
                                     sp["val"], sp["test"], g.tokenizer, seed,
-                                    class_weight=self.class_weight)
+                                    class_weight=self.class_weight,
+                                    sample_weight=self.sample_weight)
             self._add_linear(head, "encoder", g, "encoder head (the embeddings")
             both = fit_ngram_encoder(self.baseline, e.embeddings, g.labels, sp["train"],
                                      sp["val"], sp["test"], seed,
-                                     class_weight=self.class_weight)
+                                     class_weight=self.class_weight,
+                                     sample_weight=self.sample_weight)
             self._add_linear(both, "ngram-tfidf+encoder", g,
                              "linear baseline with the embeddings beside its n-grams")
             self.baseline.features = None  # what the stacked model needed of the baseline
@@ -179,7 +184,8 @@ class _Search:
         self.linears.append(b)
         self.candidates.insert(index, Candidate(
             None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
-            test={"accuracy": b.test["accuracy"], "macro_f1": b.test["macro_f1"]},
+            test={} if b.test is None else {"accuracy": b.test["accuracy"],
+                                            "macro_f1": b.test["macro_f1"]},
             features=features, linear=b.model.description, linear_index=index,
             val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba()),
             val_losses=per_document_log_loss(g.labels[self.split["val"]], b.val_proba())))
@@ -215,7 +221,7 @@ class _Search:
             assert self.encoder is not None
             inputs = encoder_input(self.encoder, g)
         result = train_text(g, config, progress=False, device=self.device, stop_rule=rule,
-                            doc_input=inputs)
+                            doc_input=inputs, sample_weight=self.sample_weight)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds + getattr(inputs, "seconds", 0.0)
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
@@ -266,18 +272,22 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              cooccurrence: str = "window", cache: bool = True,
              log: Callable[[str], None] = print,
              device: str | torch.device | None = None, baseline: bool = True,
-             prune: bool = True, baseline_class_weight: str | None = None,
-             encoder: CorpusEmbeddings | None = None) -> AutoResult:
-    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc.;
-    every candidate trains on ``device`` (default: auto, see :mod:`gfbgcn.core.device`);
-    ``baseline=False``: no linear baseline, no combined candidates; ``prune=False``: no
-    candidate is stopped early (every one trains to its own early stopping);
-    ``baseline_class_weight="balanced"``: the baseline weighs classes inversely to their
-    frequency (:func:`gfbgcn.text.linear.baseline.fit_baseline`); ``encoder``: the corpus's
-    embeddings by a frozen encoder (two more linear candidates and the encoder features)."""
+             prune: bool = True, baseline_class_weight: ClassWeight = None,
+             encoder: CorpusEmbeddings | None = None,
+             sample_weight: np.ndarray | None = None) -> AutoResult:
+    """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc. (its
+    ``class_weight`` weighs every graph candidate's loss); every candidate trains on
+    ``device`` (default: auto, see :mod:`gfbgcn.core.device`); ``baseline=False``: no linear
+    baseline, no combined candidates; ``prune=False``: no candidate is stopped early (every
+    one trains to its own early stopping); ``baseline_class_weight``: the linear models'
+    class weighting (``"balanced"``: inversely to the classes' frequency; a dict: by label
+    name; :func:`gfbgcn.text.linear.baseline.fit_baseline`); ``encoder``: the corpus's
+    embeddings by a frozen encoder (two more linear candidates and the encoder features);
+    ``sample_weight`` ``[num_docs]``: each document's weight in every candidate's fits.  The
+    choice between candidates (validation log-loss) is not weighted."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
-                     device, baseline, prune, baseline_class_weight, encoder)
+                     device, baseline, prune, baseline_class_weight, encoder, sample_weight)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):

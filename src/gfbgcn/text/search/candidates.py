@@ -171,7 +171,10 @@ def best_by_accuracy(candidates: Sequence[Candidate]) -> Candidate:
 
 def accuracy_and_f1(y: np.ndarray, probs: np.ndarray, idx: np.ndarray, num_classes: int
                     ) -> dict[str, float]:
-    """Accuracy and macro F1 of ``probs``' argmax on documents ``idx`` (for the tables)."""
+    """Accuracy and macro F1 of ``probs``' argmax on documents ``idx`` (for the tables);
+    empty without documents (no labelled test document: nothing scored)."""
+    if not len(idx):
+        return {}
     m = classification_metrics(y[idx], probs[idx].argmax(1), num_classes)
     return {"accuracy": m["accuracy"], "macro_f1": m["macro_f1"]}
 

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from gfbgcn.core.runinfo import machine_info, package_versions
+from gfbgcn.text.corpus.weights import ClassWeight, check_class_weight
 from gfbgcn.text.params import DEFAULTS, WHOLE_MODELS
 from gfbgcn.text.train.checks import check_train_settings
 from gfbgcn.text.train.features.inputs import check_features_fit
@@ -38,10 +39,13 @@ class TrainConfig:
     row_budget: int = DEFAULTS["row_budget"]  # mini-batch: > 0 caps the W1 rows of a step
     features: str = DEFAULTS["features"]  # "onehot" (paper) or "wordllama" (features.py)
     optimizer: str = DEFAULTS["optimizer"]  # or "sparse-adam": row-sparse W1 (optim.py)
+    #: None, "balanced" or {label name: weight}: the loss's class weights (corpus/weights.py)
+    class_weight: ClassWeight = DEFAULTS["class_weight"]
 
     def __post_init__(self) -> None:
         self._check_program_settings()  # ValueError: set by code, not by a user
         check_model(self.model)  # OptionError from here on: the user's settings
+        self.class_weight = check_class_weight(self.class_weight)  # a dict's keys: names
         check_train_settings(self)
         check_optimizer(self, WHOLE_MODELS)
         check_features_fit(self)
@@ -56,7 +60,7 @@ class TrainConfig:
 @dataclass
 class TrainResult:
     config: TrainConfig
-    test: dict[str, Any]
+    test: dict[str, Any] | None  # None: no labelled test document, nothing scored
     val: dict[str, Any]
     best_epoch: int
     epochs_run: int

@@ -19,12 +19,12 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from gfbgcn.core.device import device_name
 from gfbgcn.core.early_stopping import EarlyStopping
-from gfbgcn.core.metrics import classification_metrics
+from gfbgcn.core.metrics import classification_metrics, test_metrics
 from gfbgcn.core.progress import progress_bar
+from gfbgcn.nn.losses import binary_cross_entropy, cross_entropy
 from gfbgcn.nn.models import TwoLayerTextGCN
 from gfbgcn.text.corpus.labels import choose_threshold, multilabel_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -68,17 +68,20 @@ def _losses(s: RunSetup, train_logits: torch.Tensor, val_logits: torch.Tensor
             ) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """``(training loss, [validation loss, validation accuracy, training accuracy])``, all
     tensors on the run's device (read together once per epoch, see :func:`_epoch_values`);
-    for multi-label, subset accuracy at threshold 0.5 (for the progress record)."""
+    for multi-label, subset accuracy at threshold 0.5 (for the progress record).  Both losses
+    are weighted by the documents' weights where the run has them (:mod:`.losses`); the
+    accuracies are not."""
     y_train, y_val = s.targets[s.train_idx], s.targets[s.val_idx]
+    w_train, w_val = (None, None) if s.weights is None else \
+        (s.weights[s.train_idx], s.weights[s.val_idx])
     if s.multi:
-        bce = F.binary_cross_entropy_with_logits
-        loss = bce(train_logits, y_train)
-        val_loss = bce(val_logits, y_val)
+        loss = binary_cross_entropy(train_logits, y_train, w_train)
+        val_loss = binary_cross_entropy(val_logits, y_val, w_val)
         val_acc = ((val_logits > 0) == (y_val > 0)).all(1).float().mean()
         train_acc = ((train_logits > 0) == (y_train > 0)).all(1).float().mean()
     else:
-        loss = F.cross_entropy(train_logits, y_train)
-        val_loss = F.cross_entropy(val_logits, y_val)
+        loss = cross_entropy(train_logits, y_train, w_train)
+        val_loss = cross_entropy(val_logits, y_val, w_val)
         val_acc = (val_logits.argmax(1) == y_val).float().mean()
         train_acc = (train_logits.argmax(1) == y_train).float().mean()
     return loss, [val_loss, val_acc, train_acc]
@@ -138,8 +141,10 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, hooks: TrainHooks,
     return history, stopper
 
 
-def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float | None]:
-    """``(test metrics, validation metrics, document probabilities, threshold)``."""
+def _evaluate(s: RunSetup, num_docs: int
+              ) -> tuple[dict | None, dict, np.ndarray, float | None]:
+    """``(test metrics, validation metrics, document probabilities, threshold)``; the test
+    metrics are ``None`` without a labelled test document (nothing to score)."""
     s.model.eval()
     with torch.no_grad():
         logits = s.model(s.adj)
@@ -149,13 +154,15 @@ def _evaluate(s: RunSetup, num_docs: int) -> tuple[dict, dict, np.ndarray, float
         probs = torch.sigmoid(logits[docs]).cpu().numpy()
         y_np = s.targets.cpu().numpy()
         threshold, _ = choose_threshold(y_np[vi], probs[vi]) if len(vi) else (0.5, 0.0)
-        test = multilabel_metrics(y_np[ti], probs[ti] >= threshold)
+        test = multilabel_metrics(y_np[ti], probs[ti] >= threshold) if len(ti) else None
         val = multilabel_metrics(y_np[vi], probs[vi] >= threshold)
-        test["threshold"] = val["threshold"] = threshold
+        val["threshold"] = threshold
+        if test is not None:
+            test["threshold"] = threshold
         return test, val, probs, threshold
     probs = torch.softmax(logits[docs], dim=1).cpu().numpy()
     pred, y = logits.argmax(1).cpu().numpy(), s.targets.cpu().numpy()
-    test = classification_metrics(y[ti], pred[ti], s.num_classes)
+    test = test_metrics(y[ti], pred[ti], s.num_classes)
     val = classification_metrics(y[vi], pred[vi], s.num_classes)
     return test, val, probs, None
 
@@ -165,10 +172,12 @@ def train_full_batch(graph: TextGraph, config: TrainConfig, *, progress: bool = 
                      multilabel_targets: np.ndarray | None = None,
                      device: torch.device, hooks: TrainHooks | None = None,
                      stop_rule: StopRule | None = None,
-                     doc_input: DocInput | None = None) -> TrainResult:
+                     doc_input: DocInput | None = None,
+                     sample_weight: np.ndarray | None = None) -> TrainResult:
     """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`;
     ``hooks``: :class:`~gfbgcn.text.train.hooks.TrainHooks`; ``stop_rule``: :data:`StopRule`)."""
-    setup = prepare_run(graph, config, adj, multilabel_targets, device, doc_input=doc_input)
+    setup = prepare_run(graph, config, adj, multilabel_targets, device, doc_input=doc_input,
+                        sample_weight=sample_weight)
     start = time.perf_counter()
     history, stopper = _fit(setup, config, progress, hooks or TrainHooks(), stop_rule)
     check_converged(stopper.best_epoch, history, config.lr)

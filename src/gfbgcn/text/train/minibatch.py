@@ -50,6 +50,7 @@ from torch import Tensor, nn
 from gfbgcn.core.early_stopping import EarlyStopping
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.progress import progress_bar
+from gfbgcn.nn.losses import cross_entropy
 from gfbgcn.nn.models import FeatureTextGCN, TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
@@ -158,6 +159,7 @@ class _Loop:
     rank: int = 0
     world: int = 1
     row_budget: int = 0
+    weights: Tensor | None = None  # [num_docs] loss weights on the training device
 
     def inputs(self, nodes: Tensor, layer1: Tensor, epoch: int = 0, step: int = 0
                ) -> tuple[Tensor, ...]:
@@ -199,8 +201,14 @@ def _train_epoch(loop: _Loop, batches: list[Tensor], epoch: int) -> tuple[float,
         logits = loop.step_fn(*inputs)
         y = loop.targets[mine.to(loop.device)]
         # the sum over this slice / the whole batch: DDP's mean over processes is then the
-        # gradient of the whole batch's mean loss
-        loss = F.cross_entropy(logits, y, reduction="sum") * (loop.world / len(batch))
+        # gradient of the whole batch's mean loss (weighted: the sum of w l over this slice
+        # / the sum of w over the whole batch, the batch's weighted mean)
+        if loop.weights is None:
+            loss = F.cross_entropy(logits, y, reduction="sum") * (loop.world / len(batch))
+        else:
+            total = loop.weights[batch.to(loop.device)].sum().clamp_min(1e-30)
+            loss = (F.cross_entropy(logits, y, reduction="none")
+                    * loop.weights[mine.to(loop.device)]).sum() * (loop.world / total)
         loss.backward()
         loop.optimizer.step()
         loss_sum += float(loss.detach()) * len(batch) / loop.world
@@ -209,13 +217,15 @@ def _train_epoch(loop: _Loop, batches: list[Tensor], epoch: int) -> tuple[float,
     return loss_sum / max(seen, 1), correct / max(seen, 1)
 
 
-def _validate(loop: _Loop, val_rows: tuple[Tensor, Tensor], y_val: Tensor) -> tuple[float, float]:
-    """``(loss, accuracy)`` of the validation documents on their fixed layer-1 sample."""
+def _validate(loop: _Loop, val_rows: tuple[Tensor, Tensor], y_val: Tensor,
+              w_val: Tensor | None = None) -> tuple[float, float]:
+    """``(loss, accuracy)`` of the validation documents on their fixed layer-1 sample (the
+    loss weighted by ``w_val`` when given)."""
     with torch.no_grad():
         loop.model.eval()
         logits = loop.model.head(loop.model.hidden(val_rows[0]), val_rows[1])
         loop.model.train()
-    return (float(F.cross_entropy(logits, y_val)),
+    return (float(cross_entropy(logits, y_val, w_val)),
             float((logits.argmax(1) == y_val).float().mean()))
 
 
@@ -229,6 +239,7 @@ def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progr
     val_rows = (loop.sampler.sampled_rows(val_needed, step=-1).to(loop.device),
                 val_rows2.to(loop.device))
     y_val = loop.targets[val_idx.to(loop.device)]
+    w_val = None if loop.weights is None else loop.weights[val_idx.to(loop.device)]
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
     bar = progress_bar(range(1, config.epochs + 1),
@@ -238,7 +249,7 @@ def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progr
         t0 = time.perf_counter()
         batches = epoch_batches(train_idx, config.batch_size, config.seed, epoch)
         train_loss, train_acc = _train_epoch(loop, batches, epoch)
-        val_loss, val_acc = _validate(loop, val_rows, y_val)
+        val_loss, val_acc = _validate(loop, val_rows, y_val, w_val)
         check_finite_loss(epoch, train_loss, val_loss, config)  # every rank: the same values
         stop = stopper.step(val_loss if config.monitor == "loss" else val_acc, loop.model, epoch)
         history.append({"epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
@@ -292,12 +303,13 @@ def _step_module(model: TwoLayerTextGCN, sparse: bool, device: torch.device, gro
 
 def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
                     adj: Tensor | None = None, device: torch.device | None = None,
-                    doc_input: DocInput | None = None):
+                    doc_input: DocInput | None = None, sample_weight: np.ndarray | None = None):
     """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step on
     ``device`` (default the CPU); data-parallel when a process group is initialised
-    (:mod:`gfbgcn.text.train.distributed`)."""
+    (:mod:`gfbgcn.text.train.distributed`); each batch's loss weighted by its documents'
+    weights where the run has them (``sample_weight``, ``config.class_weight``)."""
     from gfbgcn.core.device import device_name
-    from gfbgcn.core.metrics import classification_metrics
+    from gfbgcn.core.metrics import classification_metrics, test_metrics
     from gfbgcn.text.train.checks import check_batch_size, check_converged
     from gfbgcn.text.train.optim import release_state
     from gfbgcn.text.train.setup import fitted_result, prepare_run
@@ -306,14 +318,14 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = released_adjacency(graph, adj)
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False,
-                        doc_input=doc_input)
+                        doc_input=doc_input, sample_weight=sample_weight)
     model = setup.model
     if not isinstance(model, TwoLayerTextGCN):  # TrainConfig refuses batch_size for the others
         raise TypeError(f"mini-batch training needs a TwoLayerTextGCN, got {type(model).__name__}")
     sparse = config.optimizer == "sparse-adam"
     loop = _Loop(_step_module(model, sparse, device, group, world), model,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,
-                 setup.targets, device, sparse, rank, world, config.row_budget)
+                 setup.targets, device, sparse, rank, world, config.row_budget, setup.weights)
     start = time.perf_counter()
     history, stopper = fit_minibatch(loop, setup.train_idx, setup.val_idx, config, progress)
     check_converged(stopper.best_epoch, history, config.lr)
@@ -324,7 +336,7 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     pred, y = logits.argmax(1).numpy(), setup.targets[: graph.num_docs].cpu().numpy()
     vi, ti = setup.val_idx.cpu().numpy(), setup.test_idx.cpu().numpy()
     return fitted_result(config, history, stopper.best_epoch, train_seconds,
-                         classification_metrics(y[ti], pred[ti], setup.num_classes),
+                         test_metrics(y[ti], pred[ti], setup.num_classes),
                          classification_metrics(y[vi], pred[vi], setup.num_classes), model,
                          torch.softmax(logits, 1).numpy().astype(np.float32),
                          device=device_name(device))

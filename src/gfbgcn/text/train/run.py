@@ -27,6 +27,7 @@ def train_text(
     hooks: TrainHooks | None = None,
     stop_rule: StopRule | None = None,
     doc_input: DocInput | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
@@ -53,6 +54,11 @@ def train_text(
 
     ``doc_input``: the documents' input rows, required by ``config.features == "ngram"``
     (:func:`gfbgcn.text.train.features.ngrams.ngram_input`).
+
+    ``sample_weight`` ``[num_docs]``: each document's weight in the training and validation
+    losses, times its class's (``config.class_weight``); the losses are then weighted means
+    (:mod:`gfbgcn.text.train.losses`, :mod:`gfbgcn.text.corpus.weights`).  The metrics are
+    not weighted.
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"), torch_seeded(config.seed, device):
@@ -62,7 +68,8 @@ def train_text(
             if hooks is not None:
                 raise ValueError("hooks are for full-batch training (batch_size 0)")
             return train_minibatch(graph, config, progress=progress, adj=adj, device=device,
-                                   doc_input=doc_input)
+                                   doc_input=doc_input, sample_weight=sample_weight)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device,
-                                hooks=hooks, stop_rule=stop_rule, doc_input=doc_input)
+                                hooks=hooks, stop_rule=stop_rule, doc_input=doc_input,
+                                sample_weight=sample_weight)

@@ -18,6 +18,10 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import json_safe
 from gfbgcn.text.train.config import TrainResult
 
+#: ``metrics.json``'s ``test_note`` of a run without a labelled test document.
+NO_TEST_NOTE = ("no labelled test documents: no test metrics (predictions.csv lists any "
+                "unlabelled documents' predictions, without a true label)")
+
 
 def history_csv(history: list[dict[str, float]]) -> str:
     buf = io.StringIO()
@@ -33,8 +37,9 @@ def predictions_csv(graph: TextGraph, probabilities: np.ndarray,
                     baseline: np.ndarray | None = None,
                     baseline_threshold: float | None = None) -> str:
     """The test documents' predictions, one row each: ``doc`` (row of the corpus), ``label``
-    (the true one), ``predicted``, ``probability`` (of the predicted class) and, when a
-    baseline was fitted, ``baseline_predicted`` -- what a paired test (McNemar) needs.
+    (the true one; empty for a document without a label, :attr:`TextGraph.unlabeled`),
+    ``predicted``, ``probability`` (of the predicted class) and, when a baseline was fitted,
+    ``baseline_predicted`` -- what a paired test (McNemar) needs.
 
     Args:
         graph: the run's graph (labels, label names, which documents are test).
@@ -54,8 +59,9 @@ def predictions_csv(graph: TextGraph, probabilities: np.ndarray,
     writer.writerow(["doc", "label", "predicted", "probability"]
                     + (["baseline_predicted"] if baseline is not None else []))
     probs = np.asarray(probabilities)
+    unlabeled = np.zeros(graph.num_docs, bool) if graph.unlabeled is None else graph.unlabeled
     for i in test:
-        true = graph.label_names[int(graph.labels[i])]
+        true = "" if unlabeled[i] else graph.label_names[int(graph.labels[i])]
         if threshold is not None:
             row = [int(i), true, "|".join(n for n, p in zip(names, probs[i]) if p >= threshold),
                    ""]
@@ -126,6 +132,10 @@ def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
     metrics = {k: record[k] for k in ("test", "val", "best_epoch", "epochs_run",
                                       "seconds_per_epoch", "train_seconds", "peak_rss_mib",
                                       "lambda", "device") if k in record}
+    # the labelled test documents scored; with none, "test" is null and a line says why
+    metrics["test_documents"] = len(graph.labelled_test())
+    if record["test"] is None:
+        metrics["test_note"] = NO_TEST_NOTE
     metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
     metrics.update(extra_metrics or {})  # e.g. the baseline beside an own-corpus result
     atomic_write_json(out / "metrics.json", metrics)

@@ -9,10 +9,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from gfbgcn.core.errors import UserError
 from gfbgcn.core.runinfo import peak_rss_mib
 from gfbgcn.nn.conv.weighted_gin_conv import WeightedGINConv
 from gfbgcn.nn.models.text_gcn import TwoLayerTextGCN
 from gfbgcn.nn.sparse import csr_rows, to_device
+from gfbgcn.text.corpus.weights import document_weights
 from gfbgcn.text.graph.adjacency import graph_adjacency
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_split
@@ -37,16 +39,21 @@ class RunSetup:
     test_idx: torch.Tensor
     row_adj: tuple[torch.Tensor, torch.Tensor] | None  # rows of Â for train / val documents
     device: torch.device
+    #: [num_docs] (multi-label [num_docs, L]) loss weights on the device; None: unweighted
+    weights: torch.Tensor | None = None
 
 
 def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
                 multilabel_targets: np.ndarray | None, device: torch.device, *,
                 adj_device: torch.device | None = None, row_adj: bool = True,
-                doc_input: DocInput | None = None) -> RunSetup:
+                doc_input: DocInput | None = None,
+                sample_weight: np.ndarray | None = None) -> RunSetup:
     """Model, optimiser, ``Â``, targets and document indices, all on ``device`` (``Â`` on
     ``adj_device`` when given: mini-batch training samples it where it is); ``row_adj``: also
     the rows of ``Â`` of the training and validation documents (full-batch training);
-    ``doc_input``: the documents' input rows of ``features="ngram"``.
+    ``doc_input``: the documents' input rows of ``features="ngram"``; ``sample_weight``
+    ``[num_docs]``: each document's loss weight, times its class's (``config.class_weight``;
+    :func:`~gfbgcn.text.corpus.weights.document_weights`).
 
     The weights are drawn on the CPU and then moved, so a seed gives the same initial weights
     on every device: from torch's default generator, which the caller
@@ -77,16 +84,40 @@ def prepare_run(graph: TextGraph, config: TrainConfig, adj: torch.Tensor | None,
     val_idx = data.val_mask.nonzero().view(-1)
     check_split(graph.labels, graph.label_names, train_idx.numpy(), val_idx.numpy(),
                 config.val_ratio, multi)
+    weights = loss_weights(graph, config, sample_weight, multilabel_targets,
+                           train_idx.numpy(), val_idx.numpy())
     train_idx, val_idx = train_idx.to(adj.device), val_idx.to(adj.device)
     rows = None
     if row_adj and isinstance(model, TwoLayerTextGCN) and adj.layout == torch.sparse_csr:
         rows = (csr_rows(adj, train_idx), csr_rows(adj, val_idx))
     return RunSetup(model, optimizer, adj, targets, multi, num_classes, train_idx, val_idx,
-                    data.test_mask.nonzero().view(-1).to(adj.device), rows, device)
+                    data.test_mask.nonzero().view(-1).to(adj.device), rows, device,
+                    None if weights is None else torch.from_numpy(weights).to(device))
+
+
+def loss_weights(graph: TextGraph, config: TrainConfig, sample_weight: np.ndarray | None,
+                 targets: np.ndarray | None, train: np.ndarray, val: np.ndarray
+                 ) -> np.ndarray | None:
+    """The documents' loss weights (:func:`~gfbgcn.text.corpus.weights.document_weights`;
+    None: unweighted); a :class:`UserError` when the training or the validation documents
+    weigh nothing in all (nothing to learn from, or early stopping with nothing to watch)."""
+    if sample_weight is not None and len(sample_weight) != graph.num_docs:
+        raise ValueError(f"sample_weight has {len(sample_weight)} rows, graph "
+                         f"{graph.num_docs} documents")
+    weights = document_weights(graph.labels, graph.label_names, config.class_weight,
+                               sample_weight, graph.is_train, targets)
+    if weights is None:
+        return None
+    for name, docs, why in (("training", train, "there is nothing to learn from"),
+                            ("validation", val, "early stopping has nothing to watch")):
+        if not weights[docs].any():
+            raise UserError(f"every {name} document weighs zero (its sample_weight times its "
+                            f"class weight): {why}; give some of them a weight above zero")
+    return weights
 
 
 def fitted_result(config: TrainConfig, history: list[dict[str, float]], best_epoch: int,
-                  train_seconds: float, test: dict[str, Any], val: dict[str, Any],
+                  train_seconds: float, test: dict[str, Any] | None, val: dict[str, Any],
                   model: torch.nn.Module, probabilities: np.ndarray,
                   threshold: float | None = None, device: str = "cpu") -> TrainResult:
     """The :class:`TrainResult` of a finished fit (full batch or mini-batch alike)."""

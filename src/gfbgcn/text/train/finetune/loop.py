@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 
 from gfbgcn.core.device import device_name, resolve_device
 from gfbgcn.core.early_stopping import EarlyStopping
-from gfbgcn.core.metrics import classification_metrics, mean_log_loss
+from gfbgcn.core.metrics import classification_metrics, mean_log_loss, test_metrics
 from gfbgcn.core.runinfo import machine_info, package_versions, peak_rss_mib, torch_seeded
 from gfbgcn.nn.models import FeatureTextGCN
 from gfbgcn.text.encoder.embed import SentenceEncoder
@@ -82,7 +82,7 @@ class FinetuneResult:
     encoder_lr: float
     batch_docs: int
     max_length: int
-    test: dict[str, Any]
+    test: dict[str, Any] | None  # None: no labelled test document
     val: dict[str, Any]
     best_epoch: int
     epochs_run: int
@@ -197,11 +197,13 @@ def _probabilities(run: FinetuneRun) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return tuple(p.cpu().numpy() for p in (mixed, p_graph, p_head))  # type: ignore[return-value]
 
 
-def _metrics(run: FinetuneRun, probs: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(test, validation)`` metrics of the mixture; validation with its log-loss."""
+def _metrics(run: FinetuneRun, probs: np.ndarray
+             ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """``(test, validation)`` metrics of the mixture; validation with its log-loss; test
+    ``None`` without a labelled test document."""
     y, pred = run.targets.cpu().numpy(), probs.argmax(axis=1)
     vi, ti = run.val_idx.cpu().numpy(), run.test_idx.cpu().numpy()
-    test = classification_metrics(y[ti], pred[ti], run.num_classes)
+    test = test_metrics(y[ti], pred[ti], run.num_classes)
     val = classification_metrics(y[vi], pred[vi], run.num_classes)
     val["loss"] = mean_log_loss(y[vi], probs[vi])
     return test, val
