@@ -25,18 +25,31 @@ def test_empty_test_split_is_refused(cli, tmp_path):
 
 
 def test_empty_validation_split_is_refused(cli, corpus, tmp_path):
-    # 18 training documents: 1 % of them rounds to no validation document
-    cli("train", "--dataset", corpus, *FAST, "--val-ratio", "0.01",
+    # 18 training documents: 1 % of them rounds to no validation document in the random split
+    # of multi-label training (the split stratified by class gives each class one)
+    cli("train", "--dataset", corpus, *FAST, "--val-ratio", "0.01", "--multi-label",
            "--out", tmp_path / "run").assert_user_error("validation split is empty",
                                                         "--val-ratio 0.01")
     assert not (tmp_path / "run").exists()
 
 
-def test_empty_training_split_is_refused(cli, tmp_path):
+def _two_training_documents(tmp_path):
     rows = [(t, lab, "train" if i % 12 == 0 else "test") for i, (t, lab, _) in
-            enumerate(documents())]  # 2 training documents; a 0.9 validation share takes both
-    cli("train", "--dataset", write_csv(tmp_path / "c.csv", rows), *FAST,
+            enumerate(documents())]  # 2 training documents, of two classes
+    return write_csv(tmp_path / "c.csv", rows)
+
+
+def test_empty_training_split_is_refused(cli, tmp_path):
+    # a 0.9 validation share of the random (multi-label) split takes both
+    cli("train", "--dataset", _two_training_documents(tmp_path), *FAST, "--multi-label",
            "--val-ratio", "0.9").assert_user_error("no training documents left")
+
+
+def test_stratified_split_without_a_class_of_two_is_refused(cli, tmp_path):
+    # stratified by class, each class keeps its one training document: none is left to validate
+    cli("train", "--dataset", _two_training_documents(tmp_path), *FAST,
+           "--val-ratio", "0.9").assert_user_error("validation split is empty",
+                                                   "no class has two training documents")
 
 
 def test_corpus_without_any_word_is_refused(cli, tmp_path):

@@ -152,7 +152,9 @@ PARAMETERS: dict[str, Param] = {
     "weight_decay": _float(0.0, "weight decay", 0, WEIGHT_DECAY_MAX, group="training"),
     "epochs": _int(200, "maximum epochs", 1, group="training"),
     "patience": _int(10, "early-stopping patience", 1, group="training"),
-    "val_ratio": _float(0.1, "share of training documents used for validation", 0, 1,
+    "val_ratio": _float(0.1, "share of training documents used for validation (stratified "
+                        "by class for a corpus of your own with one label per document; at "
+                        "random for the paper's benchmarks and multi-label)", 0, 1,
                         low_open=True, high_open=True, group="training"),
     "random_state": _int(0, "seed of weights, dropout and the validation split", 0, SEED_MAX,
                          metavar="SEED", group="training"),

@@ -257,3 +257,52 @@ def test_fine_tuning_refuses_weights():
                                           "class_weight$"):
         TextGCNClassifier(encoder="enc", encoder_finetune=True,
                           class_weight="balanced").resolve_settings()
+
+
+# ---- the validation split the estimator draws ------------------------------------------------
+
+
+def _four_topics() -> tuple[list[str], list[str]]:
+    """60 documents of three topics and 3 of a fourth class (``other``): a random 10 % (6
+    documents) misses the small class for most seeds."""
+    from tests.text.toydata import topic_documents
+
+    x, y = topic_documents(60)
+    small, _ = topic_documents(3, seed=1, topics=("science",))
+    return x + small, y + ["other"] * 3
+
+
+def test_the_estimators_validation_split_has_every_class_of_two_documents():
+    x, y = _four_topics()
+    for seed in range(3):
+        clf = TextGCNClassifier(**FAST, model="gcn", random_state=seed).fit(x, y)
+        data = clf.graph_.to_pyg(clf.val_ratio, seed)
+        held_out = {clf.graph_.label_names[int(c)] for c in data.y[data.val_mask]}
+        assert held_out == {"sport", "money", "science", "other"}, seed
+        assert int(data.val_mask.sum()) == round(0.1 * len(x))  # the size of before
+
+
+def test_benchmarks_and_multi_label_keep_the_random_validation_split():
+    """The paper's protocol (a random 10 %) stays for its benchmarks; label sets are drawn at
+    random too (a combination of labels is too rare a class)."""
+    from gfbgcn.text.corpus.splits import validation_docs
+
+    x, y = _four_topics()
+    corpus = Corpus("bench", x, y, np.ones(len(x), bool), benchmark="r8")
+    clf = TextGCNClassifier(**FAST, model="gcn", baseline=False).fit_corpus(corpus)
+    train = np.arange(len(x))
+    random = np.sort(validation_docs(train, clf.graph_.labels, 0.1, 0))
+    assert not clf.graph_.stratify_validation
+    np.testing.assert_array_equal(np.sort(clf.graph_.validation_docs(0.1, 0)), random)
+    multi = TextGCNClassifier(**FAST, model="gcn", multi_label=True).fit(x, [[v] for v in y])
+    assert not multi.graph_.stratify_validation
+    own = TextGCNClassifier(**FAST, model="gcn").fit(x, y)
+    assert own.graph_.stratify_validation
+
+
+def test_the_run_directory_says_how_the_validation_split_was_drawn(tmp_path):
+    import json
+
+    clf = TextGCNClassifier(**FAST, model="gcn").fit_corpus(tiny_corpus(60))
+    config = json.loads((clf.write_run(tmp_path / "run") / "config.json").read_text())
+    assert config["validation_split"] == "stratified"

@@ -60,8 +60,11 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     of strings, ``y`` one class label per document (strings, integers, ...).  There is no
     vectorizer step: ``fit`` tokenizes the documents, builds their Text GCN graph (document and
     word nodes, TF-IDF and positive-PMI edges) and trains the model on it, holding out
-    ``val_ratio`` of the documents (drawn with ``random_state``) for early stopping, as
-    ``gfbgcn train`` does.  It works in ``Pipeline``, ``GridSearchCV`` and ``cross_val_score``.
+    ``val_ratio`` of the documents (drawn with ``random_state``, stratified by class: every
+    class of two or more documents has a validation document,
+    :mod:`gfbgcn.text.corpus.splits`; at random for multi-label ``y`` and the paper's
+    benchmarks) for early stopping, as ``gfbgcn train`` does.  It works in ``Pipeline``,
+    ``GridSearchCV`` and ``cross_val_score``.
 
     **Transductive and inductive prediction.**  Text GCN is transductive: the documents to
     classify are nodes of the graph it trains on.  Give them to ``fit`` as ``X_unlabeled``
@@ -294,6 +297,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
                 if graph is None:
                     graph = shared_graph(lambda: settings.build_graph(corpus))
+                graph.stratify_validation = settings.stratify_validation  # the split drawn
                 check_has_words(graph.num_words, graph.config.min_freq)
                 report("graph", graph)
                 if settings.encoder_finetune:
@@ -359,7 +363,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         cooccurrence=graph_config.cooccurrence, cache=settings.cache,
                         log=self._log, device=settings.device, baseline=bool(self.baseline),
                         baseline_class_weight=settings.linear_class_weight, encoder=embeddings,
-                        sample_weight=sample_weight)
+                        sample_weight=sample_weight,
+                        stratify_validation=settings.stratify_validation)
 
     def _log(self, message: str) -> None:
         if self.verbose:

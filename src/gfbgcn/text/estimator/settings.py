@@ -209,6 +209,9 @@ class FitSettings:
     encoder_finetune: bool = False
     #: the linear models' class weighting: baseline_class_weight where given, else class_weight
     linear_class_weight: ClassWeight = None
+    #: the validation split stratified by class (a corpus of the user's, one label a document:
+    #: gfbgcn.text.corpus.splits); a benchmark of the paper and multi-label keep the random one
+    stratify_validation: bool = False
 
     def graph_config(self, num_docs: int) -> GraphConfig:
         """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
@@ -276,7 +279,8 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
         benchmark=benchmark, device=device, auto_batch=p["batch_size"] == AUTO, budget=budget,
         cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder,
         encoder_finetune=bool(p["encoder_finetune"]),
-        linear_class_weight=p["baseline_class_weight"] or train.class_weight)
+        linear_class_weight=p["baseline_class_weight"] or train.class_weight,
+        stratify_validation=not benchmark and not p["multi_label"])
 
 
 def check_encoder(encoder: object) -> str | None:

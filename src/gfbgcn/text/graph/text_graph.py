@@ -36,6 +36,7 @@ from torch_geometric.data import Data
 from gfbgcn.core.memory import release_free_memory
 from gfbgcn.core.paths import cache_dir, write_to_cache
 from gfbgcn.text.corpus.benchmarks import Corpus
+from gfbgcn.text.corpus.splits import validation_docs
 from gfbgcn.text.graph.cache import (  # graph_cache_key, GRAPH_FORMAT_VERSION: re-exported
     GRAPH_FORMAT_VERSION,  # noqa: F401
     check_cached_graph,
@@ -112,6 +113,10 @@ class TextGraph:
     #: ``TextGCNClassifier.fit``; not cached, taken from the corpus on every build or load):
     #: -1 and in no mask in :meth:`to_data`.  ``None``: every one has one
     unlabeled: np.ndarray | None = None
+    #: draw the validation split of :meth:`to_data` stratified by class (the estimator sets it
+    #: for a corpus of its own with one label per document; not cached): see
+    #: :mod:`gfbgcn.text.corpus.splits`.  False: at random, the paper's protocol
+    stratify_validation: bool = False
 
     @property
     def num_words(self) -> int:
@@ -147,14 +152,23 @@ class TextGraph:
         directions, no self-loops; PyG's GCN normalisation gives Text GCN's ``Â``); ``y``
         ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
         ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
-        ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``), and
-        the labelled test documents.  Documents without a label (:attr:`unlabeled`: the
-        ``X_unlabeled`` of :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no
-        mask, like the word nodes, so that accuracy against ``data.y[data.test_mask]`` is
-        measured on labelled documents only.  No ``x``: Text GCN's input is the identity (e.g.
-        ``torch.nn.Embedding(data.num_nodes, d)``).  Class ``i`` is ``label_names[i]``.
+        ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``,
+        :meth:`validation_docs`), and the labelled test documents.  Documents without a
+        label (:attr:`unlabeled`: the ``X_unlabeled`` of :class:`gfbgcn.TextGCNClassifier`)
+        have ``y`` -1 and are in no mask, like the word nodes, so that accuracy against
+        ``data.y[data.test_mask]`` is measured on labelled documents only.  No ``x``: Text
+        GCN's input is the identity (e.g. ``torch.nn.Embedding(data.num_nodes, d)``).  Class
+        ``i`` is ``label_names[i]``.
         """
         return self.to_data(val_ratio, seed)
+
+    def validation_docs(self, val_ratio: float = 0.1, seed: int = 0) -> np.ndarray:
+        """``[V]`` the training documents that :meth:`to_data` holds out for validation:
+        ``round(val_ratio * train)`` drawn with ``seed``, stratified by class where
+        :attr:`stratify_validation` (then at least one of each class of two or more training
+        documents: :func:`gfbgcn.text.corpus.splits.validation_docs`)."""
+        return validation_docs(np.flatnonzero(self.is_train), self.labels, val_ratio, seed,
+                               self.stratify_validation)
 
     def labelled_test(self) -> np.ndarray:
         """``[T]`` the test documents that carry a label (those test metrics score)."""
@@ -189,9 +203,7 @@ class TextGraph:
         if self.unlabeled is not None:
             y[:d][torch.from_numpy(self.unlabeled)] = -1  # their label field is a placeholder
         train_docs = np.flatnonzero(self.is_train)
-        rng = np.random.default_rng(seed)
-        n_val = int(round(val_ratio * len(train_docs)))
-        val_docs = rng.choice(train_docs, size=n_val, replace=False) if n_val else train_docs[:0]
+        val_docs = self.validation_docs(val_ratio, seed)
         masks = {name: torch.zeros(n, dtype=torch.bool) for name in ("train", "val", "test")}
         masks["train"][torch.from_numpy(train_docs)] = True
         masks["train"][torch.from_numpy(val_docs)] = False

@@ -121,10 +121,11 @@ class _Search:
                  device: str | torch.device | None = None, with_baseline: bool = True,
                  prune: bool = True, class_weight: ClassWeight = None,
                  encoder: CorpusEmbeddings | None = None,
-                 sample_weight: np.ndarray | None = None) -> None:
+                 sample_weight: np.ndarray | None = None,
+                 stratify_validation: bool = False) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
         self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
-        self.sample_weight = sample_weight
+        self.sample_weight, self.stratify_validation = sample_weight, stratify_validation
         self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
         self.encoder = encoder
         self.graphs: dict[GraphSetting, TextGraph] = {}
@@ -142,6 +143,7 @@ class _Search:
         config = GraphConfig(window=s.window, min_freq=s.min_freq, stop_words=s.stop_words,
                              cooccurrence=self.cooccurrence)
         g = build_text_graph(self.corpus, config, self.tokenizer, cache=self.cache)
+        g.stratify_validation = self.stratify_validation  # every graph: the same split
         seconds = time.perf_counter() - start  # the build's (the baseline has its own row)
         self.graphs[s] = g
         self._check_empty(s, g)
@@ -274,7 +276,8 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              device: str | torch.device | None = None, baseline: bool = True,
              prune: bool = True, baseline_class_weight: ClassWeight = None,
              encoder: CorpusEmbeddings | None = None,
-             sample_weight: np.ndarray | None = None) -> AutoResult:
+             sample_weight: np.ndarray | None = None,
+             stratify_validation: bool = False) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc. (its
     ``class_weight`` weighs every graph candidate's loss); every candidate trains on
     ``device`` (default: auto, see :mod:`gfbgcn.core.device`); ``baseline=False``: no linear
@@ -284,10 +287,13 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     name; :func:`gfbgcn.text.linear.baseline.fit_baseline`); ``encoder``: the corpus's
     embeddings by a frozen encoder (two more linear candidates and the encoder features);
     ``sample_weight`` ``[num_docs]``: each document's weight in every candidate's fits.  The
-    choice between candidates (validation log-loss) is not weighted."""
+    choice between candidates (validation log-loss) is not weighted.
+    ``stratify_validation``: the validation split of every graph stratified by class
+    (:mod:`gfbgcn.text.corpus.splits`; the estimator's, for a corpus of the user's)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
-                     device, baseline, prune, baseline_class_weight, encoder, sample_weight)
+                     device, baseline, prune, baseline_class_weight, encoder, sample_weight,
+                     stratify_validation)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):

@@ -57,11 +57,13 @@ def check_finite_loss(epoch: int, train_loss: float, val_loss: float, config: An
                       val=val_loss, lr=config.lr, wd=config.weight_decay)
 
 
-def check_batch_size(is_train: np.ndarray, batch_size: int, val_ratio: float) -> None:
+def check_batch_size(is_train: np.ndarray, batch_size: int, val_ratio: float,
+                     n_val: int | None = None) -> None:
     """Refuse ``--batch-size`` larger than the training documents left after the validation
-    split (``round(val_ratio * train)`` of them, as :meth:`TextGraph.to_data` draws)."""
+    split (``n_val`` of them, as :meth:`TextGraph.validation_docs` draws; default
+    ``round(val_ratio * train)``)."""
     n_train = int(np.count_nonzero(is_train))
-    n_val = int(round(val_ratio * n_train))
+    n_val = int(round(val_ratio * n_train)) if n_val is None else n_val
     if batch_size > n_train - n_val:
         raise OptionError("{0} {batch_size} is larger than the {left:,} training documents "
                           "({1} {val_ratio} kept {n_val:,} of {n_train:,} for validation); use "
@@ -97,6 +99,12 @@ def check_split(label_ids: np.ndarray, label_names: Sequence[str], train: np.nda
         raise OptionError("no training documents left ({n} before {0} {val_ratio} took the "
                           "validation share): add training rows or lower {0}", "val_ratio",
                           n=n_train_docs, val_ratio=val_ratio)
+    if len(val) == 0 and round(val_ratio * n_train_docs) > 0:
+        # only the split stratified by class is empty with a share above 0: each class keeps
+        # its one training document (gfbgcn.text.corpus.splits)
+        raise OptionError(f"the validation split is empty: no class has two training "
+                          f"documents to give one to validation ({n_train_docs} training "
+                          f"document(s)); add training rows")
     if len(val) == 0:
         raise OptionError("the validation split is empty ({0} {val_ratio} of {n} training "
                           "document(s) rounds to 0): raise {0} or add training rows",

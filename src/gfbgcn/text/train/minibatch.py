@@ -314,7 +314,8 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
     from gfbgcn.text.train.optim import release_state
     from gfbgcn.text.train.setup import fitted_result, prepare_run
 
-    check_batch_size(graph.is_train, config.batch_size, config.val_ratio)  # before any work
+    check_batch_size(graph.is_train, config.batch_size, config.val_ratio,  # before any work
+                     len(graph.validation_docs(config.val_ratio, config.seed)))
     device, group, rank, world = _data_parallel(device or torch.device("cpu"), config)
     adj = released_adjacency(graph, adj)
     setup = prepare_run(graph, config, adj, None, device, adj_device=adj.device, row_adj=False,

@@ -121,6 +121,8 @@ def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
         {
             "train": record["config"],
             "graph": {"key": graph.key, **asdict(graph.config), "tokenizer": graph.tokenizer},
+            # how the early-stopping split was drawn from the training documents
+            "validation_split": "stratified" if graph.stratify_validation else "random",
             "dataset": graph.corpus_name,
             "device": record["device"],
             "versions": record["versions"],
