@@ -27,7 +27,7 @@ from gfbgcn.text.estimator.fitting import (
     multi_label_targets,
     shared_graph,
 )
-from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
+from gfbgcn.text.estimator.inputs import fit_inputs
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
@@ -94,8 +94,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
     ``predict_proba``); ``graph_`` the :class:`~gfbgcn.text.graph.text_graph.TextGraph`
-    (``graph_.to_pyg()``); ``result_`` the :class:`~gfbgcn.text.train.config.TrainResult`
-    (``result_.val`` validation metrics, ``history``, ``model``); ``auto_`` the search of
+    (``graph_.to_pyg()``: its masks are the split training used; the graph alone, without
+    training: :func:`gfbgcn.build_graph`); ``result_`` the
+    :class:`~gfbgcn.text.train.config.TrainResult` (``result_.val`` validation metrics,
+    ``history``, ``model``); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
     (:class:`~gfbgcn.text.linear.baseline.BaselineResult`, metrics in ``baseline_.test``)
     that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
@@ -194,14 +196,11 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         ``X_unlabeled``: documents to classify transductively (see the class docstring).
         Returns ``self``.
         """
-        docs = check_documents(X, "X")
-        classes, labels = class_labels(y, len(docs))
-        extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
-        graph = self._fit(labelled_corpus(docs, labels, extra), None,
-                          None if self.multi_label else classes)
+        inputs = fit_inputs(X, y, X_unlabeled)
+        graph = self._fit(inputs.corpus, None, None if self.multi_label else inputs.classes)
         # X_unlabeled came last, with a placeholder label: not a label of graph_.to_pyg()
-        graph.unlabeled = np.r_[np.zeros(len(docs), bool), np.ones(len(extra), bool)]
-        self._num_unlabeled = len(extra)
+        graph.unlabeled = inputs.unlabeled
+        self._num_unlabeled = int(inputs.unlabeled.sum())
         return self
 
     def fit_corpus(self, corpus: Corpus, graph: TextGraph | None = None, *,
@@ -323,6 +322,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         transductive outputs, the inductive predictor (two-layer models) and the few settings
         a model directory records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
+        # graph_.to_pyg() gives the validation split training drew (the run's seed)
+        graph.val_ratio, graph.seed = result.config.val_ratio, result.config.seed
         self._set_classes(label_names or graph.label_names, classes)
         self._tokenizer = tokenizer
         self._model_name = result.config.model

@@ -111,6 +111,12 @@ class TextGraph:
     #: bool [D]: documents without a label (``X_unlabeled`` of ``TextGCNClassifier.fit``, set
     #: by it; not cached): -1 and in no mask in :meth:`to_pyg`.  ``None``: every one has one
     unlabeled: np.ndarray | None = None
+    #: The validation split :meth:`to_pyg` draws when not told: ``val_ratio`` of the training
+    #: documents, drawn with ``seed``.  ``TextGCNClassifier.fit`` and :func:`gfbgcn.build_graph`
+    #: set them to the run's (``val_ratio``, the seed of ``random_state``), so that
+    #: ``to_pyg()`` gives the masks that training used.  Not cached.
+    val_ratio: float = DEFAULTS["val_ratio"]
+    seed: int = DEFAULTS["random_state"]
 
     @property
     def num_words(self) -> int:
@@ -139,7 +145,7 @@ class TextGraph:
             "windows": self.num_windows,
         }
 
-    def to_pyg(self, val_ratio: float = 0.1, seed: int = 0) -> Data:
+    def to_pyg(self, val_ratio: float | None = None, seed: int | None = None) -> Data:
         """The graph as a PyTorch Geometric ``Data``, to train any PyG model on it.
 
         ``edge_index`` ``[2, E]`` and ``edge_weight`` ``[E]``: the raw adjacency (both
@@ -147,13 +153,37 @@ class TextGraph:
         ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
         ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
         ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``), and
-        the test documents.  Documents without a label (:attr:`unlabeled`: the ``X_unlabeled``
-        of :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no mask, like the word
-        nodes, so that accuracy against ``data.y[data.test_mask]`` is measured on labelled
-        documents only.  No ``x``: Text GCN's input is the identity (e.g.
-        ``torch.nn.Embedding(data.num_nodes, d)``).  Class ``i`` is ``label_names[i]``.
+        the test documents.  ``val_ratio`` and ``seed`` default to the graph's own
+        (:attr:`val_ratio`, :attr:`seed`): after ``TextGCNClassifier(random_state=S).fit``,
+        ``clf.graph_.to_pyg()`` holds the split that training used.  Documents without a label
+        (:attr:`unlabeled`: the ``X_unlabeled`` of :class:`gfbgcn.TextGCNClassifier`) have
+        ``y`` -1 and are in no mask, like the word nodes, so that accuracy against
+        ``data.y[data.test_mask]`` is measured on labelled documents only.  No ``x``: Text
+        GCN's input is the identity, so the first layer's ``X W`` is ``W`` itself (e.g.
+        ``torch.nn.Embedding(data.num_nodes, d).weight``).  Class ``i`` is ``label_names[i]``.
+
+        **A sparse adjacency is much faster than** ``edge_index`` for PyG's stock layers on
+        these graphs.  With ``edge_index``, ``GCNConv`` gathers a message per edge (an
+        ``[E, d]`` tensor: R8 has 3.4 million edges with self-loops) and scatters them back;
+        with the transposed sparse adjacency ``adj_t`` it does one sparse-dense product
+        (CSR SpMM) and never forms the messages.  PyG's own transform builds it, a
+        ``torch.sparse`` CSR tensor holding the edge weights (``docs/benchmarks.md``, section
+        "A stock PyG GCNConv on a text graph", has the times)::
+
+            import torch
+            import torch_geometric.transforms as T
+            from torch_geometric.nn import GCNConv
+
+            data = T.ToSparseTensor(attr="edge_weight")(graph.to_pyg())  # data.adj_t [N, N]
+            # a learned row per node: Text GCN's identity input times a weight matrix
+            embedding = torch.nn.Embedding(data.num_nodes, 200)
+            conv1 = GCNConv(200, 200, cached=True)  # cached: Â is normalised once
+            conv2 = GCNConv(200, len(graph.label_names), cached=True)
+            hidden = conv1(embedding.weight, data.adj_t).relu()
+            out = conv2(hidden, data.adj_t)  # [N, classes]; rows of data.train_mask train
         """
-        data = self.to_data(val_ratio, seed)
+        data = self.to_data(self.val_ratio if val_ratio is None else val_ratio,
+                            self.seed if seed is None else seed)
         if self.unlabeled is not None and self.unlabeled.any():
             rows = torch.from_numpy(np.flatnonzero(self.unlabeled))
             data.y[rows] = -1  # their training label was a placeholder
