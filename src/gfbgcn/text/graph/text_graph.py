@@ -34,7 +34,7 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.core.memory import release_free_memory
-from gfbgcn.core.paths import cache_dir, write_to_cache
+from gfbgcn.core.paths import cache_dir, touch, write_to_cache
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.graph.cache import (  # graph_cache_key, GRAPH_FORMAT_VERSION: re-exported
     GRAPH_FORMAT_VERSION,  # noqa: F401
@@ -361,9 +361,13 @@ def build_text_graph(
         try:
             problem = check_seal(path, key)  # cheap: the zip directory, not the arrays
             if problem is None:
-                return load_graph_file(path, key)
+                graph = load_graph_file(path, key)
+                touch(path)  # used now: the cache's size cap evicts the least recently used
+                return graph
             warnings.warn(f"ignoring graph cache {path}: {problem}; rebuilding it",
                           stacklevel=2)
+        except FileNotFoundError:  # evicted or cleared by another process since is_file():
+            pass  # a miss, rebuilt (the arrays of a load already begun stay readable)
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)
