@@ -72,8 +72,8 @@ def peaks():
 
 BUILD = COMMON + r"""
 from gfbgcn.text.graph.text_graph import build_text_graph
-from gfbgcn.text.tokenize.stop_words import nltk_stop_words
-nltk_stop_words("english")
+from gfbgcn.text.tokenize.stop_words import load_stop_words
+load_stop_words("english")
 corpus = scale_corpus(int(sys.argv[1]))
 cpu0, t = os.times(), time.perf_counter()
 g = build_text_graph(corpus)

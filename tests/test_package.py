@@ -24,7 +24,11 @@ def test_public_names():
     from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
     assert gfbgcn.TextGCNClassifier is TextGCNClassifier
-    assert {"TextGCNClassifier", "load", "load_benchmark_texts_and_labels"} <= set(dir(gfbgcn))
+    from gfbgcn.text.dataset.text_graph_dataset import TextGraphDataset
+
+    assert gfbgcn.TextGraphDataset is TextGraphDataset
+    assert {"TextGCNClassifier", "TextGraphDataset", "build_graph", "load",
+            "load_benchmark_texts_and_labels"} <= set(dir(gfbgcn))
     assert set(gfbgcn.__all__) <= set(dir(gfbgcn))
     with pytest.raises(AttributeError, match="no attribute 'TextGCN'"):
         gfbgcn.TextGCN  # noqa: B018

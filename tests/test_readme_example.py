@@ -14,7 +14,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 import torch
 
 from gfbgcn.cli import main
@@ -55,13 +54,6 @@ def run_shell(block: str, cwd: Path) -> list[str]:
 
 
 def test_readme_own_data_example(tmp_path, monkeypatch, capsys):
-    from gfbgcn.core.errors import StopWordsError
-    from gfbgcn.text.tokenize.stop_words import nltk_stop_words
-
-    try:
-        nltk_stop_words("english")
-    except StopWordsError:
-        pytest.skip("NLTK stop words not available (set NLTK_DATA)")
     torch.set_num_threads(1)
     bash, python = example_blocks()
     assert bash and python

@@ -7,7 +7,11 @@ fast):
   (:mod:`gfbgcn.text.estimator`): ``fit``, ``predict``, ``predict_proba``, ``score``, ``save``;
 * :func:`load`: a saved model's predictor;
 * :func:`load_benchmark_texts_and_labels`: the texts and labels of a benchmark (20ng, r8, r52,
-  ohsumed).
+  ohsumed);
+* :func:`build_graph`: the Text GCN graph of documents, a benchmark or a corpus file, as
+  training builds it, without training (``graph.to_pyg()``: a PyG ``Data``);
+* :class:`TextGraphDataset`: a benchmark's graph as a PyG ``InMemoryDataset``
+  (``TextGraphDataset(root, "R8")``).
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from gfbgcn._version import __version__
 
-__all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark_texts_and_labels"]
+__all__ = ["TextGCNClassifier", "TextGraphDataset", "__version__", "build_graph", "load",
+           "load_benchmark_texts_and_labels"]
 
 if TYPE_CHECKING:
     import torch
 
+    from gfbgcn.text.dataset.text_graph_dataset import TextGraphDataset
     from gfbgcn.text.estimator.classifier import TextGCNClassifier
+    from gfbgcn.text.graph.text_graph import TextGraph
     from gfbgcn.text.predict.combined import CombinedPredictor
     from gfbgcn.text.predict.inductive import InductiveTextGCN
     from gfbgcn.text.tokenize.clean import Tokenizer
@@ -71,11 +78,28 @@ def load_benchmark_texts_and_labels(
     return load_benchmark_texts_and_labels(name, subset, data_dir, download)
 
 
+def build_graph(X: Any, y: Any = None, **kwargs: Any) -> TextGraph:
+    """The Text GCN graph of documents ``X`` with labels ``y`` (and ``X_unlabeled``), of a
+    benchmark by name (``"r8"``) or of a CSV/TSV/JSONL corpus file, built (or read from the
+    cache) with the graph settings and the cache of training, without training.  Keyword
+    arguments: the graph parameters of :class:`TextGCNClassifier` (``window``,
+    ``min_freq``, ``stop_words``, ...), ``val_ratio`` and ``random_state`` (the split of
+    ``graph.to_pyg()``'s masks, as ``fit`` draws it) and a corpus file's columns; see
+    :func:`gfbgcn.text.dataset.build_graph.build_graph`."""
+    from gfbgcn.text.dataset.build_graph import build_graph as build
+
+    return build(X, y, **kwargs)
+
+
 def __getattr__(name: str) -> Any:
     if name == "TextGCNClassifier":
         from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
         return TextGCNClassifier
+    if name == "TextGraphDataset":
+        from gfbgcn.text.dataset.text_graph_dataset import TextGraphDataset
+
+        return TextGraphDataset
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

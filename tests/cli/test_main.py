@@ -12,6 +12,8 @@ from gfbgcn import cli
 
 #: The verbs the README and the grammar document, written out here (not read from the table).
 DOCUMENTED_VERBS = [
+    ("cache", "info"),
+    ("cache", "clear"),
     ("data", "stats"),
     ("data", "build"),
     ("train",),

@@ -33,6 +33,10 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
       for name, verb in REPRODUCTIONS.items()),
     (("figures", "pooling"), "gfbgcn.cli.figures", "figures_pooling",
      "render the pooling-operator figure"),
+    (("cache", "info"), "gfbgcn.cli.cache", "cache_info", "show where the cache is, its size "
+     "cap and the size of each kind"),
+    (("cache", "clear"), "gfbgcn.cli.cache", "cache_clear", "remove cached graphs, "
+     "embeddings or dataset folders"),
 )
 
 GRAMMAR = """\
@@ -172,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     from gfbgcn.cli.runtime.termination import Terminated, signals_as_exceptions
     from gfbgcn.cli.runtime.torchrun import report_failure, torchrun_rank
-    from gfbgcn.core.paths import keep_missing_home_absent
+    from gfbgcn.core.paths import cache_cap, keep_missing_home_absent
 
     ensure_standard_streams()  # `gfbgcn ... >&- 2>&-`: printing goes nowhere, work goes on
     printable_streams()  # an ASCII terminal: escaped characters, never a lost result
@@ -182,6 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser(argv).parse_args(argv)
         _check_torchrun(_selected(argv))
+        cache_cap()  # a bad $GFBGCN_CACHE_MAX: one line now, not a warning after the work
         args.command_argv = argv  # provenance: reports record the command that made them
         with signals_as_exceptions(), failures.one_line_warnings(flag_of), \
                 closable_stdout() as stdout:

@@ -184,7 +184,8 @@ PARAMETERS: dict[str, Param] = {
     "min_freq": _int(AUTO, "drop words seen fewer times; auto: 2 for a corpus of up to "
                      "20,000 documents, 5 (the paper's) for a larger one and the four "
                      "benchmarks", 1, words=(AUTO,), metavar="N|auto", group="graph"),
-    "stop_words": Param(AUTO, "stop words removed from the graph: an NLTK language, a file "
+    "stop_words": Param(AUTO, "stop words removed from the graph: english (shipped with "
+                        "gfbgcn: NLTK's list, no download), another NLTK language, a file "
                         "with one word a line, or none; auto: none for a corpus of up to "
                         "20,000 documents, english (the paper's) for a larger one and the "
                         "four benchmarks", none="none", metavar="LANG|FILE|none|auto",

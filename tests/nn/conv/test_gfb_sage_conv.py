@@ -149,3 +149,122 @@ def test_rejected_options() -> None:
         GFBSAGEConv(3, 4, aggr="lstm")
     with pytest.raises(ValueError, match="k_top"):
         GFBSAGEConv(3, 2, summarize="topk", k_top=3)
+
+
+# -- lazy initialisation: in_channels=-1, as PyG's SAGEConv (and so to_hetero) takes them --
+
+
+def test_lazy_in_channels_take_the_width_of_the_first_input() -> None:
+    """``GFBSAGEConv(-1, k)`` sizes ``W_l`` and ``W_r`` from the first input it sees; with the
+    same weights it computes what the eagerly built layer computes."""
+    conv = GFBSAGEConv(-1, 4, lambda_init=0.5)
+    assert repr(conv) == "GFBSAGEConv(-1, 4, aggr=mean, summarize=diag)"
+    x = helpers.features(n=5, d=3).float()
+    out = conv(x, EDGES)
+    assert out.shape == (5, 4)
+    assert conv.lin_l.weight.shape == (4, 3) and conv.lin_r.weight.shape == (4, 3)
+    eager = GFBSAGEConv(3, 4, lambda_init=0.5)
+    eager.load_state_dict(conv.state_dict())
+    torch.testing.assert_close(out, eager(x, EDGES))
+
+
+def test_lazy_pair_of_widths_for_a_bipartite_graph() -> None:
+    """``(-1, -1)``: source and target nodes of different widths (a heterogeneous edge type)."""
+    conv = GFBSAGEConv((-1, -1), 4)
+    x_src, x_dst = torch.randn(5, 3), torch.randn(2, 6)
+    edge_index = torch.tensor([[0, 1, 2, 3, 4], [0, 0, 1, 1, 1]])
+    out = conv((x_src, x_dst), edge_index)
+    assert out.shape == (2, 4)
+    assert conv.lin_l.weight.shape == (4, 3) and conv.lin_r.weight.shape == (4, 6)
+
+
+def test_lazy_layer_through_a_sparse_adjacency() -> None:
+    """The fused sparse path initialises the lazy weights too."""
+    adj_t = to_torch_csr_tensor(EDGES.flip(0), size=(5, 5))
+    conv = GFBSAGEConv(-1, 4)
+    assert conv(torch.randn(5, 3), adj_t).shape == (5, 4)
+    assert conv.lin_l.weight.shape == (4, 3)
+
+
+def test_lazy_layer_gradcheck_float64() -> None:
+    """Once initialised by a float64 batch, gradients of the input, lambda and every weight
+    are those of finite differences."""
+    conv = GFBSAGEConv(-1, 4, summarize="max", lambda_init=0.5).double()
+    x = helpers.features(n=5, d=3)
+    with torch.no_grad():
+        conv(x, EDGES)  # the dummy forward pass that materialises W_l and W_r
+    helpers.randomize_(conv, seed=4)
+    names = [name for name, _ in conv.named_parameters()]
+
+    def f(x: Tensor, *params: Tensor) -> Tensor:
+        return torch.func.functional_call(conv, dict(zip(names, params, strict=True)),
+                                          (x, EDGES))
+
+    inputs = (x.clone().requires_grad_(True),
+              *[p.detach().clone().requires_grad_(True) for p in conv.parameters()])
+    assert torch.autograd.gradcheck(f, inputs)
+
+
+def test_lazy_layer_resets_and_round_trips_its_state_dict() -> None:
+    """``reset_parameters`` before the first input leaves the weights lazy (as PyG's
+    ``Linear``); a state dict saved after initialisation loads into a new lazy layer."""
+    conv = GFBSAGEConv(-1, 4, lambda_init=0.25)
+    conv.reset_parameters()
+    x = torch.randn(5, 3)
+    out = conv(x, EDGES)
+    fresh = GFBSAGEConv(-1, 4)
+    fresh.load_state_dict(conv.state_dict())
+    torch.testing.assert_close(fresh(x, EDGES), out)
+
+
+class _TwoLayers(torch.nn.Module):
+    """Two lazy layers: the model ``to_hetero`` turns into one layer per edge type."""
+
+    def __init__(self, conv: type[torch.nn.Module], **kwargs: object) -> None:
+        super().__init__()
+        self.conv1 = conv((-1, -1), 8, **kwargs)
+        self.conv2 = conv((-1, -1), 4, **kwargs)
+
+    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
+        return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+
+def _hetero_graph() -> tuple[dict[str, Tensor], dict[tuple[str, str, str], Tensor]]:
+    """Papers of width 5 and authors of width 3, linked both ways, papers citing papers."""
+    gen = torch.Generator().manual_seed(0)
+    x = {"paper": torch.randn(6, 5, generator=gen), "author": torch.randn(4, 3, generator=gen)}
+    writes = torch.tensor([[0, 0, 1, 2, 3, 3], [0, 1, 2, 3, 4, 5]])
+    edges = {("author", "writes", "paper"): writes,
+             ("paper", "rev_writes", "author"): writes.flip(0),
+             ("paper", "cites", "paper"): torch.tensor([[0, 1, 2, 3, 4], [1, 2, 3, 4, 5]])}
+    return x, edges
+
+
+def test_to_hetero_over_node_types_of_different_widths() -> None:
+    """``torch_geometric.nn.to_hetero`` over papers (5 features) and authors (3): the lazy
+    layers size themselves per edge type on the first pass, as ``SAGEConv``'s do, and train;
+    at lambda = 0 the heterogeneous model is the ``SAGEConv`` one, weight for weight."""
+    from torch_geometric.nn import to_hetero
+
+    x, edges = _hetero_graph()
+    metadata = (list(x), list(edges))
+    torch.manual_seed(0)
+    model = to_hetero(_TwoLayers(GFBSAGEConv, lambda_init=0.0), metadata, aggr="sum")
+    with torch.no_grad():
+        out = model(x, edges)  # initialises every lazy weight
+    assert {k: tuple(v.shape) for k, v in out.items()} == {"paper": (6, 4), "author": (4, 4)}
+    ref = to_hetero(_TwoLayers(SAGEConv), metadata, aggr="sum")
+    with torch.no_grad():
+        ref(x, edges)
+    ref.load_state_dict({k: v for k, v in model.state_dict().items()
+                         if not k.endswith(".lam")})
+    for node_type, expected in ref(x, edges).items():
+        torch.testing.assert_close(model(x, edges)[node_type], expected)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(".lam"):
+                p.fill_(0.5)  # the second-order term on: the output moves, and trains
+    loss = sum(o.square().sum() for o in model(x, edges).values())
+    loss.backward()
+    lams = [p for name, p in model.named_parameters() if name.endswith(".lam")]
+    assert len(lams) == 2 * len(edges) and all(p.grad is not None for p in lams)

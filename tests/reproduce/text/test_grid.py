@@ -167,3 +167,21 @@ def test_spawned_workers_load_the_graph_file_and_train_what_one_process_trains(
         one, other = serial.load(spec.key()), spawned.load(spec.key())
         assert one["test"] == other["test"] and one["val"] == other["val"]
         assert one["best_epoch"] == other["best_epoch"]
+
+
+def test_a_worker_whose_graph_file_was_evicted_builds_the_graph(tmp_path, monkeypatch):
+    """The cache file the parent wrote may be evicted or cleared before a spawned worker
+    loads it: the worker builds the graph again instead of failing."""
+    from gfbgcn.text.graph import text_graph
+    from gfbgcn.text.graph.text_graph import GraphConfig
+    from gfbgcn.text.tokenize.clean import whitespace_tokenize
+    from tests.text.toydata import toy_corpus
+
+    monkeypatch.setattr(experiment, "load_benchmark", lambda name, data_dir: toy_corpus())
+    monkeypatch.setattr(experiment, "build_text_graph", lambda corpus: text_graph.
+                        build_text_graph(corpus, GraphConfig(window=3, min_freq=1,
+                                                             stop_words=None),
+                                         whitespace_tokenize, cache=False))
+    runs = experiment.TextGridRuns("toy", None, 3, "cpu", str(tmp_path / "evicted.npz"), "k")
+    graph, adj = runs.load()
+    assert graph.num_docs == 40 and adj.shape == (graph.num_nodes, graph.num_nodes)

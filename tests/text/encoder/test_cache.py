@@ -64,6 +64,17 @@ def test_a_second_call_runs_the_model_on_nothing(plain_dir: Path) -> None:
     np.testing.assert_array_equal(second, first)
 
 
+def test_a_cache_hit_marks_the_shard_used(plain_dir: Path) -> None:
+    """Reading a shard sets its modification time: the cache's size cap evicts the least
+    recently used shards (gfbgcn.core.paths)."""
+    encoder = load_encoder(plain_dir)
+    embed_documents(encoder, TEXTS)
+    (shard,) = _shards(encoder)
+    os.utime(shard, (1e9, 1e9))
+    embed_documents(encoder, TEXTS[:2])
+    assert shard.stat().st_mtime > 1e9 + 1
+
+
 def test_only_new_texts_are_embedded(plain_dir: Path) -> None:
     encoder = load_encoder(plain_dir)
     embed_documents(encoder, TEXTS)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -157,6 +158,26 @@ def test_list_ndarray_and_series_inputs(form, topics):
 
 # ---- transductive: the graph built with X_unlabeled ------------------------------------------
 
+
+
+@pytest.mark.parametrize("random_state", [7, np.random.RandomState(3)])
+def test_to_pyg_holds_the_validation_split_training_used(random_state):
+    """``graph_.to_pyg()`` draws the validation split with the run's seed (the one
+    ``random_state`` gave), not seed 0: the validation accuracy of the fitted outputs on its
+    ``val_mask`` is ``result_.val``'s."""
+    x, y, _ = toy_split()
+    clf = TextGCNClassifier(**FAST, random_state=random_state).fit(x, y)
+    seed = clf.result_.config.seed
+    assert seed != 0 and (clf.graph_.seed, clf.graph_.val_ratio) == (seed, clf.val_ratio)
+    data = clf.graph_.to_pyg()
+    expected = clf.graph_.to_data(clf.val_ratio, seed)
+    assert torch.equal(data.val_mask, expected.val_mask)
+    assert torch.equal(data.train_mask, expected.train_mask)
+    assert not torch.equal(data.val_mask, clf.graph_.to_pyg(seed=0).val_mask)
+    val = data.val_mask[: clf.graph_.num_docs].numpy()
+    pred = clf.result_.probabilities[val].argmax(1)
+    accuracy = float((pred == clf.graph_.labels[val]).mean())
+    assert accuracy == pytest.approx(clf.result_.val["accuracy"])
 
 
 def test_to_pyg_leaves_the_unlabeled_documents_out(transductive_fit):

@@ -110,3 +110,60 @@ def test_a_damaged_mapped_member_is_refused(tmp_path):
         again = build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
     assert not again.from_cache
     np.testing.assert_array_equal(again.edge_index, built.edge_index)
+
+
+# ---- the cache shared with other processes: last use, entries removed meanwhile --------------
+
+
+def test_a_cache_hit_marks_the_file_used(tmp_path):
+    """Reading a cached graph sets its modification time: the size cap evicts the least
+    recently *used* graphs (gfbgcn.core.paths)."""
+    import os
+
+    cfg = GraphConfig(window=3, min_freq=1, stop_words=None)
+    built = build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
+    os.utime(built.cache_path, (1e9, 1e9))  # 2001
+    loaded = build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
+    assert loaded.from_cache and os.stat(built.cache_path).st_mtime > 1e9 + 1
+
+
+def test_a_file_removed_before_it_is_read_is_a_miss_not_a_corrupt_cache(tmp_path,
+                                                                         monkeypatch):
+    """Evicted or cleared by another process between the lookup and the read: rebuilt and
+    written again, with no warning about a corrupt cache."""
+    import warnings
+    from pathlib import Path
+
+    from gfbgcn.text.graph import text_graph
+
+    cfg = GraphConfig(window=3, min_freq=1, stop_words=None)
+    first = build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
+    real_check = text_graph.check_seal
+
+    def removed_meanwhile(path, key):
+        Path(path).unlink()  # another process's eviction, just now
+        return real_check(path, key)
+
+    monkeypatch.setattr(text_graph, "check_seal", removed_meanwhile)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
+    assert not again.from_cache and again.key == first.key
+    assert Path(first.cache_path).is_file()
+    np.testing.assert_array_equal(np.asarray(again.edge_weight), np.asarray(first.edge_weight))
+
+
+def test_a_loaded_graph_keeps_its_arrays_when_its_file_is_removed(tmp_path):
+    """A graph read from the cache maps its edge arrays; the file removed meanwhile (evicted,
+    cleared) leaves them readable, and dropping them back to the file is just skipped."""
+    from pathlib import Path
+
+    cfg = GraphConfig(window=3, min_freq=1, stop_words=None)
+    build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
+    loaded = build_text_graph(_corpus(), cfg, whitespace_tokenize, cache_root=tmp_path)
+    expected = np.array(loaded.edge_index), np.array(loaded.edge_weight)
+    Path(loaded.cache_path).unlink()
+    assert not loaded.release_edges()
+    np.testing.assert_array_equal(np.asarray(loaded.edge_index), expected[0])
+    np.testing.assert_array_equal(np.asarray(loaded.edge_weight), expected[1])
+    assert loaded.to_pyg().edge_index.shape == expected[0].shape

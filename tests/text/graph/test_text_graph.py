@@ -228,3 +228,57 @@ def test_a_built_graph_holds_int32_node_ids_as_its_cache_does():
                              whitespace_tokenize, cache=False)
     assert graph.edge_index.dtype == np.int32
     assert node_id_dtype(2**31 - 1) is np.int32 and node_id_dtype(2**31) is np.int64
+
+
+def test_to_pyg_defaults_to_the_graphs_own_split():
+    """``val_ratio`` and ``seed`` not given: the graph's (set by ``fit`` and ``build_graph``
+    to the run's), so that the masks are the split training used."""
+    corpus = Corpus("s", [f"a b c{i}" for i in range(20)], ["x", "y"] * 10, np.arange(20) < 16)
+    graph = build_text_graph(corpus, GraphConfig(window=2, min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache=False)
+    assert (graph.val_ratio, graph.seed) == (0.1, 0)
+    assert torch.equal(graph.to_pyg().val_mask, graph.to_data(0.1, 0).val_mask)
+    graph.val_ratio, graph.seed = 0.25, 9
+    assert torch.equal(graph.to_pyg().val_mask, graph.to_data(0.25, 9).val_mask)
+    assert int(graph.to_pyg().val_mask.sum()) == 4
+    assert torch.equal(graph.to_pyg(0.5, 1).val_mask, graph.to_data(0.5, 1).val_mask)
+
+
+def docstring_code(obj: object) -> str:
+    """The code block (after ``::``) of ``obj``'s docstring, dedented."""
+    import inspect
+    import textwrap
+
+    doc = inspect.getdoc(obj) or ""
+    block = doc.split("::\n", 1)[1]
+    lines = []
+    for line in block.splitlines():
+        if line and not line.startswith(" "):
+            break
+        lines.append(line)
+    return textwrap.dedent("\n".join(lines))
+
+
+def test_to_pyg_docstring_example_runs_and_matches_edge_index():
+    """The sparse-adjacency example of ``to_pyg``'s docstring runs as written, and its output
+    is what the same layers give on ``edge_index``/``edge_weight``."""
+    from torch_geometric.nn import GCNConv
+
+    from tests.text.toydata import topic_documents
+
+    texts, labels = topic_documents(30)
+    corpus = Corpus("topics", texts, labels, np.arange(30) < 24)
+    graph = build_text_graph(corpus, GraphConfig(window=4, min_freq=1, stop_words=None),
+                             whitespace_tokenize, cache=False)
+    namespace: dict = {"graph": graph}
+    torch.manual_seed(0)
+    exec(docstring_code(text_graph.TextGraph.to_pyg), namespace)  # noqa: S102 - our own text
+    out = namespace["out"]
+    assert out.shape == (graph.num_nodes, len(graph.label_names))
+    data = graph.to_pyg()
+    torch.manual_seed(0)
+    embedding = torch.nn.Embedding(data.num_nodes, 200)
+    conv1, conv2 = GCNConv(200, 200), GCNConv(200, len(graph.label_names))
+    hidden = conv1(embedding.weight, data.edge_index, data.edge_weight).relu()
+    torch.testing.assert_close(out, conv2(hidden, data.edge_index, data.edge_weight),
+                               rtol=1e-4, atol=1e-5)

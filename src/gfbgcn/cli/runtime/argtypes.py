@@ -100,3 +100,17 @@ def nonempty_path(text: str) -> str:
 def nonempty_directory(text: str) -> Path:
     """A directory option (``--out DIR``): :func:`nonempty_path`, as a :class:`Path`."""
     return Path(nonempty_path(text))
+
+
+def duration(text: str) -> float:
+    """A duration, ``30s``, ``15m``, ``12h``, ``7d``, ``2w``, as seconds
+    (:func:`gfbgcn.core.paths.parse_duration`)."""
+    from gfbgcn.core.paths import parse_duration
+
+    try:
+        return parse_duration(text, _VALUE)
+    except OptionError as err:
+        raise _argument_error(err, text) from None
+
+
+duration.__name__ = "duration"

@@ -14,6 +14,10 @@ first-order message plus lambda times the compact second-order statistic of the 
 with one learnable scalar ``lambda`` per layer (``GenVec`` = DiagVec by default, as the
 paper's graph-classification experiments use).  With ``lambda = 0`` the layer is exactly
 ``SAGEConv`` (``W_l`` commutes with the mean).
+
+``in_channels=-1`` (or ``(-1, -1)``) defers the input widths to the first forward pass, as
+``SAGEConv`` does, so that ``torch_geometric.nn.to_hetero`` can copy the layer to edge types
+whose node types have different widths (initialise with one pass under ``torch.no_grad()``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from torch import Tensor
 from torch.nn import functional as F
 from torch_geometric.nn.aggr import MultiAggregation
 from torch_geometric.nn.conv import SAGEConv
+from torch_geometric.nn.dense.linear import is_uninitialized_parameter
 from torch_geometric.typing import Adj, OptPairTensor, Size
 
 from gfbgcn.nn.gfb import GFBMixin
@@ -41,7 +46,8 @@ class GFBSAGEConv(GFBMixin, SAGEConv):
         + \mathbf{W}_r \mathbf{x}_v
 
     Args:
-        in_channels: input feature size ``d`` (or a ``(d_src, d_dst)`` pair).
+        in_channels: input feature size ``d`` (or a ``(d_src, d_dst)`` pair); ``-1``: taken
+            from the first input (lazy initialisation, as PyG's ``Linear``).
         out_channels: output feature size ``k``.
         summarize: GenVec operator, ``"diag"`` (DiagVec, default), ``"max"``, ``"mean"``,
             ``"topk"`` or ``"upper"``.
@@ -110,7 +116,7 @@ class GFBSAGEConv(GFBMixin, SAGEConv):
             x = (x, x)
         x_src, x_dst = x
         # z_u = W_l x_u (bias added after aggregation, exactly as SAGEConv does)   [N_src, k]
-        z = F.linear(x_src, self.lin_l.weight)
+        z = self._project(x_src)
         # first- plus second-order message: z_u + lambda * GenVec(z_u z_u^T + eps I)   (Eq. cfm)
         msg = self.gfb(z)
         # Omega over u in N(v): a mean for GraphSAGE                                 [N_dst, k]
@@ -125,6 +131,14 @@ class GFBSAGEConv(GFBMixin, SAGEConv):
         if self.normalize:
             out = F.normalize(out, p=2.0, dim=-1)
         return out
+
+    def _project(self, x_src: Tensor) -> Tensor:
+        """``W_l x_u`` without the bias.  ``F.linear`` on ``lin_l.weight`` skips ``lin_l``'s
+        forward and so the hook that materialises a lazy weight: a lazy ``W_l`` takes its
+        width from ``x_src`` here, as ``lin_l(x_src)`` would (``W_r`` is called as a module)."""
+        if is_uninitialized_parameter(self.lin_l.weight):
+            self.lin_l.initialize_parameters(self.lin_l, (x_src,))
+        return F.linear(x_src, self.lin_l.weight)
 
     def message_and_aggregate(self, adj_t: Adj, x: OptPairTensor) -> Tensor:
         """Fused mean (or sum) of ``x[0]`` over each target's row of ``adj_t``."""

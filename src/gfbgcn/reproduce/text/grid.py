@@ -176,9 +176,13 @@ class TextGridRuns:
     def load(self) -> tuple[TextGraph, torch.Tensor]:
         """The graph and its normalised adjacency on ``device`` (loaded on the first call)."""
         if self._loaded is None:
+            graph = None
             if self.graph_file is not None:
-                graph = load_graph_file(self.graph_file, self.graph_key)
-            else:
+                try:
+                    graph = load_graph_file(self.graph_file, self.graph_key)
+                except FileNotFoundError:  # evicted or cleared since: built again below
+                    pass
+            if graph is None:
                 graph = build_text_graph(load_benchmark(self.dataset, self.data_dir))
             self._loaded = (graph, grid_adjacency(graph, resolve_device(self.device)))
         return self._loaded

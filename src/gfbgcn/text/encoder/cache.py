@@ -14,6 +14,9 @@ the identity key, the row count and the sha256 of all of them and both arrays' b
 is named by that digest and written under a temporary name, then renamed into place, so a
 reader sees a whole shard or none.
 
+Reading a shard marks it used (:func:`gfbgcn.core.paths.touch`), and every write trims the cache
+to its size cap, least recently used first (:func:`gfbgcn.core.paths.evict_over_cap`).
+
 A shard is used only when it passes every check (:func:`check_shard`): the members expected and
 no others, the seal's format and key, the digest recomputed from the bytes and equal to the
 name, the shapes and dtypes, the row count, finite values, the identity's width and, where the
@@ -35,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.io import atomic_write, atomic_write_json, remove_abandoned
-from gfbgcn.core.paths import cache_dir, write_to_cache
+from gfbgcn.core.paths import cache_dir, touch, write_to_cache
 from gfbgcn.text.encoder.identity import EncoderIdentity
 
 __all__ = ["DIGEST_BYTES", "EmbeddingCache", "EmbeddingCacheWarning", "check_shard"]
@@ -153,6 +156,7 @@ class EmbeddingCache:
                         _, cached = check_shard(path, z, self.identity)
                         rows[todo[hit]] = cached[order[pos[hit]]]
                         found[todo[hit]] = True
+                        touch(path)  # used now: the cache's size cap evicts the least used
             except FileNotFoundError:  # removed by another process since it was listed
                 continue
             except Exception as err:  # noqa: BLE001 - truncated zip, bad member, failed check

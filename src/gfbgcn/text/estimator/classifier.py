@@ -101,10 +101,12 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
 
     **Attributes** after ``fit``: ``classes_`` ``[C]`` sorted labels (the columns of
     ``predict_proba``); ``graph_`` the :class:`~gfbgcn.text.graph.text_graph.TextGraph`
-    (``graph_.to_pyg()``); ``result_`` the :class:`~gfbgcn.text.train.config.TrainResult`
-    (``result_.val`` validation metrics, ``history``, ``model``; ``result_.test`` those of
-    the labelled test documents, ``None`` where there is none: ``fit``'s ``X_unlabeled`` carry
-    no label, so nothing is scored, and ``write_run`` says so); ``auto_`` the search of
+    (``graph_.to_pyg()``: its masks are the split training used; the graph alone, without
+    training: :func:`gfbgcn.build_graph`); ``result_`` the
+    :class:`~gfbgcn.text.train.config.TrainResult` (``result_.val`` validation metrics,
+    ``history``, ``model``; ``result_.test`` those of the labelled test documents, ``None``
+    where there is none: ``fit``'s ``X_unlabeled`` carry no label, so nothing is scored, and
+    ``write_run`` says so); ``auto_`` the search of
     ``auto=True`` (``None`` otherwise); ``baseline_`` the linear n-gram baseline
     (:class:`~gfbgcn.text.linear.baseline.BaselineResult`, metrics in ``baseline_.test``)
     that :meth:`fit_corpus` fits beside the model with ``baseline=True`` (multi-label: one
@@ -382,6 +384,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         training documents' label frequencies) and the few settings a model directory
         records."""
         self.corpus_, self.graph_, self.result_, self.auto_ = corpus, graph, result, auto
+        # graph_.to_pyg() gives the validation split training drew (the run's seed)
+        graph.val_ratio, graph.seed = result.config.val_ratio, result.config.seed
         self._set_classes(label_names or graph.label_names, classes)
         self._tokenizer = tokenizer
         self._model_name = result.config.model

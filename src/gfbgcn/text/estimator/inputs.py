@@ -11,14 +11,15 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import SupportsInt, cast
+from dataclasses import dataclass
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils.validation import column_or_1d
 
 from gfbgcn.core.errors import InputError, UserError
-from gfbgcn.text.corpus.corpus import Corpus, check_ordered
+from gfbgcn.text.corpus.corpus import Corpus, check_documents, check_ordered
 from gfbgcn.text.train.checks import check_classes
 
 #: The name of an in-memory corpus (graph cache files, run records).
@@ -129,3 +130,27 @@ def labelled_corpus(texts: list[str], labels: list[str], unlabeled: list[str]) -
     flags = np.r_[np.ones(len(texts), dtype=bool), np.zeros(len(unlabeled), dtype=bool)]
     return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags,
                   unlabeled=~flags)
+    return Corpus(CORPUS_NAME, texts + unlabeled, labels + [placeholder] * len(unlabeled), flags)
+
+
+@dataclass(frozen=True)
+class FitInputs:
+    """What ``fit(X, y, X_unlabeled)`` is given, as a corpus: ``corpus`` (the labelled
+    documents as its training split, the unlabeled ones as its test split: see
+    :func:`labelled_corpus`), ``classes`` (``classes_``: the sorted distinct labels, their own
+    type) and ``unlabeled`` ``bool [D]`` (the graph's :attr:`~gfbgcn.text.graph.text_graph.
+    TextGraph.unlabeled`: the ``X_unlabeled`` documents, whose labels are placeholders)."""
+
+    corpus: Corpus
+    classes: np.ndarray
+    unlabeled: np.ndarray
+
+
+def fit_inputs(X: Any, y: Any, X_unlabeled: Any = None) -> FitInputs:
+    """``X``, ``y`` and ``X_unlabeled`` checked (one line naming the first problem) and made
+    into the corpus ``fit`` trains on, and :func:`gfbgcn.build_graph` builds the graph of."""
+    docs = check_documents(X, "X")
+    classes, labels = class_labels(y, len(docs))
+    extra = [] if X_unlabeled is None else check_documents(X_unlabeled, "X_unlabeled")
+    unlabeled = np.r_[np.zeros(len(docs), dtype=bool), np.ones(len(extra), dtype=bool)]
+    return FitInputs(labelled_corpus(docs, labels, extra), classes, unlabeled)

@@ -57,8 +57,9 @@ def tokenization(
 
     ``tokenizer``: a built-in name (``textgcn``, ``unicode``, ``whitespace``; ``None``: the
     default of a corpus that is not a benchmark, :func:`~gfbgcn.text.params.default_tokenizer`)
-    or a callable ``str -> list[str]``; ``stop_words``: an NLTK language, a file with one word a
-    line, ``"none"`` or ``None``.
+    or a callable ``str -> list[str]``; ``stop_words``: ``english`` (shipped with gfbgcn: NLTK's
+    list, no download), another NLTK language, a file with one word a line, ``"none"`` or
+    ``None``.
     """
     name = default_tokenizer(benchmark=False) if tokenizer is None else tokenizer
     check_parameter("no_numbers", no_numbers)

@@ -34,7 +34,7 @@ import torch
 from torch_geometric.data import Data
 
 from gfbgcn.core.memory import release_free_memory
-from gfbgcn.core.paths import cache_dir, write_to_cache
+from gfbgcn.core.paths import cache_dir, touch, write_to_cache
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.corpus.splits import validation_docs
 from gfbgcn.text.graph.cache import (  # graph_cache_key, GRAPH_FORMAT_VERSION: re-exported
@@ -117,6 +117,12 @@ class TextGraph:
     #: for a corpus of its own with one label per document; not cached): see
     #: :mod:`gfbgcn.text.corpus.splits`.  False: at random, the paper's protocol
     stratify_validation: bool = False
+    #: The validation split :meth:`to_pyg` draws when not told: ``val_ratio`` of the training
+    #: documents, drawn with ``seed``.  ``TextGCNClassifier.fit`` and :func:`gfbgcn.build_graph`
+    #: set them to the run's (``val_ratio``, the seed of ``random_state``), so that
+    #: ``to_pyg()`` gives the masks that training used.  Not cached.
+    val_ratio: float = DEFAULTS["val_ratio"]
+    seed: int = DEFAULTS["random_state"]
 
     @property
     def num_words(self) -> int:
@@ -145,7 +151,7 @@ class TextGraph:
             "windows": self.num_windows,
         }
 
-    def to_pyg(self, val_ratio: float = 0.1, seed: int = 0) -> Data:
+    def to_pyg(self, val_ratio: float | None = None, seed: int | None = None) -> Data:
         """The graph as a PyTorch Geometric ``Data``, to train any PyG model on it.
 
         ``edge_index`` ``[2, E]`` and ``edge_weight`` ``[E]``: the raw adjacency (both
@@ -153,14 +159,38 @@ class TextGraph:
         ``[N]``: class ids of the documents (nodes ``0..num_docs-1``), -1 for the word nodes;
         ``train_mask``/``val_mask``/``test_mask`` ``[N]``: the training documents less a
         ``val_ratio`` share drawn with ``seed`` (the validation split of ``gfbgcn train``,
-        :meth:`validation_docs`), and the labelled test documents.  Documents without a
-        label (:attr:`unlabeled`: the ``X_unlabeled`` of :class:`gfbgcn.TextGCNClassifier`)
-        have ``y`` -1 and are in no mask, like the word nodes, so that accuracy against
-        ``data.y[data.test_mask]`` is measured on labelled documents only.  No ``x``: Text
-        GCN's input is the identity (e.g. ``torch.nn.Embedding(data.num_nodes, d)``).  Class
-        ``i`` is ``label_names[i]``.
+        :meth:`validation_docs`), and the labelled test documents.  ``val_ratio`` and ``seed``
+        default to the graph's own (:attr:`val_ratio`, :attr:`seed`): after
+        ``TextGCNClassifier(random_state=S).fit``, ``clf.graph_.to_pyg()`` holds the split that
+        training used.  Documents without a label (:attr:`unlabeled`: the ``X_unlabeled`` of
+        :class:`gfbgcn.TextGCNClassifier`) have ``y`` -1 and are in no mask, like the word
+        nodes, so that accuracy against ``data.y[data.test_mask]`` is measured on labelled
+        documents only.  No ``x``: Text GCN's input is the identity, so the first layer's
+        ``X W`` is ``W`` itself (e.g. ``torch.nn.Embedding(data.num_nodes, d).weight``).
+        Class ``i`` is ``label_names[i]``.
+
+        **A sparse adjacency is much faster than** ``edge_index`` for PyG's stock layers on
+        these graphs.  With ``edge_index``, ``GCNConv`` gathers a message per edge (an
+        ``[E, d]`` tensor: R8 has 3.4 million edges with self-loops) and scatters them back;
+        with the transposed sparse adjacency ``adj_t`` it does one sparse-dense product
+        (CSR SpMM) and never forms the messages.  PyG's own transform builds it, a
+        ``torch.sparse`` CSR tensor holding the edge weights (``docs/benchmarks.md``, section
+        "A stock PyG GCNConv on a text graph", has the times)::
+
+            import torch
+            import torch_geometric.transforms as T
+            from torch_geometric.nn import GCNConv
+
+            data = T.ToSparseTensor(attr="edge_weight")(graph.to_pyg())  # data.adj_t [N, N]
+            # a learned row per node: Text GCN's identity input times a weight matrix
+            embedding = torch.nn.Embedding(data.num_nodes, 200)
+            conv1 = GCNConv(200, 200, cached=True)  # cached: Â is normalised once
+            conv2 = GCNConv(200, len(graph.label_names), cached=True)
+            hidden = conv1(embedding.weight, data.adj_t).relu()
+            out = conv2(hidden, data.adj_t)  # [N, classes]; rows of data.train_mask train
         """
-        return self.to_data(val_ratio, seed)
+        return self.to_data(self.val_ratio if val_ratio is None else val_ratio,
+                            self.seed if seed is None else seed)
 
     def validation_docs(self, val_ratio: float = 0.1, seed: int = 0) -> np.ndarray:
         """``[V]`` the training documents that :meth:`to_data` holds out for validation:
@@ -357,9 +387,12 @@ def build_text_graph(
             if problem is None:
                 graph = load_graph_file(path, key)
                 graph.unlabeled = _unlabeled(corpus)  # not cached: the corpus's own
+                touch(path)  # used now: the cache's size cap evicts the least recently used
                 return graph
             warnings.warn(f"ignoring graph cache {path}: {problem}; rebuilding it",
                           stacklevel=2)
+        except FileNotFoundError:  # evicted or cleared by another process since is_file():
+            pass  # a miss, rebuilt (the arrays of a load already begun stay readable)
         except Exception as err:  # noqa: BLE001 - truncated zip, bad CRC, ...: only a cache
             warnings.warn(f"ignoring corrupt graph cache {path} ({type(err).__name__}: {err}); "
                           "rebuilding it", stacklevel=2)

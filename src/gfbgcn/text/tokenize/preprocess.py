@@ -4,7 +4,8 @@ The default tokenizer is Kim (2014)'s ``clean_str`` as Text GCN applies it: keep
 ``[A-Za-z0-9(),!?'`]``, split clitics (``'s 've n't 're 'd 'll``), pad ``, ! ( ) ?`` with spaces,
 lower-case.  Like the reference, ``( ) ?`` come out as the two-character tokens ``\\(``, ``\\)``
 and ``\\?`` (the reference's replacement strings keep the backslash).  Then NLTK's English stop
-words and words seen fewer than ``min_freq`` (5) times in the whole corpus are removed.
+words (shipped with gfbgcn: :mod:`gfbgcn.text.tokenize.stop_words`) and words seen fewer than
+``min_freq`` (5) times in the whole corpus are removed.
 
 Any callable ``str -> list[str]`` may replace the tokenizer (e.g. a Chinese word segmenter).
 """
@@ -71,7 +72,7 @@ def select_vocabulary(
     keep_word = counts >= min_freq
     if stop_words is not None:
         stop: frozenset[str] | set[str]
-        if isinstance(stop_words, str):  # an NLTK language or a one-word-a-line file
+        if isinstance(stop_words, str):  # a language or a one-word-a-line file
             stop = load_stop_words(stop_words)
         else:
             stop = set(stop_words)

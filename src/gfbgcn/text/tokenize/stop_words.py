@@ -1,13 +1,42 @@
-"""Stop-word lists: NLTK's by language, or a file of one word a line."""
+"""Stop-word lists: English shipped with gfbgcn, other languages NLTK's, or a file of one word
+a line.
+
+``english`` (the paper's setting, and the default of a corpus over 20,000 documents and of the
+four benchmarks) is read from ``data/english_stop_words.txt`` in this package, so it never
+needs NLTK's data or its download.  The file holds exactly NLTK's 179 English stop words, the
+list Text GCN's preprocessing removes: the Snowball project's English list (BSD-3-Clause, its
+licence in ``data/LICENSE-snowball.txt``) and the contractions NLTK added to it (the file's
+header says where each part comes from).  Since the words are the same, graphs, their cache
+keys and the reproduced tables are unchanged; a test compares the file with NLTK's corpus
+where that is installed.  Other languages are read through NLTK (``$NLTK_DATA``, one download
+attempt).
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from gfbgcn.core.errors import StopWordsError
+
+#: Languages whose stop words ship with gfbgcn: the file under this package's ``data/``.
+SHIPPED: dict[str, str] = {"english": "english_stop_words.txt"}
+
+
+def _words_of(text: str) -> list[str]:
+    """The words of a one-word-a-line text, ``#`` starting a comment, blank lines skipped."""
+    words = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [w for w in words if w]
+
+
+@lru_cache(maxsize=4)
+def shipped_stop_words(language: str = "english") -> frozenset[str]:
+    """The stop words of a language in :data:`SHIPPED`, read from the package (no NLTK)."""
+    data = resources.files("gfbgcn.text.tokenize").joinpath("data").joinpath(SHIPPED[language])
+    return frozenset(_words_of(data.read_text(encoding="utf-8")))
 
 
 @lru_cache(maxsize=8)
@@ -67,16 +96,18 @@ def parse_stop_words(spec: str) -> str | None:
 
 
 def _is_file_spec(spec: str) -> bool:
-    """A path rather than a language: NLTK's language names win, then anything path-like."""
-    if spec.lower() in nltk_languages():
+    """A path rather than a language: the shipped and NLTK's language names win, then anything
+    path-like."""
+    if spec.lower() in SHIPPED or spec.lower() in nltk_languages():
         return False
     return "/" in spec or "\\" in spec or Path(spec).suffix != "" or Path(spec).exists()
 
 
 @lru_cache(maxsize=16)
 def load_stop_words(spec: str) -> frozenset[str]:
-    """An NLTK language's stop words, or a file's (one word a line, ``#`` starts a comment,
-    UTF-8); both as written and casefolded, so that casefolding tokenizers match them."""
+    """A language's stop words (:data:`SHIPPED`, else NLTK's), or a file's (one word a line,
+    ``#`` starts a comment, UTF-8); both as written and casefolded, so that casefolding
+    tokenizers match them."""
 
     if _is_file_spec(spec):
         try:
@@ -84,13 +115,15 @@ def load_stop_words(spec: str) -> frozenset[str]:
         except (OSError, UnicodeDecodeError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise StopWordsError(f"{spec}: cannot read the stop-word file ({reason})") from None
-        words: Iterable[str] = (line.split("#", 1)[0].strip() for line in text.splitlines())
+        words: Iterable[str] = _words_of(text)
+    elif spec.lower() in SHIPPED:
+        words = shipped_stop_words(spec.lower())
     else:
         languages = nltk_languages()
         if languages and spec.lower() not in languages:
             raise StopWordsError(
                 f"unknown stop-word language {spec!r}: give none, a file (one word a line) or "
-                f"one of NLTK's languages: {', '.join(languages)}")
+                f"one of the languages: {', '.join(sorted({*languages, *SHIPPED}))}")
         try:
             words = nltk_stop_words(spec.lower())
         except StopWordsError as err:
@@ -101,7 +134,7 @@ def load_stop_words(spec: str) -> frozenset[str]:
 
 def stop_words_digest(spec: str | None) -> str | None:
     """sha256 of a stop-word *file*'s words (graph cache keys follow its content, not its
-    path); None for an NLTK language or no stop words."""
+    path); None for a language or no stop words."""
     if spec is None or not _is_file_spec(spec):
         return None
     return hashlib.sha256("\n".join(sorted(load_stop_words(spec))).encode()).hexdigest()[:16]

@@ -30,5 +30,7 @@ def test_cache_dir_is_created_on_demand(tmp_path: Path, monkeypatch: pytest.Monk
     assert sub == tmp_path / "cache" / "graphs" and sub.is_dir()
     assert paths.cache_dir() == tmp_path / "cache"
     monkeypatch.delenv(paths.CACHE_ENV)
-    monkeypatch.setattr(paths, "user_cache_dir", lambda app: str(tmp_path / "user" / app))
+    from gfbgcn.core.paths import cache_layout  # where the cache root is resolved
+
+    monkeypatch.setattr(cache_layout, "user_cache_dir", lambda app: str(tmp_path / "user" / app))
     assert paths.cache_dir("x") == tmp_path / "user" / "gfbgcn" / "cache" / "x"
