@@ -7,7 +7,8 @@ fast):
   (:mod:`gfbgcn.text.estimator`): ``fit``, ``predict``, ``predict_proba``, ``score``, ``save``;
 * :func:`load`: a saved model's predictor;
 * :func:`load_benchmark_texts_and_labels`: the texts and labels of a benchmark (20ng, r8, r52,
-  ohsumed).
+  ohsumed);
+* :func:`draw_run`: a training run's figures (training curves, confusion matrix).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from gfbgcn._version import __version__
 
-__all__ = ["TextGCNClassifier", "__version__", "load", "load_benchmark_texts_and_labels"]
+__all__ = ["TextGCNClassifier", "__version__", "draw_run", "load",
+           "load_benchmark_texts_and_labels"]
 
 if TYPE_CHECKING:
     import torch
@@ -69,6 +71,36 @@ def load_benchmark_texts_and_labels(
     from gfbgcn.text.corpus.benchmarks import load_benchmark_texts_and_labels
 
     return load_benchmark_texts_and_labels(name, subset, data_dir, download)
+
+
+def draw_run(source: str | os.PathLike[str] | TextGCNClassifier,
+             directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Draw a training run's figures to PNG (needs matplotlib: ``pip install
+    'gfbgcn[figures]'``); returns the files written.
+
+    ``curves.png``: the training and validation losses (log scale where they span a decade
+    or more) and the validation accuracy (multi-label: micro and macro F1) per epoch, with the
+    best epoch, the one whose weights were kept, marked; ``confusion.png``: the test
+    documents' confusion matrix, labels in the model's order, cells coloured by their share of
+    the true label's documents (single-label); ``label_f1.png``: each label's test F1
+    (multi-label).  ``gfbgcn train --out`` and ``TextGCNClassifier.write_run`` draw them into
+    the run directory already, where matplotlib is installed.
+
+    ``source``: a run directory (``gfbgcn train --out``, ``TextGCNClassifier.write_run``; the
+    figures go into it unless ``directory`` is given), or a fitted
+    :class:`TextGCNClassifier` (``fit_corpus`` gives it test documents; ``directory``
+    required).
+    """
+    from gfbgcn.text.estimator.classifier import TextGCNClassifier
+    from gfbgcn.text.estimator.outcome import draw_fitted_run
+    from gfbgcn.text.train.run_files import draw_run as draw_run_dir
+
+    target = None if directory is None else Path(directory)
+    if not isinstance(source, TextGCNClassifier):
+        return draw_run_dir(Path(source), target)
+    if target is None:
+        raise TypeError("draw_run(classifier, directory): say where the figures go")
+    return draw_fitted_run(source, target)
 
 
 def __getattr__(name: str) -> Any:

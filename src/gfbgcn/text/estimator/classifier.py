@@ -30,6 +30,7 @@ from gfbgcn.text.estimator.fitting import (
 from gfbgcn.text.estimator.inputs import class_labels, labelled_corpus
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
+from gfbgcn.text.estimator.tensorboard import TensorBoardLog, fit_log, watch_run
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
@@ -43,7 +44,7 @@ from gfbgcn.text.train import run as training  # training.train_text: looked up 
 from gfbgcn.text.train.batching import Batching
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainResult
-from gfbgcn.text.train.distributed import torchrun_group
+from gfbgcn.text.train.distributed import launched_rank, torchrun_group
 from gfbgcn.text.train.features.encoder import CorpusEmbeddings
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
@@ -147,6 +148,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         encoder: str | None = D["encoder"], encoder_finetune: bool = D["encoder_finetune"],
         cache: bool = D["cache"],
         build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
+        tensorboard: str | None = D["tensorboard"],
     ) -> None:
         self.model = model
         self.hidden = hidden
@@ -183,6 +185,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.cache = cache
         self.build_workers = build_workers
         self.verbose = verbose
+        self.tensorboard = tensorboard
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -250,38 +253,55 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
         if embeddings is not None:
             report("embeddings", embeddings)
-        if self.auto:
-            if graph is not None:
-                raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, settings, embeddings)
-            graph, result, label_names = auto.graph, auto.result, None
-        else:
-            with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
-                if graph is None:
-                    graph = shared_graph(lambda: settings.build_graph(corpus))
-                check_has_words(graph.num_words, graph.config.min_freq)
-                report("graph", graph)
-                if settings.encoder_finetune:
-                    assert settings.encoder is not None  # resolve_settings checked it
-                    result, head, weight = finetune_model(
-                        corpus, graph, settings.encoder, settings.train, settings.device,
-                        bool(self.verbose), lambda line: report("estimate", line))
-                    combination, labels = (head, weight), None
-                else:
-                    result, labels = self._train(corpus, graph, settings, report, embeddings)
-            label_names = None if labels is None else labels[1]
-            if baseline and self.baseline:
-                self.baseline_ = fit_baseline(corpus, graph, result.config,
-                                              self.baseline_class_weight, labels, embeddings)
+        name = f"{'auto' if self.auto else settings.train.model}-seed{settings.train.seed}"
+        # under torchrun, rank 0 logs (every rank trains the same model)
+        with fit_log(settings.tensorboard if launched_rank() == 0 else None, name) as log:
+            if log is not None:
+                report("tensorboard", log.directory)
+            if self.auto:
+                if graph is not None:
+                    raise ValueError("auto=True builds its own graphs: give no graph")
+                auto = self._search(corpus, settings, embeddings, log)
+                graph, result, label_names = auto.graph, auto.result, None
+            else:
+                graph, result, labels, combination = self._fit_graph_model(
+                    corpus, graph, settings, report, embeddings, log)
+                label_names = None if labels is None else labels[1]
+                if baseline and self.baseline:
+                    self.baseline_ = fit_baseline(corpus, graph, result.config,
+                                                  self.baseline_class_weight, labels,
+                                                  embeddings)
         self._set_fitted(corpus, graph, result, auto, classes, settings.tokenizer, label_names,
                          combination)
         return graph
 
+    def _fit_graph_model(self, corpus: Corpus, graph: TextGraph | None, settings: FitSettings,
+                         report: Report, embeddings: CorpusEmbeddings | None,
+                         log: TensorBoardLog | None
+                         ) -> tuple[TextGraph, TrainResult, Any, tuple[Any, float] | None]:
+        """The one model of a fit without ``auto``: ``(graph, result, a multi-label run's
+        (targets, label names), a fine-tuned (head, graph weight))``."""
+        with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
+            if graph is None:
+                graph = shared_graph(lambda: settings.build_graph(corpus))
+            check_has_words(graph.num_words, graph.config.min_freq)
+            report("graph", graph)
+            if not settings.encoder_finetune:
+                result, labels = self._train(corpus, graph, settings, report, embeddings, log)
+                return graph, result, labels, None
+            assert settings.encoder is not None  # resolve_settings checked it
+            result, head, weight = finetune_model(
+                corpus, graph, settings.encoder, settings.train, settings.device,
+                bool(self.verbose), lambda line: report("estimate", line),
+                on_epoch=watch_run(log, settings.train, graph))
+            return graph, result, None, (head, weight)
+
     def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
-               embeddings: CorpusEmbeddings | None = None
+               embeddings: CorpusEmbeddings | None = None, log: TensorBoardLog | None = None
                ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
-        """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
-        and a multi-label run's ``(targets [D, L], label names)``."""
+        """Train on ``graph`` (batching chosen first with ``batch_size="auto"``), its epochs
+        logged to ``log``; the result and a multi-label run's ``(targets [D, L], label
+        names)``."""
         config = settings.train
         if settings.auto_batch:
             self.batching_, config = chosen_batching(config, graph, settings.device,
@@ -294,12 +314,15 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                                      multilabel_targets=None if labels is None else labels[0],
                                      device=settings.device,
                                      doc_input=doc_input_for(config, corpus, graph,
-                                                             embeddings))
+                                                             embeddings),
+                                     on_epoch=watch_run(log, config, graph))
         return result, labels
 
     def _search(self, corpus: Corpus, settings: FitSettings,
-                embeddings: CorpusEmbeddings | None) -> AutoResult:
-        """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
+                embeddings: CorpusEmbeddings | None, log: TensorBoardLog | None = None
+                ) -> AutoResult:
+        """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`), each candidate's
+        epochs logged to ``log``."""
         graph_config = settings.graph_config(len(corpus))
         budget = settings.budget  # its clock starts now, with the search
         return run_auto(corpus, settings.tokenizer, replace(settings.train, features="onehot"),
@@ -308,7 +331,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         stop_words=graph_config.stop_words,
                         cooccurrence=graph_config.cooccurrence, cache=settings.cache,
                         log=self._log, device=settings.device, baseline=bool(self.baseline),
-                        baseline_class_weight=self.baseline_class_weight, encoder=embeddings)
+                        baseline_class_weight=self.baseline_class_weight, encoder=embeddings,
+                        watch=None if log is None else log.candidate)
 
     def _log(self, message: str) -> None:
         if self.verbose:
@@ -348,16 +372,19 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(names if classes is None else classes)
         self._columns = np.array([names.index(str(c)) for c in self.classes_], dtype=np.int64)
 
-    def write_run(self, out: str | Path, provenance: dict[str, Any] | None = None) -> Path:
+    def write_run(self, out: str | Path, provenance: dict[str, Any] | None = None, *,
+                  draw: bool | None = None) -> Path:
         """Write the fitted run to directory ``out`` as ``gfbgcn train --out`` does
         (``config.json``, ``history.csv``, ``metrics.json`` with ``baseline_``'s and
-        ``auto_``'s metrics, ``predictions.csv``; :mod:`gfbgcn.text.estimator.outcome`);
+        ``auto_``'s metrics, ``predictions.csv``; :mod:`gfbgcn.text.estimator.outcome`), with
+        its figures (:func:`gfbgcn.draw_run`) where ``draw`` (default: where matplotlib is
+        installed; a figure that fails to draw leaves the run without figures and warns);
         ``provenance``: what made the run (``config.json``'s ``run`` entry)."""
         check_is_fitted(self, "classes_")
         if self.result_ is None:
             raise UserError("this classifier holds no training state (loaded or unpickled): "
                             "fit it again to write its run")
-        return write_fitted_run(out, self, provenance)
+        return write_fitted_run(out, self, provenance, draw)
 
     # -- predicting: the documents given to fit by the graph's own outputs
     #    (gfbgcn.text.estimator.transductive), any other by the inductive predictor

@@ -19,6 +19,7 @@ import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from gfbgcn.core.device import resolve_device
 from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import SEED_MAX
 from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.estimator.tensorboard import check_tensorboard
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.params import (
     AUTO,
@@ -186,7 +188,9 @@ class FitSettings:
     parsed, or ``"auto"`` where it depends on the corpus's size; ``min_freq``: as given
     (``"auto"`` too: both resolved by :meth:`graph_config`);
     ``benchmark``: whether the corpus is one of the paper's (its graph defaults are the
-    paper's); ``device``: the device resolved; ``budget``: ``auto``'s budget parsed.
+    paper's); ``device``: the device resolved; ``budget``: ``auto``'s budget parsed;
+    ``tensorboard``: the directory of the fit's TensorBoard runs (made, and the package found:
+    :func:`~gfbgcn.text.estimator.tensorboard.check_tensorboard`), or ``None``.
     """
 
     train: TrainConfig
@@ -203,6 +207,7 @@ class FitSettings:
     build_workers: int | None
     encoder: str | None = None
     encoder_finetune: bool = False
+    tensorboard: Path | None = None
 
     def graph_config(self, num_docs: int) -> GraphConfig:
         """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
@@ -263,13 +268,14 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
         raise OptionError("{0} encoder needs an encoder: add {1} MODEL", "features", "encoder")
     check_finetune(p, encoder, train)
     budget = None if p["budget"] is None else parse_budget(p["budget"])
+    tensorboard = check_tensorboard(p["tensorboard"])  # installed, writable: before any work
     return FitSettings(
         train=replace(train, seed=run_seed(p["random_state"])),  # the one draw
         tokenizer=tokenizer, window=p["window"], min_freq=p["min_freq"],
         stop_words=AUTO if stop_words == AUTO else stop, cooccurrence=p["cooccurrence"],
         benchmark=benchmark, device=device, auto_batch=p["batch_size"] == AUTO, budget=budget,
         cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder,
-        encoder_finetune=bool(p["encoder_finetune"]))
+        encoder_finetune=bool(p["encoder_finetune"]), tensorboard=tensorboard)
 
 
 def check_encoder(encoder: object) -> str | None:
