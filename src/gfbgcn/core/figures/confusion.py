@@ -18,6 +18,12 @@ from gfbgcn.core.figures.canvas import new_figure, save_png
 ANNOTATED_MAX = 30
 
 
+def figure_size(count: int) -> float:
+    """Inches of a side of the matrix of ``count`` labels: 0.35 a label (room for a
+    10-point name), 30 at most."""
+    return min(4.0 + 0.35 * count, 30.0)
+
+
 def label_font_size(count: int) -> float:
     """Points of ``count`` tick labels along an axis: 10 up to 40 labels, then smaller, never
     under 4 (the axis itself is at most 30 inches long)."""
@@ -32,7 +38,7 @@ def draw_confusion(counts: np.ndarray, rows: Sequence[str], columns: Sequence[st
     in the error raised when it is not installed (:func:`gfbgcn.core.extras.require`)."""
     counts = np.asarray(counts, dtype=np.int64)
     share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-    size = min(4.0 + 0.35 * max(len(rows), len(columns)), 30.0)  # 0.35 in: a 10-point label
+    size = figure_size(max(len(rows), len(columns)))
     fig = new_figure(size + 1.5, size, purpose)
     ax = fig.subplots()
     image = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
