@@ -41,8 +41,11 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_parameter_groups(parser, ("training", "mini-batch", "search", "encoder", "run"))
     outputs = parser.add_argument_group("what it writes")
     outputs.add_argument("--out", type=nonempty_path, default=None, metavar="DIR",
-                         help="write config.json, history.csv and metrics.json to this "
-                         "directory")
+                         help="write config.json, history.csv, metrics.json and "
+                         "predictions.csv to this directory, and where matplotlib is "
+                         "installed (pip install 'gfbgcn[figures]') curves.png (losses and "
+                         "validation metrics per epoch) and confusion.png (multi-label: "
+                         "label_f1.png)")
     outputs.add_argument("--save", type=nonempty_path, default=None, metavar="MODEL_DIR",
                          help="save the trained model for `gfbgcn predict` / gfbgcn.load "
                          "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from gfbgcn.core.figures import confusion
 from gfbgcn.core.figures.confusion import (
@@ -13,8 +12,6 @@ from gfbgcn.core.figures.confusion import (
     label_font_size,
 )
 from tests.core.figures.png import png_size
-
-pytest.importorskip("matplotlib")
 
 
 def _texts(tmp_path, monkeypatch, n: int):

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 
+import matplotlib
 import numpy as np
 import pytest
 
 from gfbgcn.core.figures import curves
 from gfbgcn.core.figures.curves import column, draw_curves, metric_keys, wants_log_scale
 from tests.core.figures.png import png_size
-
-matplotlib = pytest.importorskip("matplotlib")
 
 
 def _history(epochs: int = 12, multi: bool = False, lam: bool = False) -> list[dict]:

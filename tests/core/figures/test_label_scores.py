@@ -7,8 +7,6 @@ import pytest
 from gfbgcn.core.figures.label_scores import draw_label_scores
 from tests.core.figures.png import png_size
 
-pytest.importorskip("matplotlib")
-
 
 def test_one_bar_per_label_in_a_png_as_tall_as_the_labels_need(tmp_path) -> None:
     draw_label_scores(["a", "b"], [0.5, 1.0], [3, 4], tmp_path / "few.png")
