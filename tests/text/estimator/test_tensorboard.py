@@ -125,3 +125,13 @@ def test_names_and_hyperparameters_are_what_tensorboard_takes(tmp_path):
     assert all(isinstance(v, (bool, int, float, str)) for v in flat.values())
     assert check_tensorboard(None) is None
     assert check_tensorboard(tmp_path / "new" / "deep") == tmp_path / "new" / "deep"
+
+
+def test_auto_with_a_graph_is_refused_before_a_run_is_made(tmp_path):
+    """A fit refused for its arguments leaves no empty TensorBoard run behind."""
+    corpus = tiny_corpus(40)
+    graph = TextGCNClassifier(**FAST).build_graph(corpus)
+    with pytest.raises(ValueError, match="auto=True builds its own graphs: give no graph"):
+        TextGCNClassifier(**FAST, auto=True, tensorboard=tmp_path / "tb").fit_corpus(
+            corpus, graph)
+    assert list((tmp_path / "tb").iterdir()) == []

@@ -104,6 +104,19 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     otherwise); ``batching_`` what ``batch_size="auto"`` chose; ``predictor_`` the inductive
     predictor, the object :func:`gfbgcn.load` returns for the saved model.
 
+    **Watching training.**  ``tensorboard=DIR`` logs every epoch of each fit (the losses, the
+    validation metrics, the hyperparameters) for TensorBoard as it trains, one run directory
+    per fit under ``DIR`` (``auto``: one per candidate;
+    :mod:`gfbgcn.text.estimator.tensorboard`).  It is a constructor parameter, not a callback
+    given to ``fit``, because scikit-learn's ``fit`` takes data only and every setting is a
+    plain value of ``__init__``: ``clone``, ``get_params`` and ``GridSearchCV`` carry a
+    directory name, and a pickled classifier keeps it, where a callback object would be shared
+    by every clone (or not pickle).  A separate run per fit keeps a grid search's fits apart.
+    The loops' own hook, for other loggers, is ``on_epoch`` of
+    :func:`gfbgcn.text.train.run.train_text` (:data:`gfbgcn.text.train.hooks.EpochCallback`).
+    After ``fit_corpus``, :meth:`write_run` writes the run directory with its figures
+    (training curves, confusion matrix; :func:`gfbgcn.draw_run`).
+
     **Saving.**  ``save(path)`` writes the model directory that ``gfbgcn predict`` and
     :func:`gfbgcn.load` read (safetensors, no pickle), with the transductive outputs;
     ``TextGCNClassifier.load(path)`` returns the fitted classifier (``graph_``, ``result_`` are
@@ -217,7 +230,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("embeddings",
         CorpusEmbeddings)`` (with an ``encoder``), ``("graph", TextGraph)``, ``("batching",
-        Batching)``, ``("labels", (Y, label names))`` (multi-label).
+        Batching)``, ``("labels", (Y, label names))`` (multi-label), ``("tensorboard",
+        Path)`` (with ``tensorboard``: the directory this fit logs its epochs to, before the
+        first one).
         ``settings``: this classifier's :meth:`resolve_settings` for ``corpus``, where the caller
         has already made them (``gfbgcn train`` does, so that a bad option fails before the
         corpus is read); otherwise they are made here."""
@@ -248,6 +263,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         elif settings.benchmark != benchmark:
             raise ValueError("settings were resolved for another kind of corpus "
                              f"(benchmark={settings.benchmark}): resolve them for this one")
+        if self.auto and graph is not None:
+            raise ValueError("auto=True builds its own graphs: give no graph")
         self.baseline_ = self.batching_ = auto = combination = None
         embeddings = None if settings.encoder is None else embed_corpus(
             settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
@@ -259,8 +276,6 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
             if log is not None:
                 report("tensorboard", log.directory)
             if self.auto:
-                if graph is not None:
-                    raise ValueError("auto=True builds its own graphs: give no graph")
                 auto = self._search(corpus, settings, embeddings, log)
                 graph, result, label_names = auto.graph, auto.result, None
             else:
