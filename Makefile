@@ -18,7 +18,7 @@ PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check 
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -e ".[test,embeddings,encoders,entity,figures,serve]"
+	$(PIP_INSTALL) -e ".[test,embeddings,encoders,entity,figures,serve,tensorboard]"
 	touch $@
 
 .PHONY: install run test wheel-check

@@ -60,7 +60,8 @@ def test_make_test_runs_the_pinned_linter_and_type_checker() -> None:
 def test_one_verb_dependencies_are_extras() -> None:
     for extra, package in (("entity", "rdflib"), ("figures", "matplotlib"),
                            ("embeddings", "wordllama"), ("encoders", "transformers"),
-                           ("serve", "starlette"), ("serve", "uvicorn")):
+                           ("serve", "starlette"), ("serve", "uvicorn"),
+                           ("tensorboard", "tensorboard")):
         assert package not in DEPENDENCIES, f"{package} should be in the {extra!r} extra only"
         assert package in {canonicalize_name(r.name) for r in EXTRAS[extra]}
     (everything,) = EXTRAS["all"]

@@ -12,6 +12,7 @@ fast):
   training builds it, without training (``graph.to_pyg()``: a PyG ``Data``);
 * :class:`TextGraphDataset`: a benchmark's graph as a PyG ``InMemoryDataset``
   (``TextGraphDataset(root, "R8")``).
+* :func:`draw_run`: a training run's figures (training curves, confusion matrix).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from gfbgcn._version import __version__
 
-__all__ = ["TextGCNClassifier", "TextGraphDataset", "__version__", "build_graph", "load",
+__all__ = ["TextGCNClassifier", "TextGraphDataset", "__version__", "build_graph", "draw_run",
+           "load",
            "load_benchmark_texts_and_labels"]
 
 if TYPE_CHECKING:
@@ -89,6 +91,36 @@ def build_graph(X: Any, y: Any = None, **kwargs: Any) -> TextGraph:
     from gfbgcn.text.dataset.build_graph import build_graph as build
 
     return build(X, y, **kwargs)
+
+
+def draw_run(source: str | os.PathLike[str] | TextGCNClassifier,
+             directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Draw a training run's figures to PNG (needs matplotlib: ``pip install
+    'gfbgcn[figures]'``); returns the files written.
+
+    ``curves.png``: the training and validation losses (log scale where they span a decade
+    or more) and the validation accuracy (multi-label: micro and macro F1) per epoch, with the
+    best epoch, the one whose weights were kept, marked; ``confusion.png``: the test
+    documents' confusion matrix, labels in the model's order, cells coloured by their share of
+    the true label's documents (single-label); ``label_f1.png``: each label's test F1
+    (multi-label).  ``gfbgcn train --out`` and ``TextGCNClassifier.write_run`` draw them into
+    the run directory already, where matplotlib is installed.
+
+    ``source``: a run directory (``gfbgcn train --out``, ``TextGCNClassifier.write_run``; the
+    figures go into it unless ``directory`` is given), or a fitted
+    :class:`TextGCNClassifier` (``fit_corpus`` gives it test documents; ``directory``
+    required).
+    """
+    from gfbgcn.text.estimator.classifier import TextGCNClassifier
+    from gfbgcn.text.estimator.outcome import draw_fitted_run
+    from gfbgcn.text.train.run_files import draw_run as draw_run_dir
+
+    target = None if directory is None else Path(directory)
+    if not isinstance(source, TextGCNClassifier):
+        return draw_run_dir(Path(source), target)
+    if target is None:
+        raise TypeError("draw_run(classifier, directory): say where the figures go")
+    return draw_fitted_run(source, target)
 
 
 def __getattr__(name: str) -> Any:

@@ -183,7 +183,8 @@ def test_train_writes_the_run_directory(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "model gfb-mean, seed 0" in printed and "lambda 0.0000" in printed
     assert {p.name for p in out.iterdir()} == {".gfbgcn", "config.json", "history.csv",
-                                               "metrics.json", "predictions.csv"}
+                                               "metrics.json", "predictions.csv",
+                                               "curves.png", "confusion.png"}
     config = json.loads((out / "config.json").read_text())
     assert config["train"]["train_lambda"] is False
     assert config["train"]["layer_options"] == {"exact": True, "lambda_init": 0.0}

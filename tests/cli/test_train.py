@@ -22,6 +22,8 @@ from gfbgcn.core import device as core_device
 from gfbgcn.text.corpus.benchmarks import load_corpus
 from gfbgcn.text.estimator import classifier as classifier_module
 from gfbgcn.text.estimator import settings as settings_module
+from tests.core.test_extras import _block
+from tests.robustness.conftest import FAST, documents, write_csv
 from tests.text.toydata import write_topic_csv
 
 SMALL = ["--epochs", "2", "--hidden", "4", "--quiet", "--threads", "1"]
@@ -107,3 +109,47 @@ def test_the_train_verb_reads_its_arguments_and_never_writes_them(tmp_path, caps
     before = copy.deepcopy(vars(args))
     assert train(args) == 0
     assert vars(args) == before  # --device auto stays auto; --fanout stays unset (None)
+
+
+# ---- what a run leaves to look at: figures and TensorBoard --------------------------------
+
+
+def test_train_draws_the_run_s_figures_and_logs_its_epochs_for_tensorboard(cli, tmp_path):
+    data = write_csv(tmp_path / "corpus.csv", documents())
+    result = cli("train", "--dataset", data, *FAST, "--out", tmp_path / "run",
+                 "--tensorboard", tmp_path / "tb")
+    assert result.status == 0, result.err
+    (fit,) = (tmp_path / "tb").iterdir()
+    assert f"tensorboard: logging the epochs to {fit} (view: tensorboard --logdir " \
+        f"{tmp_path / 'tb'})" in result.out
+    assert list(fit.glob("events.out.tfevents.*"))
+    assert {"curves.png", "confusion.png"} <= {p.name for p in (tmp_path / "run").iterdir()}
+    assert "note:" not in result.err
+
+
+def test_without_matplotlib_the_run_is_written_with_a_note_on_its_figures(cli, tmp_path,
+                                                                         monkeypatch):
+    _block(monkeypatch, "matplotlib")
+    data = write_csv(tmp_path / "corpus.csv", documents())
+    result = cli("train", "--dataset", data, *FAST, "--out", tmp_path / "run")
+    assert result.status == 0, result.err
+    assert not list((tmp_path / "run").glob("*.png"))
+    assert (tmp_path / "run" / "metrics.json").exists()
+    notes = [line for line in result.err.splitlines() if line.startswith("note: no figures")]
+    assert notes == [f"note: no figures (training curves, confusion matrix) in "
+                     f"{tmp_path / 'run'}: matplotlib is not installed (pip install "
+                     f"'gfbgcn[figures]'; then gfbgcn.draw_run('{tmp_path / 'run'}') draws "
+                     "them)"]
+
+
+def test_without_tensorboard_train_stops_in_one_line_before_reading_the_corpus(cli, tmp_path,
+                                                                             monkeypatch):
+    _block(monkeypatch, "tensorboard")
+    data = write_csv(tmp_path / "corpus.csv", documents())
+    result = cli("train", "--dataset", data, *FAST, "--tensorboard", tmp_path / "tb")
+    result.assert_user_error("TensorBoard logging needs tensorboard: pip install "
+                             "'gfbgcn[tensorboard]'")
+    assert "documents" not in result.out and not (tmp_path / "tb").exists()
+    help_text = " ".join(cli("train", "--help").out.split())
+    assert "--tensorboard DIR log each epoch's losses" in help_text
+    assert "tensorboard --logdir DIR" in help_text and "curves.png" in help_text

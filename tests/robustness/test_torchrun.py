@@ -56,3 +56,13 @@ def test_only_train_runs_under_torchrun(corpus, tmp_path):
     done = _torchrun("data", "stats", "--dataset", corpus, "--min-freq", "1", cwd=tmp_path)
     _assert_rank_zero_alone_reports(done, "gfbgcn data stats does not run under torchrun")
     assert "documents" not in done.stdout
+
+
+def test_rank_zero_alone_draws_the_figures_and_logs_for_tensorboard(corpus, tmp_path):
+    done = _torchrun("train", "--dataset", corpus, *FAST, "--batch-size", "4",
+                     "--out", tmp_path / "run", "--tensorboard", tmp_path / "tb", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert {"curves.png", "confusion.png"} <= {p.name for p in (tmp_path / "run").iterdir()}
+    (fit,) = (tmp_path / "tb").iterdir()  # one fit's run, from rank 0
+    assert len(list(fit.glob("events.out.tfevents.*"))) == 1
+    assert done.stdout.count("tensorboard: logging the epochs to") == 1

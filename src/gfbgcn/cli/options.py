@@ -83,7 +83,7 @@ def parameter_type(p: Param) -> Callable[[str], Any] | None:
     text as given) for the other parameters."""
     if p is PARAMETERS["budget"]:  # text with a grammar of its own
         return budget_text
-    if p is PARAMETERS["encoder"]:  # a directory or a model name: not empty
+    if p is PARAMETERS["encoder"] or p is PARAMETERS["tensorboard"]:  # paths: not empty
         return nonempty_path
     number: Callable[[str], float]
     if p.kind is int:

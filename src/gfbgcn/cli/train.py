@@ -28,6 +28,8 @@ from gfbgcn.cli.runtime.torchrun import torchrun_rank
 from gfbgcn.cli.train_auto import NO_TEST_LINE, print_auto, print_beside
 from gfbgcn.core.atomic import check_outputs
 from gfbgcn.core.errors import OptionError
+from gfbgcn.core.extras import install_hint
+from gfbgcn.core.figures.canvas import can_draw
 from gfbgcn.core.runinfo import set_threads
 from gfbgcn.text.estimator.settings import check_savable
 from gfbgcn.text.params import AUTO
@@ -39,8 +41,11 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_parameter_groups(parser, ("training", "mini-batch", "search", "encoder", "run"))
     outputs = parser.add_argument_group("what it writes")
     outputs.add_argument("--out", type=nonempty_path, default=None, metavar="DIR",
-                         help="write config.json, history.csv and metrics.json to this "
-                         "directory")
+                         help="write config.json, history.csv, metrics.json and "
+                         "predictions.csv to this directory, and where matplotlib is "
+                         "installed (pip install 'gfbgcn[figures]') curves.png (losses and "
+                         "validation metrics per epoch) and confusion.png (multi-label: "
+                         "label_f1.png)")
     outputs.add_argument("--save", type=nonempty_path, default=None, metavar="MODEL_DIR",
                          help="save the trained model for `gfbgcn predict` / gfbgcn.load "
                          "(two-layer models: gcn, gfb-*, fbp, cbp, bp, sqrt)")
@@ -75,8 +80,13 @@ def train(args: argparse.Namespace) -> int:
         if clf.baseline_ is not None and result.test is not None:
             print_beside(result.config.model, result.test, clf.baseline_)
     if args.out:
-        out = clf.write_run(args.out, run_provenance(args, corpus))
+        draw = can_draw()
+        out = clf.write_run(args.out, run_provenance(args, corpus), draw=draw)
         print(f"wrote {out}{' (candidates in auto.csv)' if clf.auto_ is not None else ''}")
+        if not draw:
+            print(f"note: no figures (training curves, confusion matrix) in {out}: matplotlib "
+                  f"is not installed ({install_hint('figures')}; then gfbgcn.draw_run("
+                  f"{str(out)!r}) draws them)", file=sys.stderr)
     if args.save:
         print(f"saved model to {clf.save(args.save, transductive=False)}")
     return 0
@@ -107,6 +117,9 @@ def _reporter(speak: bool) -> Callable[[str, Any], None]:
             _print_graph(value)
         elif event == "batching":
             print(f"batching: {value.describe()}; --batch-size N or 0 sets it")
+        elif event == "tensorboard":
+            print(f"tensorboard: logging the epochs to {value} (view: tensorboard --logdir "
+                  f"{value.parent})")
         elif event == "estimate":  # fine-tuning's time, before it starts
             print(value, file=sys.stderr, flush=True)
         elif event == "embeddings":

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.core.errors import OptionError, phase
+from gfbgcn.core.figures.run import RUN_FIGURES
 from gfbgcn.core.io import (
     atomic_write_json,
     current_umask,
@@ -46,9 +47,10 @@ MARKER = ".gfbgcn"
 
 #: The files of each kind of directory gfbgcn writes.
 KIND_FILES = {
-    # auto.csv: the candidates of `train --auto`; predictions.csv: the test documents'
+    # auto.csv: the candidates of `train --auto`; predictions.csv: the test documents';
+    # the figures (curves.png, confusion.png or label_f1.png) where matplotlib is installed
     "run": frozenset({"config.json", "history.csv", "metrics.json", "auto.csv",
-                      "predictions.csv"}),
+                      "predictions.csv", *RUN_FIGURES}),
     # linear.*: the linear (n-gram TF-IDF) part of a combined model (gfbgcn.text.predict.combined);
     # transductive.safetensors: the outputs of the fitted documents (gfbgcn.TextGCNClassifier)
     "model": frozenset({"config.json", "model.safetensors", "vocab.json",

@@ -259,6 +259,11 @@ PARAMETERS: dict[str, Param] = {
                           "depend on it)", 1, none="every available core", metavar="N",
                           group="graph"),
     "verbose": _flag(False, "show progress bars and notes", cli_default=True, group="run"),
+    "tensorboard": Param(None, "log each epoch's losses and validation metrics, and the "
+                         "hyperparameters, for TensorBoard as training runs: one run per fit "
+                         "in a new directory under DIR (auto: one per candidate); view them "
+                         "with tensorboard --logdir DIR (needs pip install "
+                         "'gfbgcn[tensorboard]')", none="off", metavar="DIR", group="run"),
 }
 
 #: Each parameter's default (what :class:`gfbgcn.TextGCNClassifier` takes when not given).

@@ -37,7 +37,7 @@ def test_get_params_equals_the_init_arguments():
              "baseline": False, "baseline_class_weight": "balanced", "encoder": "my-encoder",
              "encoder_finetune": True,
              "cache": False,
-             "build_workers": 1, "verbose": True}
+             "build_workers": 1, "verbose": True, "tensorboard": "runs"}
     assert set(given) == set(inspect.signature(TextGCNClassifier).parameters)
     assert TextGCNClassifier(**given).get_params() == given
 

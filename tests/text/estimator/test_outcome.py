@@ -130,3 +130,40 @@ def test_the_command_line_says_there_is_no_test_metric(capsys):
         _print_result(result, multi)
         out = capsys.readouterr().out.splitlines()
         assert out[-1] == NO_TEST_LINE and "accuracy 0.0" not in "\n".join(out)
+
+
+def _multi_label_corpus():
+    corpus = tiny_corpus(60)
+    corpus.labels = [label if i % 3 else f"{label}|x" for i, label in enumerate(corpus.labels)]
+    return corpus
+
+
+def test_a_multi_label_run_records_and_draws_each_label_s_test_f1(tmp_path):
+    clf = TextGCNClassifier(**FAST, multi_label=True, baseline=False)
+    out = clf.fit_corpus(_multi_label_corpus()).write_run(tmp_path / "run")
+    metrics = json.loads((out / "metrics.json").read_text())
+    per_label = metrics["test_per_label"]
+    assert per_label["labels"] == list(clf.classes_) == ["denar", "x", "šport"]
+    # the per-label scores are the ones the macro average is the mean of
+    assert sum(per_label["f1"]) / 3 == pytest.approx(metrics["test"]["macro_f1"])
+    assert sum(per_label["support"]) == sum(
+        len(label.split("|")) for label, train in zip(clf.corpus_.labels, clf.corpus_.is_train)
+        if not train)
+    names = {p.name for p in out.iterdir()}
+    assert {"curves.png", "label_f1.png"} <= names and "confusion.png" not in names
+
+
+def test_draw_run_draws_a_fitted_classifier_s_figures(tmp_path):
+    import gfbgcn
+
+    clf = TextGCNClassifier(**FAST).fit_corpus(tiny_corpus(60))
+    drawn = gfbgcn.draw_run(clf, tmp_path / "figures")
+    assert drawn == [tmp_path / "figures" / "curves.png", tmp_path / "figures" / "confusion.png"]
+    out = clf.write_run(tmp_path / "run")  # the same figures as the run directory's
+    assert (out / "confusion.png").read_bytes() == drawn[1].read_bytes()
+    assert gfbgcn.draw_run(out, tmp_path / "again")[0].read_bytes() == drawn[0].read_bytes()
+    with pytest.raises(TypeError, match="say where the figures go"):
+        gfbgcn.draw_run(clf)
+    clf.save(tmp_path / "model")
+    with pytest.raises(UserError, match="no training state"):
+        gfbgcn.draw_run(TextGCNClassifier.load(tmp_path / "model"), tmp_path / "x")

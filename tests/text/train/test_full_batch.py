@@ -34,7 +34,7 @@ def test_end_to_end_beats_majority_class(small_r8_graph, model, tmp_path):
     majority = np.bincount(test_labels).max() / len(test_labels)
     assert result.test["accuracy"] > majority + 0.05
     assert 1 <= result.best_epoch <= result.epochs_run <= 40
-    out = write_run(tmp_path / "run", result, graph)
+    out = write_run(tmp_path / "run", result, graph, draw=False)  # figures: test_run_files
     assert {p.name for p in out.iterdir()} == {".gfbgcn", "config.json", "history.csv",
                                                "metrics.json", "predictions.csv"}
     rows = (out / "predictions.csv").read_text().splitlines()

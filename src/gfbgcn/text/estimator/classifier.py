@@ -31,6 +31,7 @@ from gfbgcn.text.estimator.inputs import check_sample_weight, class_labels, labe
 from gfbgcn.text.estimator.outcome import transductive_outputs, write_fitted_run
 from gfbgcn.text.estimator.settings import FitSettings, resolve_settings
 from gfbgcn.text.estimator.targets import MultiLabelTargets, read_targets
+from gfbgcn.text.estimator.tensorboard import TensorBoardLog, fit_log, watch_run
 from gfbgcn.text.estimator.transductive import Transductive, warn_if_all_inductive
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
@@ -44,7 +45,7 @@ from gfbgcn.text.train import run as training  # training.train_text: looked up 
 from gfbgcn.text.train.batching import Batching
 from gfbgcn.text.train.checks import check_has_words
 from gfbgcn.text.train.config import TrainResult
-from gfbgcn.text.train.distributed import torchrun_group
+from gfbgcn.text.train.distributed import launched_rank, torchrun_group
 from gfbgcn.text.train.features.encoder import CorpusEmbeddings
 from gfbgcn.text.train.models import INDUCTIVE_MODELS
 
@@ -114,6 +115,19 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
     otherwise); ``batching_`` what ``batch_size="auto"`` chose; ``predictor_`` the inductive
     predictor, the object :func:`gfbgcn.load` returns for the saved model.
 
+    **Watching training.**  ``tensorboard=DIR`` logs every epoch of each fit (the losses, the
+    validation metrics, the hyperparameters) for TensorBoard as it trains, one run directory
+    per fit under ``DIR`` (``auto``: one per candidate;
+    :mod:`gfbgcn.text.estimator.tensorboard`).  It is a constructor parameter, not a callback
+    given to ``fit``, because scikit-learn's ``fit`` takes data only and every setting is a
+    plain value of ``__init__``: ``clone``, ``get_params`` and ``GridSearchCV`` carry a
+    directory name, and a pickled classifier keeps it, where a callback object would be shared
+    by every clone (or not pickle).  A separate run per fit keeps a grid search's fits apart.
+    The loops' own hook, for other loggers, is ``on_epoch`` of
+    :func:`gfbgcn.text.train.run.train_text` (:data:`gfbgcn.text.train.hooks.EpochCallback`).
+    After ``fit_corpus``, :meth:`write_run` writes the run directory with its figures
+    (training curves, confusion matrix; :func:`gfbgcn.draw_run`).
+
     **Saving.**  ``save(path)`` writes the model directory that ``gfbgcn predict`` and
     :func:`gfbgcn.load` read (safetensors, no pickle), with the transductive outputs;
     ``TextGCNClassifier.load(path)`` returns the fitted classifier (``graph_``, ``result_`` are
@@ -160,6 +174,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         encoder: str | None = D["encoder"], encoder_finetune: bool = D["encoder_finetune"],
         cache: bool = D["cache"],
         build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
+        tensorboard: str | None = D["tensorboard"],
     ) -> None:
         self.model = model
         self.hidden = hidden
@@ -197,6 +212,7 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.cache = cache
         self.build_workers = build_workers
         self.verbose = verbose
+        self.tensorboard = tensorboard
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -243,7 +259,9 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         settings, when already at hand (not with ``auto``, which builds its own).
         ``report(event, value)``: told of the steps as they happen, ``("embeddings",
         CorpusEmbeddings)`` (with an ``encoder``), ``("graph", TextGraph)``, ``("batching",
-        Batching)``, ``("labels", (Y, label names))`` (multi-label).
+        Batching)``, ``("labels", (Y, label names))`` (multi-label), ``("tensorboard",
+        Path)`` (with ``tensorboard``: the directory this fit logs its epochs to, before the
+        first one).
         ``settings``: this classifier's :meth:`resolve_settings` for ``corpus``, where the caller
         has already made them (``gfbgcn train`` does, so that a bad option fails before the
         corpus is read); otherwise they are made here.  ``sample_weight``: ``[len(corpus)]``,
@@ -285,37 +303,29 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None and settings.encoder_finetune:
             raise OptionError("{0} trains unweighted: fit without sample_weight",
                               "encoder_finetune")
+        if self.auto and graph is not None:
+            raise ValueError("auto=True builds its own graphs: give no graph")
         self.baseline_ = self.batching_ = auto = combination = labels = None
         embeddings = None if settings.encoder is None else embed_corpus(
             settings.encoder, corpus, settings.device, settings.cache, bool(self.verbose))
         if embeddings is not None:
             report("embeddings", embeddings)
-        if self.auto:
-            if graph is not None:
-                raise ValueError("auto=True builds its own graphs: give no graph")
-            auto = self._search(corpus, settings, embeddings, sample_weight)
-            graph, result, label_names = auto.graph, auto.result, None
-        else:
-            with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
-                if graph is None:
-                    graph = shared_graph(lambda: settings.build_graph(corpus))
-                graph.stratify_validation = settings.stratify_validation  # the split drawn
-                check_has_words(graph.num_words, graph.config.min_freq)
-                report("graph", graph)
-                if settings.encoder_finetune:
-                    assert settings.encoder is not None  # resolve_settings checked it
-                    result, head, weight = finetune_model(
-                        corpus, graph, settings.encoder, settings.train, settings.device,
-                        bool(self.verbose), lambda line: report("estimate", line))
-                    combination, labels = (head, weight), None
-                else:
-                    result, labels = self._train(corpus, graph, settings, report, embeddings,
-                                                 sample_weight, targets)
-            label_names = None if labels is None else labels[1]
-            if baseline and self.baseline:
-                self.baseline_ = fit_baseline(corpus, graph, result.config,
-                                              settings.linear_class_weight, labels, embeddings,
-                                              sample_weight)
+        name = f"{'auto' if self.auto else settings.train.model}-seed{settings.train.seed}"
+        # under torchrun, rank 0 logs (every rank trains the same model)
+        with fit_log(settings.tensorboard if launched_rank() == 0 else None, name) as log:
+            if log is not None:
+                report("tensorboard", log.directory)
+            if self.auto:
+                auto = self._search(corpus, settings, embeddings, sample_weight, log)
+                graph, result, label_names = auto.graph, auto.result, None
+            else:
+                graph, result, labels, combination = self._fit_graph_model(
+                    corpus, graph, settings, report, embeddings, log, sample_weight, targets)
+                label_names = None if labels is None else labels[1]
+                if baseline and self.baseline:
+                    self.baseline_ = fit_baseline(corpus, graph, result.config,
+                                                  settings.linear_class_weight, labels,
+                                                  embeddings, sample_weight)
         prior = weighted_prior(graph.labels, graph.label_names, result.config.class_weight,
                                sample_weight, graph.is_train,
                                None if labels is None else labels[0])
@@ -324,14 +334,40 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self._targets = targets
         return graph
 
+    def _fit_graph_model(self, corpus: Corpus, graph: TextGraph | None, settings: FitSettings,
+                         report: Report, embeddings: CorpusEmbeddings | None,
+                         log: TensorBoardLog | None,
+                         sample_weight: np.ndarray | None = None,
+                         targets: MultiLabelTargets | None = None
+                         ) -> tuple[TextGraph, TrainResult, Any, tuple[Any, float] | None]:
+        """The one model of a fit without ``auto``: ``(graph, result, a multi-label run's
+        (targets, label names), a fine-tuned (head, graph weight))``."""
+        with torchrun_group(settings.train.batch_size):  # one process or torchrun's ranks
+            if graph is None:
+                graph = shared_graph(lambda: settings.build_graph(corpus))
+            graph.stratify_validation = settings.stratify_validation  # the split drawn
+            check_has_words(graph.num_words, graph.config.min_freq)
+            report("graph", graph)
+            if not settings.encoder_finetune:
+                result, labels = self._train(corpus, graph, settings, report, embeddings, log,
+                                             sample_weight, targets)
+                return graph, result, labels, None
+            assert settings.encoder is not None  # resolve_settings checked it
+            result, head, weight = finetune_model(
+                corpus, graph, settings.encoder, settings.train, settings.device,
+                bool(self.verbose), lambda line: report("estimate", line),
+                on_epoch=watch_run(log, settings.train, graph))
+            return graph, result, None, (head, weight)
+
     def _train(self, corpus: Corpus, graph: TextGraph, settings: FitSettings, report: Report,
-               embeddings: CorpusEmbeddings | None = None,
+               embeddings: CorpusEmbeddings | None = None, log: TensorBoardLog | None = None,
                sample_weight: np.ndarray | None = None,
                targets: MultiLabelTargets | None = None
                ) -> tuple[TrainResult, tuple[np.ndarray, list[str]] | None]:
-        """Train on ``graph`` (batching chosen first with ``batch_size="auto"``); the result
-        and a multi-label run's ``(targets [D, L], label names)`` (``targets``: ``y`` as
-        :meth:`fit` read it, whose labels and their order are the model's outputs)."""
+        """Train on ``graph`` (batching chosen first with ``batch_size="auto"``), its epochs
+        logged to ``log``; the result and a multi-label run's ``(targets [D, L], label
+        names)`` (``targets``: ``y`` as :meth:`fit` read it, whose labels and their order are
+        the model's outputs)."""
         config = settings.train
         if settings.auto_batch:
             self.batching_, config = chosen_batching(config, graph, settings.device,
@@ -349,13 +385,16 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                                      device=settings.device,
                                      doc_input=doc_input_for(config, corpus, graph,
                                                              embeddings),
-                                     sample_weight=sample_weight)
+                                     sample_weight=sample_weight,
+                                     on_epoch=watch_run(log, config, graph))
         return result, labels
 
     def _search(self, corpus: Corpus, settings: FitSettings,
                 embeddings: CorpusEmbeddings | None,
-                sample_weight: np.ndarray | None = None) -> AutoResult:
-        """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`)."""
+                sample_weight: np.ndarray | None = None, log: TensorBoardLog | None = None
+                ) -> AutoResult:
+        """The ``auto`` search (:func:`gfbgcn.text.search.auto.run_auto`), each candidate's
+        epochs logged to ``log``."""
         graph_config = settings.graph_config(len(corpus))
         budget = settings.budget  # its clock starts now, with the search
         return run_auto(corpus, settings.tokenizer, replace(settings.train, features="onehot"),
@@ -366,7 +405,8 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
                         log=self._log, device=settings.device, baseline=bool(self.baseline),
                         baseline_class_weight=settings.linear_class_weight, encoder=embeddings,
                         sample_weight=sample_weight,
-                        stratify_validation=settings.stratify_validation)
+                        stratify_validation=settings.stratify_validation,
+                        watch=None if log is None else log.candidate)
 
     def _log(self, message: str) -> None:
         if self.verbose:
@@ -412,16 +452,19 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(names if classes is None else classes)
         self._columns = np.array([names.index(str(c)) for c in self.classes_], dtype=np.int64)
 
-    def write_run(self, out: str | Path, provenance: dict[str, Any] | None = None) -> Path:
+    def write_run(self, out: str | Path, provenance: dict[str, Any] | None = None, *,
+                  draw: bool | None = None) -> Path:
         """Write the fitted run to directory ``out`` as ``gfbgcn train --out`` does
         (``config.json``, ``history.csv``, ``metrics.json`` with ``baseline_``'s and
-        ``auto_``'s metrics, ``predictions.csv``; :mod:`gfbgcn.text.estimator.outcome`);
+        ``auto_``'s metrics, ``predictions.csv``; :mod:`gfbgcn.text.estimator.outcome`), with
+        its figures (:func:`gfbgcn.draw_run`) where ``draw`` (default: where matplotlib is
+        installed; a figure that fails to draw leaves the run without figures and warns);
         ``provenance``: what made the run (``config.json``'s ``run`` entry)."""
         check_is_fitted(self, "classes_")
         if self.result_ is None:
             raise UserError("this classifier holds no training state (loaded or unpickled): "
                             "fit it again to write its run")
-        return write_fitted_run(out, self, provenance)
+        return write_fitted_run(out, self, provenance, draw)
 
     # -- predicting: the documents given to fit by the graph's own outputs
     #    (gfbgcn.text.estimator.transductive), any other by the inductive predictor

@@ -38,6 +38,7 @@ from gfbgcn.text.train.distributed import rank_zero_first
 from gfbgcn.text.train.features.encoder import CorpusEmbeddings, encoder_input
 from gfbgcn.text.train.features.inputs import DocInput
 from gfbgcn.text.train.features.ngrams import ngram_input
+from gfbgcn.text.train.hooks import EpochCallback
 
 
 def chosen_batching(config: TrainConfig, graph: TextGraph, device: torch.device,
@@ -93,20 +94,22 @@ def embed_corpus(encoder: str, corpus: Corpus, device: torch.device, cache: bool
 
 
 def finetune_model(corpus: Corpus, graph: TextGraph, encoder: str, config: TrainConfig,
-                   device: torch.device, progress: bool, log: Callable[[str], None]
+                   device: torch.device, progress: bool, log: Callable[[str], None],
+                   on_epoch: EpochCallback | None = None
                    ) -> tuple[TrainResult, LinearTextModel, float]:
     """The encoder ``encoder`` fine-tuned jointly with the graph model of ``config`` on
     ``graph`` (:func:`gfbgcn.text.train.finetune.train_finetune`, its time estimate logged
     first): ``(the run as a TrainResult (the mixture's probabilities and metrics, the graph
     model), the linear head as a linear model on the fine-tuned embeddings, the graph part's
     weight)``.  Both parts embed new documents with the fine-tuned encoder, which a saved
-    model keeps beside its own files."""
+    model keeps beside its own files.  ``on_epoch``: given each epoch's history entry
+    (:data:`~gfbgcn.text.train.hooks.EpochCallback`)."""
     from gfbgcn.text.encoder import load_encoder
     from gfbgcn.text.encoder.embedder import Embedder
     from gfbgcn.text.train.finetune import train_finetune
 
     run = train_finetune(graph, corpus.texts, load_encoder(encoder, device=device), config,
-                         device=device, log=log, progress=progress)
+                         device=device, log=log, progress=progress, on_epoch=on_epoch)
     tuned = run.encoder.identity
     embedder = Embedder(tuned, device=device, encoder=run.encoder, bundled=True)
     source = run.gcn.source

@@ -1,6 +1,7 @@
 """What a fitted :class:`~gfbgcn.TextGCNClassifier` reports: the metrics beside the graph
-model's (the linear baseline, the ``auto`` search and a chosen combination), and the run
-directory ``gfbgcn train --out`` writes (:func:`gfbgcn.text.train.run_files.write_run`)."""
+model's (the linear baseline, the ``auto`` search and a chosen combination, a multi-label
+run's scores per label), the run directory ``gfbgcn train --out`` writes
+(:func:`gfbgcn.text.train.run_files.write_run`) and its figures."""
 
 from __future__ import annotations
 
@@ -8,15 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
-from gfbgcn.core.metrics import classification_metrics, test_metrics
+from gfbgcn.core.errors import UserError
+from gfbgcn.core.figures.run import draw_run_figures
+from gfbgcn.core.metrics import classification_metrics, per_class_scores, test_metrics
 from gfbgcn.text.corpus.corpus import Corpus
+from gfbgcn.text.corpus.labels import multi_hot, split_labels
 from gfbgcn.text.estimator.transductive import Transductive
 from gfbgcn.text.linear.baseline import BaselineResult, graph_split
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.search.auto import AutoResult, chosen_summary
 from gfbgcn.text.train.config import TrainResult
-from gfbgcn.text.train.run_files import write_run
+from gfbgcn.text.train.run_files import figure_inputs, run_title, write_run
 
 BASELINE_METHOD = ("word 1-2-gram + char_wb 2-5-gram TF-IDF (sublinear tf, smoothed idf, L2 per "
                    "block) + a linear classifier (logistic regression, linear SVM, SGD modified "
@@ -110,9 +115,22 @@ def _auto_outputs(auto: AutoResult) -> tuple[dict[str, Any], np.ndarray | None]:
     return extra, mix(auto.result.probabilities, baseline.probabilities, weight)
 
 
-def write_fitted_run(out: str | Path, clf: Any, provenance: dict[str, Any] | None) -> Path:
-    """``gfbgcn train --out``: the run directory of the fitted classifier ``clf`` (its
-    ``result_``, ``graph_``, ``baseline_``, ``auto_``, multi-label ``classes_``)."""
+def test_per_label(clf: Any) -> dict[str, list]:
+    """A multi-label fit's scores of each label on the test documents (``metrics.json``'s
+    ``test_per_label``: ``labels``, ``precision``, ``recall``, ``f1``, ``support``), at the
+    decision threshold chosen on validation."""
+    result, graph, names = clf.result_, clf.graph_, [str(c) for c in clf.classes_]
+    truth, _ = multi_hot(split_labels(clf.corpus_.labels, clf.label_sep), names)
+    test = ~np.asarray(graph.is_train)
+    scores = per_class_scores(truth[test], result.probabilities[test] >= result.threshold,
+                              len(names))
+    return {"labels": names, **{k: v.tolist() for k, v in scores.items()}}
+
+
+def _fitted_outputs(clf: Any) -> dict[str, Any]:
+    """The arguments of :func:`~gfbgcn.text.train.run_files.write_run` (beyond the result and
+    the graph) of the fitted classifier ``clf``: its ``baseline_``'s and ``auto_``'s metrics,
+    the reported predictor's outputs, a multi-label run's labels and their test scores."""
     auto, baseline = clf.auto_, clf.baseline_
     extra: dict[str, Any] = {}
     probs = None
@@ -123,9 +141,41 @@ def write_fitted_run(out: str | Path, clf: Any, provenance: dict[str, Any] | Non
         files["auto.csv"] = auto.table()
     elif baseline is not None:
         extra["baseline"] = baseline_metrics(baseline)
-    label_names = list(clf.classes_) if clf.multi_label else None
-    return write_run(out, clf.result_, clf.graph_, label_names, extra_metrics=extra or None,
-                     extra_files=files or None, probabilities=probs,
-                     baseline=None if baseline is None else baseline.probabilities,
-                     baseline_threshold=None if baseline is None else baseline.threshold,
-                     provenance=provenance)
+    if clf.multi_label:
+        extra["test_per_label"] = test_per_label(clf)
+    return {"label_names": list(clf.classes_) if clf.multi_label else None,
+            "extra_metrics": extra or None, "extra_files": files or None,
+            "probabilities": probs,
+            "baseline": None if baseline is None else baseline.probabilities,
+            "baseline_threshold": None if baseline is None else baseline.threshold}
+
+
+def write_fitted_run(out: str | Path, clf: Any, provenance: dict[str, Any] | None,
+                     draw: bool | None = None) -> Path:
+    """``gfbgcn train --out``: the run directory of the fitted classifier ``clf`` (its
+    ``result_``, ``graph_``, ``baseline_``, ``auto_``, multi-label ``classes_``), with its
+    figures where ``draw`` (default: where matplotlib is installed)."""
+    return write_run(out, clf.result_, clf.graph_, provenance=provenance, draw=draw,
+                     **_fitted_outputs(clf))
+
+
+def draw_fitted_run(clf: Any, directory: str | Path) -> list[Path]:
+    """The figures :func:`write_fitted_run` draws into a run directory, of the fitted
+    classifier ``clf``, drawn into ``directory`` (made if missing); the files written.  A
+    classifier without its training state (loaded, or unpickled) is a
+    :class:`~gfbgcn.core.errors.UserError`."""
+    check_is_fitted(clf, "classes_")
+    if clf.result_ is None:
+        raise UserError("this classifier holds no training state (loaded or unpickled): "
+                        "fit it again to draw its run")
+    outputs = _fitted_outputs(clf)
+    result, graph = clf.result_, clf.graph_
+    metrics = {"test": result.test, "best_epoch": result.best_epoch,
+               "label_names": outputs["label_names"] or list(graph.label_names),
+               **(outputs["extra_metrics"] or {})}
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    names = draw_run_figures(target, result.history,
+                             title=run_title(result.config.model, graph.corpus_name),
+                             **figure_inputs(metrics))
+    return [target / name for name in names]

@@ -19,6 +19,7 @@ import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from gfbgcn.core.errors import OptionError, StopWordsError, TokenizerError
 from gfbgcn.core.validate import SEED_MAX
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.weights import ClassWeight, check_class_weight
+from gfbgcn.text.estimator.tensorboard import check_tensorboard
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
 from gfbgcn.text.params import (
     AUTO,
@@ -192,6 +194,8 @@ class FitSettings:
     paper's); ``device``: the device resolved; ``budget``: ``auto``'s budget parsed;
     ``linear_class_weight``: the linear models' class weighting (``baseline_class_weight``
     where given, else the graph model's ``class_weight``, ``train.class_weight``).
+    ``tensorboard``: the directory of the fit's TensorBoard runs (made, and the package found:
+    :func:`~gfbgcn.text.estimator.tensorboard.check_tensorboard`), or ``None``.
     """
 
     train: TrainConfig
@@ -213,6 +217,7 @@ class FitSettings:
     #: the validation split stratified by class (a corpus of the user's, one label a document:
     #: gfbgcn.text.corpus.splits); a benchmark of the paper and multi-label keep the random one
     stratify_validation: bool = False
+    tensorboard: Path | None = None
 
     def graph_config(self, num_docs: int) -> GraphConfig:
         """The graph settings of a corpus of ``num_docs`` documents: ``"auto"`` stop words and
@@ -273,6 +278,7 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
         raise OptionError("{0} encoder needs an encoder: add {1} MODEL", "features", "encoder")
     check_finetune(p, encoder, train)
     budget = None if p["budget"] is None else parse_budget(p["budget"])
+    tensorboard = check_tensorboard(p["tensorboard"])  # installed, writable: before any work
     return FitSettings(
         train=replace(train, seed=run_seed(p["random_state"])),  # the one draw
         tokenizer=tokenizer, window=p["window"], min_freq=p["min_freq"],
@@ -281,7 +287,7 @@ def resolve_settings(params: Mapping[str, Any], benchmark: bool = False) -> FitS
         cache=bool(p["cache"]), build_workers=p["build_workers"], encoder=encoder,
         encoder_finetune=bool(p["encoder_finetune"]),
         linear_class_weight=p["baseline_class_weight"] or train.class_weight,
-        stratify_validation=not benchmark and not p["multi_label"])
+        stratify_validation=not benchmark and not p["multi_label"], tensorboard=tensorboard)
 
 
 def check_encoder(encoder: object) -> str | None:

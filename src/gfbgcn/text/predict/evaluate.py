@@ -27,7 +27,6 @@ kind ``evaluation``): ``metrics.json``, ``per_class.csv``, ``confusion.csv`` (si
 from __future__ import annotations
 
 import csv
-import importlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from gfbgcn.core.atomic import atomic_directory
+from gfbgcn.core.figures.canvas import can_draw
 from gfbgcn.core.io import atomic_write_json, atomic_write_text
 from gfbgcn.core.metrics import classification_metrics, per_class_scores
 from gfbgcn.text.corpus.labels import multilabel_metrics, split_labels
@@ -276,16 +276,6 @@ def evaluation_table(ev: Evaluation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def can_draw() -> bool:
-    """Whether matplotlib (the ``figures`` extra) is installed, so ``confusion.png`` is drawn
-    (imported, not just looked up: it is about to draw)."""
-    try:
-        importlib.import_module("matplotlib")
-    except ImportError:
-        return False
-    return True
-
-
 def write_evaluation(out: str | Path, ev: Evaluation, *, provenance: dict[str, Any] | None = None,
                      id_column: str | None = None, label_sep: str = "|",
                      draw: bool | None = None) -> list[str]:
@@ -304,7 +294,7 @@ def write_evaluation(out: str | Path, ev: Evaluation, *, provenance: dict[str, A
             if text is not None:
                 atomic_write_text(staging / name, text)
         if draw and ev.confusion is not None:
-            from gfbgcn.core.confusion import draw_confusion
+            from gfbgcn.core.figures.confusion import draw_confusion
 
             rows = [name if i < len(ev.label_names) else f"{name} (unknown)"
                     for i, name in enumerate(ev.classes)]

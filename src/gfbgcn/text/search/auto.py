@@ -64,6 +64,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import torch
@@ -97,10 +98,26 @@ from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features import wordllama as word_features
 from gfbgcn.text.train.features.encoder import CorpusEmbeddings, encoder_input
 from gfbgcn.text.train.features.ngrams import ngram_fits, ngram_input
+from gfbgcn.text.train.hooks import EpochCallback
 from gfbgcn.text.train.run import train_text
 
 REFERENCE_MODEL = ("gfb-max", False)  # (model, fast GenVec): the paper's model, stage 1
 STAGE2_MODELS = (("gcn", False), ("gfb-mean", False), ("gfb-diag", False))
+
+#: ``watch(name, config, graph settings)``: the
+#: :data:`~gfbgcn.text.train.hooks.EpochCallback` of the graph candidate about to train
+#: (``name``: :func:`safe_label`; ``graph settings``: window, min_freq, stop_words and
+#: cooccurrence), or ``None`` to leave it unwatched.
+Watch = Callable[[str, TrainConfig, dict[str, Any]], EpochCallback | None]
+
+
+def safe_label(number: int, s: GraphSetting, model: str, fast: bool, features: str) -> str:
+    """``03-gfb-mean-stop=none_min_freq=2_window=20``: the ``number``-th graph candidate
+    trained, as a file name (what :data:`Watch` is told)."""
+    what = model + ("-fast" if fast else "") + ("" if features == "onehot" else f"+{features}")
+    setting = s.label().replace(" ", "_")
+    return f"{number:02d}-{what}-{setting}"
+
 
 #: Log a warning when a graph setting leaves at least this share of the documents without a word.
 EMPTY_WARN = 0.01
@@ -122,8 +139,9 @@ class _Search:
                  prune: bool = True, class_weight: ClassWeight = None,
                  encoder: CorpusEmbeddings | None = None,
                  sample_weight: np.ndarray | None = None,
-                 stratify_validation: bool = False) -> None:
+                 stratify_validation: bool = False, watch: Watch | None = None) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
+        self.watch = watch
         self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
         self.sample_weight, self.stratify_validation = sample_weight, stratify_validation
         self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
@@ -222,8 +240,13 @@ class _Search:
         elif features == "encoder":
             assert self.encoder is not None
             inputs = encoder_input(self.encoder, g)
+        on_epoch = None if self.watch is None else self.watch(
+            safe_label(len(self.results) + 1, s, model, fast, features), config,
+            {"window": s.window, "min_freq": s.min_freq, "stop_words": s.stop_words or "none",
+             "cooccurrence": self.cooccurrence})
         result = train_text(g, config, progress=False, device=self.device, stop_rule=rule,
-                            doc_input=inputs, sample_weight=self.sample_weight)
+                            doc_input=inputs, sample_weight=self.sample_weight,
+                            on_epoch=on_epoch)
         self.results[(s, model, fast, features)] = result
         seconds = graph_seconds + result.train_seconds + getattr(inputs, "seconds", 0.0)
         y, vi, ti = g.labels, self.split["val"], self.split["test"]
@@ -277,7 +300,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              prune: bool = True, baseline_class_weight: ClassWeight = None,
              encoder: CorpusEmbeddings | None = None,
              sample_weight: np.ndarray | None = None,
-             stratify_validation: bool = False) -> AutoResult:
+             stratify_validation: bool = False, watch: Watch | None = None) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc. (its
     ``class_weight`` weighs every graph candidate's loss); every candidate trains on
     ``device`` (default: auto, see :mod:`gfbgcn.core.device`); ``baseline=False``: no linear
@@ -289,11 +312,12 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     ``sample_weight`` ``[num_docs]``: each document's weight in every candidate's fits.  The
     choice between candidates (validation log-loss) is not weighted.
     ``stratify_validation``: the validation split of every graph stratified by class
-    (:mod:`gfbgcn.text.corpus.splits`; the estimator's, for a corpus of the user's)."""
+    (:mod:`gfbgcn.text.corpus.splits`; the estimator's, for a corpus of the user's);
+    ``watch``: the epochs of each graph candidate as it trains (:data:`Watch`)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
                      device, baseline, prune, baseline_class_weight, encoder, sample_weight,
-                     stratify_validation)
+                     stratify_validation, watch)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 import torch
 import torch.distributed as dist
 
-__all__ = ["choose_backend", "data_parallel_device", "init_from_env", "local_device",
-           "rank_and_world", "rank_zero_first", "shutdown", "torchrun_group"]
+__all__ = ["choose_backend", "data_parallel_device", "init_from_env", "launched_rank",
+           "local_device", "rank_and_world", "rank_zero_first", "shutdown", "torchrun_group"]
 
 T = TypeVar("T")
 
@@ -42,6 +42,15 @@ def rank_and_world() -> tuple[int, int]:
     if dist.is_available() and dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()
     return 0, 1
+
+
+def launched_rank() -> int:
+    """The rank torchrun gave this process (``RANK``), known before any process group is
+    joined; 0 outside torchrun (or with a ``RANK`` that is not a number)."""
+    try:
+        return int(os.environ.get("RANK", "0"))
+    except ValueError:
+        return 0
 
 
 def init_from_env(device: str = "cpu") -> tuple[int, int]:

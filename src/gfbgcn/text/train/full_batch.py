@@ -34,7 +34,7 @@ from gfbgcn.text.train.checks import (
 )
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features.inputs import DocInput
-from gfbgcn.text.train.hooks import TrainHooks
+from gfbgcn.text.train.hooks import EpochCallback, TrainHooks
 from gfbgcn.text.train.setup import (
     RunSetup,
     fitted_result,
@@ -65,38 +65,53 @@ def _logits(s: RunSetup) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _losses(s: RunSetup, train_logits: torch.Tensor, val_logits: torch.Tensor
-            ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-    """``(training loss, [validation loss, validation accuracy, training accuracy])``, all
+            ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """``(training loss, {val_loss, val_acc, train_acc[, val_micro_f1, val_macro_f1]})``, all
     tensors on the run's device (read together once per epoch, see :func:`_epoch_values`);
-    for multi-label, subset accuracy at threshold 0.5 (for the progress record).  Both losses
-    are weighted by the documents' weights where the run has them (:mod:`.losses`); the
-    accuracies are not."""
+    for multi-label, subset accuracy and the validation F1 scores at threshold 0.5 (the
+    progress record; the final threshold is chosen on validation after training).  Both
+    losses are weighted by the documents' weights where the run has them (:mod:`.losses`);
+    the accuracies and F1 scores are not."""
     y_train, y_val = s.targets[s.train_idx], s.targets[s.val_idx]
     w_train, w_val = (None, None) if s.weights is None else \
         (s.weights[s.train_idx], s.weights[s.val_idx])
     if s.multi:
         loss = binary_cross_entropy(train_logits, y_train, w_train)
-        val_loss = binary_cross_entropy(val_logits, y_val, w_val)
-        val_acc = ((val_logits > 0) == (y_val > 0)).all(1).float().mean()
-        train_acc = ((train_logits > 0) == (y_train > 0)).all(1).float().mean()
-    else:
-        loss = cross_entropy(train_logits, y_train, w_train)
-        val_loss = cross_entropy(val_logits, y_val, w_val)
-        val_acc = (val_logits.argmax(1) == y_val).float().mean()
-        train_acc = (train_logits.argmax(1) == y_train).float().mean()
-    return loss, [val_loss, val_acc, train_acc]
+        stats = {"val_loss": binary_cross_entropy(val_logits, y_val, w_val),
+                 "val_acc": ((val_logits > 0) == (y_val > 0)).all(1).float().mean(),
+                 "train_acc": ((train_logits > 0) == (y_train > 0)).all(1).float().mean()}
+        return loss, {**stats, **_f1_scores(val_logits > 0, y_val > 0)}
+    loss = cross_entropy(train_logits, y_train, w_train)
+    return loss, {"val_loss": cross_entropy(val_logits, y_val, w_val),
+                  "val_acc": (val_logits.argmax(1) == y_val).float().mean(),
+                  "train_acc": (train_logits.argmax(1) == y_train).float().mean()}
 
 
-def _epoch_values(loss: torch.Tensor, stats: list[torch.Tensor], model: torch.nn.Module
-                  ) -> tuple[float, float, float, float, float | None]:
-    """``(train loss, val loss, val acc, train acc, lambda)`` as Python floats, copied to the
-    host in one transfer: the epoch's only wait for the device (early stopping needs the
-    validation loss).  Widening float32 to float64 is exact, so the values equal ``float(t)``
-    of each tensor."""
+def _f1_scores(predicted: torch.Tensor, truth: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``val_micro_f1`` and ``val_macro_f1`` of 0/1 ``[N, L]`` matrices, on their device: the
+    values of :func:`~gfbgcn.text.corpus.labels.multilabel_metrics` (a label with no true and
+    no predicted document has F1 0; macro over every label)."""
+    tp = (predicted & truth).sum(0, dtype=torch.float64)
+    wrong = (predicted ^ truth).sum(0, dtype=torch.float64)  # false positives + negatives
+    per_label = torch.where(2 * tp + wrong > 0, 2 * tp / (2 * tp + wrong).clamp(min=1),
+                            torch.zeros_like(tp))
+    denom = 2 * tp.sum() + wrong.sum()
+    micro = torch.where(denom > 0, 2 * tp.sum() / denom.clamp(min=1), torch.zeros_like(denom))
+    macro = per_label.mean() if per_label.numel() else torch.zeros_like(denom)
+    return {"val_micro_f1": micro, "val_macro_f1": macro}
+
+
+def _epoch_values(loss: torch.Tensor, stats: dict[str, torch.Tensor], model: torch.nn.Module
+                  ) -> dict[str, float]:
+    """``train_loss``, the ``stats`` and ``lambda`` (where the model learns one) as Python
+    floats, copied to the host in one transfer: the epoch's only wait for the device (early
+    stopping needs the validation loss).  Widening float32 to float64 is exact, so the values
+    equal ``float(t)`` of each tensor."""
     lams = lambda_parameters(model)
-    parts = [loss.detach(), *stats] + ([lams[0].detach()] if len(lams) == 1 else [])
-    values = torch.stack([p.reshape(()).to(torch.float64) for p in parts]).tolist()
-    return (*values[:4], values[4] if len(values) > 4 else None)
+    parts = {"train_loss": loss.detach(), **stats,
+             **({"lambda": lams[0].detach()} if len(lams) == 1 else {})}
+    values = torch.stack([p.reshape(()).to(torch.float64) for p in parts.values()]).tolist()
+    return dict(zip(parts, values))
 
 
 #: ``rule(history) -> stop`` called after each epoch with the history so far (validation values
@@ -107,8 +122,10 @@ StopRule = Callable[[list[dict[str, float]]], bool]
 
 
 def _fit(s: RunSetup, config: TrainConfig, progress: bool, hooks: TrainHooks,
-         stop_rule: StopRule | None = None) -> tuple[list[dict[str, float]], EarlyStopping]:
-    """The training loop with early stopping; the best validated weights are restored."""
+         stop_rule: StopRule | None = None, on_epoch: EpochCallback | None = None
+         ) -> tuple[list[dict[str, float]], EarlyStopping]:
+    """The training loop with early stopping; the best validated weights are restored.
+    ``on_epoch``: given each epoch's history entry as soon as it is recorded."""
     hooks.setup(s)
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     history: list[dict[str, float]] = []
@@ -121,19 +138,24 @@ def _fit(s: RunSetup, config: TrainConfig, progress: bool, hooks: TrainHooks,
         loss, stats = _losses(s, *_logits(s))
         loss.backward()  # queued before the host waits for the values below
         # lambda: that of the weights validated in this epoch (read before the step)
-        train_loss, val_loss, val_acc, train_acc, lam = _epoch_values(loss, stats, s.model)
-        check_finite_loss(epoch, train_loss, val_loss, config)
-        monitored = val_loss if config.monitor == "loss" else val_acc
+        v = _epoch_values(loss, stats, s.model)
+        check_finite_loss(epoch, v["train_loss"], v["val_loss"], config)
+        monitored = v["val_loss"] if config.monitor == "loss" else v["val_acc"]
         stop = stopper.step(monitored, s.model, epoch)  # validated = weights before the step
         extra = hooks.before_step(s, epoch)
         s.optimizer.step()
+        lam = v.pop("lambda", None)
         history.append({
-            "epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
-            "val_loss": val_loss, "val_acc": val_acc, "seconds": time.perf_counter() - t0,
+            "epoch": epoch, "train_loss": v.pop("train_loss"), "train_acc": v.pop("train_acc"),
+            "val_loss": v.pop("val_loss"), "val_acc": v.pop("val_acc"), **v,
+            "seconds": time.perf_counter() - t0,
             **({"lambda": lam} if lam is not None else {}), **extra,
         })
-        bar.set_postfix(loss=f"{history[-1]['train_loss']:.4f}", val_loss=f"{val_loss:.4f}",
-                        val_acc=f"{val_acc:.4f}")
+        if on_epoch is not None:
+            on_epoch(dict(history[-1]))  # a copy: the callback cannot change the record
+        bar.set_postfix(loss=f"{history[-1]['train_loss']:.4f}",
+                        val_loss=f"{history[-1]['val_loss']:.4f}",
+                        val_acc=f"{history[-1]['val_acc']:.4f}")
         if stop or (stop_rule is not None and stop_rule(history)):
             break
     bar.close()
@@ -173,13 +195,16 @@ def train_full_batch(graph: TextGraph, config: TrainConfig, *, progress: bool = 
                      device: torch.device, hooks: TrainHooks | None = None,
                      stop_rule: StopRule | None = None,
                      doc_input: DocInput | None = None,
-                     sample_weight: np.ndarray | None = None) -> TrainResult:
+                     sample_weight: np.ndarray | None = None,
+                     on_epoch: EpochCallback | None = None) -> TrainResult:
     """One full-batch run on ``device`` (see :func:`gfbgcn.text.train.run.train_text`;
-    ``hooks``: :class:`~gfbgcn.text.train.hooks.TrainHooks`; ``stop_rule``: :data:`StopRule`)."""
+    ``hooks``: :class:`~gfbgcn.text.train.hooks.TrainHooks`; ``stop_rule``: :data:`StopRule`;
+    ``on_epoch``: :data:`~gfbgcn.text.train.hooks.EpochCallback`)."""
     setup = prepare_run(graph, config, adj, multilabel_targets, device, doc_input=doc_input,
                         sample_weight=sample_weight)
     start = time.perf_counter()
-    history, stopper = _fit(setup, config, progress, hooks or TrainHooks(), stop_rule)
+    history, stopper = _fit(setup, config, progress, hooks or TrainHooks(), stop_rule,
+                            on_epoch)
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     test, val, probs, threshold = _evaluate(setup, graph.num_docs)

@@ -1,9 +1,21 @@
-"""Seams of the full-batch training loop (:func:`gfbgcn.text.train.full_batch.train_full_batch`)
-for a caller that varies the protocol or watches it, without the trainer knowing what for."""
+"""Seams of the training loops for a caller that varies the protocol or watches it, without
+the trainer knowing what for: :class:`TrainHooks` (the full-batch loop,
+:func:`gfbgcn.text.train.full_batch.train_full_batch`) and :data:`EpochCallback` (every loop:
+full batch, mini-batch, fine-tuning)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gfbgcn.text.train.setup import RunSetup
+
+#: ``on_epoch(entry)``: told of each epoch as soon as it is recorded, with a copy of its
+#: history entry (``epoch``, ``train_loss``, ``val_loss``, ``val_acc``, ... as in
+#: ``history.csv``), after early stopping's step and before the next epoch.  It only watches
+#: (TensorBoard logging, :mod:`gfbgcn.text.estimator.tensorboard`): it is called outside the
+#: run's computation, so what it does changes no result; under torchrun every process calls
+#: its own.
+EpochCallback = Callable[[dict[str, float]], None]
 
 
 class TrainHooks:
@@ -28,4 +40,4 @@ class TrainHooks:
         return {}
 
 
-__all__ = ["TrainHooks"]
+__all__ = ["EpochCallback", "TrainHooks"]

@@ -56,6 +56,7 @@ from gfbgcn.nn.sparse import csr_rows, spmm
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import check_finite_loss
 from gfbgcn.text.train.features.inputs import DocInput
+from gfbgcn.text.train.hooks import EpochCallback
 from gfbgcn.text.train.row_budget import limit_rows
 from gfbgcn.text.train.sampler import SubgraphSampler, local_columns
 
@@ -229,9 +230,11 @@ def _validate(loop: _Loop, val_rows: tuple[Tensor, Tensor], y_val: Tensor,
             float((logits.argmax(1) == y_val).float().mean()))
 
 
-def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progress: bool
+def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progress: bool,
+                  on_epoch: EpochCallback | None = None
                   ) -> tuple[list[dict[str, float]], EarlyStopping]:
-    """The mini-batch training loop with exact validation and early stopping."""
+    """The mini-batch training loop with exact validation and early stopping; ``on_epoch``:
+    given each epoch's history entry as soon as it is recorded."""
     # validation: the exact rows of the validation documents over one fixed sample of layer 1
     # (the same draws every epoch, so the loss compares weights, not samples); an exact pass
     # would cost a full-graph product per epoch, as much as full-batch training
@@ -255,6 +258,8 @@ def fit_minibatch(loop: _Loop, train_idx: Tensor, val_idx: Tensor, config, progr
         history.append({"epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
                         "val_loss": val_loss, "val_acc": val_acc, "batches": len(batches),
                         "seconds": time.perf_counter() - t0})
+        if on_epoch is not None:
+            on_epoch(dict(history[-1]))
         bar.set_postfix(loss=f"{train_loss:.4f}", val_loss=f"{val_loss:.4f}",
                         val_acc=f"{val_acc:.4f}")
         if stop:
@@ -303,11 +308,13 @@ def _step_module(model: TwoLayerTextGCN, sparse: bool, device: torch.device, gro
 
 def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
                     adj: Tensor | None = None, device: torch.device | None = None,
-                    doc_input: DocInput | None = None, sample_weight: np.ndarray | None = None):
+                    doc_input: DocInput | None = None, sample_weight: np.ndarray | None = None,
+                    on_epoch: EpochCallback | None = None):
     """:func:`gfbgcn.text.train.run.train_text` with ``config.batch_size`` documents per step on
     ``device`` (default the CPU); data-parallel when a process group is initialised
     (:mod:`gfbgcn.text.train.distributed`); each batch's loss weighted by its documents'
-    weights where the run has them (``sample_weight``, ``config.class_weight``)."""
+    weights where the run has them (``sample_weight``, ``config.class_weight``); ``on_epoch``:
+    :data:`~gfbgcn.text.train.hooks.EpochCallback`."""
     from gfbgcn.core.device import device_name
     from gfbgcn.core.metrics import classification_metrics, test_metrics
     from gfbgcn.text.train.checks import check_batch_size, check_converged
@@ -328,7 +335,8 @@ def train_minibatch(graph: TextGraph, config, *, progress: bool = True,
                  SubgraphSampler(setup.adj, config.fanout, seed=config.seed), setup.optimizer,
                  setup.targets, device, sparse, rank, world, config.row_budget, setup.weights)
     start = time.perf_counter()
-    history, stopper = fit_minibatch(loop, setup.train_idx, setup.val_idx, config, progress)
+    history, stopper = fit_minibatch(loop, setup.train_idx, setup.val_idx, config, progress,
+                                     on_epoch)
     check_converged(stopper.best_epoch, history, config.lr)
     train_seconds = time.perf_counter() - start
     del loop

@@ -12,7 +12,7 @@ from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features.inputs import DocInput
 from gfbgcn.text.train.full_batch import StopRule, train_full_batch
-from gfbgcn.text.train.hooks import TrainHooks
+from gfbgcn.text.train.hooks import EpochCallback, TrainHooks
 from gfbgcn.text.train.minibatch import train_minibatch
 
 
@@ -28,6 +28,7 @@ def train_text(
     stop_rule: StopRule | None = None,
     doc_input: DocInput | None = None,
     sample_weight: np.ndarray | None = None,
+    on_epoch: EpochCallback | None = None,
 ) -> TrainResult:
     """Train ``config.model`` on ``graph`` and evaluate it on the test documents.
 
@@ -59,6 +60,8 @@ def train_text(
     losses, times its class's (``config.class_weight``); the losses are then weighted means
     (:mod:`gfbgcn.text.train.losses`, :mod:`gfbgcn.text.corpus.weights`).  The metrics are
     not weighted.
+    ``on_epoch``: called with each epoch's history entry as soon as it is recorded, full batch
+    and mini-batch (:data:`gfbgcn.text.train.hooks.EpochCallback`).
     """
     device = resolve_device(device)
     with phase(f"training {config.model}"), torch_seeded(config.seed, device):
@@ -68,8 +71,9 @@ def train_text(
             if hooks is not None:
                 raise ValueError("hooks are for full-batch training (batch_size 0)")
             return train_minibatch(graph, config, progress=progress, adj=adj, device=device,
-                                   doc_input=doc_input, sample_weight=sample_weight)
+                                   doc_input=doc_input, sample_weight=sample_weight,
+                                   on_epoch=on_epoch)
         return train_full_batch(graph, config, progress=progress, adj=adj,
                                 multilabel_targets=multilabel_targets, device=device,
                                 hooks=hooks, stop_rule=stop_rule, doc_input=doc_input,
-                                sample_weight=sample_weight)
+                                sample_weight=sample_weight, on_epoch=on_epoch)

@@ -1,10 +1,20 @@
 """A training run's files: `config.json`, `history.csv`, `metrics.json` and `predictions.csv`
-(`train --out`)."""
+(`train --out`), and its figures where matplotlib is installed (the ``figures`` extra):
+`curves.png`, and `confusion.png` (single-label) or `label_f1.png` (multi-label, when
+``metrics.json`` holds ``test_per_label``), :mod:`gfbgcn.core.figures.run`.
+
+A run's figures are drawn from what its other files hold (:func:`figure_inputs`), in the same
+atomic write as they are (:func:`write_run`), or later into a run directory written without
+them (:func:`draw_run`).  A figure that fails to draw is not worth a trained result: the run is
+written without its figures and a warning says why.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -12,7 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.atomic import atomic_directory
+from gfbgcn.core.atomic import atomic_directory, directory_kind
+from gfbgcn.core.errors import UserError
+from gfbgcn.core.figures.canvas import can_draw
+from gfbgcn.core.figures.run import RUN_FIGURES, draw_run_figures
 from gfbgcn.core.io import atomic_write_json, atomic_write_text
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.train.checks import json_safe
@@ -83,7 +96,7 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
               probabilities: np.ndarray | None = None,
               baseline: np.ndarray | None = None,
               baseline_threshold: float | None = None,
-              provenance: dict[str, Any] | None = None) -> Path:
+              provenance: dict[str, Any] | None = None, draw: bool | None = None) -> Path:
     """``config.json`` (seed, settings, versions), ``history.csv``, ``metrics.json`` and
     ``predictions.csv`` (:func:`predictions_csv`).
 
@@ -99,22 +112,113 @@ def write_run(out_dir: str | Path, result: TrainResult, graph: TextGraph,
     ``provenance`` (the command line, the input file and its columns:
     ``gfbgcn.cli.options.run_provenance``) becomes ``config.json``'s ``run`` entry, so a run
     directory says what made it.
+    ``draw``: also draw the run's figures (default: where matplotlib is installed; ``True``
+    without it raises :class:`~gfbgcn.core.errors.MissingExtraError` before anything is
+    written); one that fails to draw leaves the run without figures, with a warning.
     """
     probs = result.probabilities if probabilities is None else probabilities
+    draw = can_draw() if draw is None else draw
+    if draw:
+        from gfbgcn.core.extras import require
+
+        require("matplotlib", "figures", "drawing the run's figures")  # before any writing
     with atomic_directory(out_dir, "run", "out") as staging:
-        _write_run_files(staging, result, graph, label_names, extra_metrics, provenance)
+        metrics = _write_run_files(staging, result, graph, label_names, extra_metrics,
+                                   provenance)
         atomic_write_text(staging / "predictions.csv",
                           predictions_csv(graph, probs, label_names, result.threshold, baseline,
                                           baseline_threshold))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
+        if draw:
+            _draw_or_warn(staging, Path(out_dir), result.history, metrics,
+                          run_title(result.config.model, graph.corpus_name))
     return Path(out_dir)
+
+
+def run_title(model: str, dataset: str) -> str:
+    """What the figures of a run say above them: ``gfb-max on r8``."""
+    return f"{model} on {dataset}" if dataset else model
+
+
+def figure_inputs(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of :func:`~gfbgcn.core.figures.run.draw_run_figures` that a run's
+    ``metrics.json`` holds: its label names, best epoch, test confusion matrix (single-label;
+    that of the reported predictor, a combination's under ``auto``, which ``predictor``
+    names), and each label's test F1 (multi-label: ``test_per_label``)."""
+    test = metrics.get("test") or {}
+    confusion = test.get("confusion_matrix")
+    per_label = metrics.get("test_per_label")
+    return {"label_names": [str(n) for n in metrics["label_names"]],
+            "best_epoch": metrics.get("best_epoch"),
+            "confusion": None if confusion is None else np.asarray(confusion, dtype=np.int64),
+            "label_f1": None if per_label is None else (per_label["f1"], per_label["support"]),
+            "predictor": auto_choice(metrics.get("auto"))}
+
+
+def auto_choice(chosen: dict[str, Any] | None) -> str:
+    """``auto``'s chosen predictor in words (``metrics.json``'s ``auto``), whose test documents
+    the confusion matrix counts; ``""`` for a run without ``auto``."""
+    if not chosen:
+        return ""
+    if chosen.get("predictor") == "linear":
+        return f"auto chose linear {chosen.get('linear', '')}".rstrip()
+    if chosen.get("predictor") == "graph+linear":
+        return f"auto chose {chosen.get('model')} + linear (graph weight {chosen['weight']:.2f})"
+    return f"auto chose {chosen.get('model')}"
+
+
+def _draw_or_warn(staging: Path, out: Path, history: list[dict[str, float]],
+                  metrics: dict[str, Any], title: str) -> list[str]:
+    """The run's figures drawn into ``staging``; on a failure, none of them (the run stays
+    whole without figures) and a warning naming ``out`` and the reason.  Only ``Exception``
+    is caught: an interrupt still abandons the whole write."""
+    try:
+        return draw_run_figures(staging, history, title=title, **figure_inputs(metrics))
+    except Exception as err:  # a figure is never worth the trained result
+        for name in RUN_FIGURES:
+            (staging / name).unlink(missing_ok=True)
+        warnings.warn(f"{out}: written without its figures: drawing them failed "
+                      f"({type(err).__name__}: {err})", stacklevel=3)
+        return []
+
+
+def read_history(path: str | Path) -> list[dict[str, str]]:
+    """The per-epoch entries of a ``history.csv`` (values as written, strings)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def draw_run(run_dir: str | Path, directory: str | Path | None = None) -> list[Path]:
+    """Draw the figures of the run directory ``run_dir`` (``train --out``, written with or
+    without them) from its ``history.csv`` and ``metrics.json`` into ``directory`` (default:
+    ``run_dir`` itself, each file written atomically); the files written.  Needs matplotlib
+    (the ``figures`` extra); a directory that is not a run is a
+    :class:`~gfbgcn.core.errors.UserError`."""
+    run_dir = Path(run_dir)
+    if directory_kind(run_dir) != "run":
+        raise UserError(f"{run_dir}: not a run directory (written by gfbgcn train --out)")
+    try:
+        history = read_history(run_dir / "history.csv")
+        metrics = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+        title = run_title(str(config["train"]["model"]), str(config.get("dataset") or ""))
+        inputs = figure_inputs(metrics)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise UserError(f"{run_dir}: cannot read the run ({type(err).__name__}: {err})"
+                        ) from None
+    target = run_dir if directory is None else Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    names = draw_run_figures(target, history, title=title, **inputs)
+    return [target / name for name in names]
 
 
 def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
                      label_names: Sequence[str] | None,
                      extra_metrics: dict[str, Any] | None = None,
-                     provenance: dict[str, Any] | None = None) -> Path:
+                     provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``config.json``, ``history.csv`` and ``metrics.json`` into ``out``; the metrics
+    written."""
     record = json_safe(result.record())  # strict JSON: no NaN
     atomic_write_json(
         out / "config.json",
@@ -141,4 +245,4 @@ def _write_run_files(out: Path, result: TrainResult, graph: TextGraph,
     metrics["label_names"] = list(graph.label_names if label_names is None else label_names)
     metrics.update(extra_metrics or {})  # e.g. the baseline beside an own-corpus result
     atomic_write_json(out / "metrics.json", metrics)
-    return out
+    return metrics

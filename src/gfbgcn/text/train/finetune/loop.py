@@ -53,6 +53,7 @@ from gfbgcn.text.train.finetune.step import (
     refresh_bank,
     validate,
 )
+from gfbgcn.text.train.hooks import EpochCallback
 
 __all__ = ["FinetuneResult", "train_finetune", "weights_digest"]
 
@@ -146,9 +147,11 @@ def _epoch(run: FinetuneRun, train: np.ndarray, rng: np.random.Generator
     return loss_sum / len(train), correct_sum / len(train)
 
 
-def _fit(run: FinetuneRun, config: TrainConfig, progress: bool
+def _fit(run: FinetuneRun, config: TrainConfig, progress: bool,
+         on_epoch: EpochCallback | None = None
          ) -> tuple[list[dict[str, float]], int, States | None]:
-    """Epochs until early stopping: ``(history, best epoch, best weights on the CPU)``."""
+    """Epochs until early stopping: ``(history, best epoch, best weights on the CPU)``;
+    ``on_epoch``: given each epoch's history entry as soon as it is recorded."""
     stopper = EarlyStopping(config.patience, mode="min" if config.monitor == "loss" else "max")
     rng = np.random.default_rng(config.seed)
     train = run.train_idx.cpu().numpy()
@@ -171,6 +174,8 @@ def _fit(run: FinetuneRun, config: TrainConfig, progress: bool
         history.append({"epoch": epoch, "train_loss": train_loss, "train_acc": train_acc,
                         "val_loss": val_loss, "val_acc": val_acc,
                         "seconds": time.perf_counter() - start})
+        if on_epoch is not None:
+            on_epoch(dict(history[-1]))
         bar.set_postfix(loss=f"{train_loss:.4f}", val_loss=f"{val_loss:.4f}",
                         val_acc=f"{val_acc:.4f}")
         if stop:
@@ -214,7 +219,8 @@ def train_finetune(graph: TextGraph, texts: Sequence[str], encoder: SentenceEnco
                    encoder_lr: float = DEFAULT_ENCODER_LR, batch_docs: int = DEFAULT_BATCH_DOCS,
                    max_length: int | None = None, device: str | torch.device = "cpu",
                    adj: torch.Tensor | None = None, log: Callable[[str], None] | None = None,
-                   progress: bool = False, clock: Clock = time.perf_counter) -> FinetuneResult:
+                   progress: bool = False, clock: Clock = time.perf_counter,
+                   on_epoch: EpochCallback | None = None) -> FinetuneResult:
     """Fine-tune ``encoder`` jointly with a graph model on ``graph``, as BertGCN does (the
     model and the step: :mod:`gfbgcn.text.train.finetune.step`; the loop: this module).
 
@@ -233,6 +239,8 @@ def train_finetune(graph: TextGraph, texts: Sequence[str], encoder: SentenceEnco
         log: given one line, the time estimate, before training starts.
         progress: progress bars over the epochs and the corpus's embedding.
         clock: the estimate's clock (tests give their own).
+        on_epoch: called with each epoch's history entry
+            (:data:`gfbgcn.text.train.hooks.EpochCallback`).
 
     Deterministic on the CPU for a given ``config.seed``; the caller's random generators are
     left as they were (:func:`gfbgcn.core.runinfo.torch_seeded`).
@@ -247,7 +255,7 @@ def train_finetune(graph: TextGraph, texts: Sequence[str], encoder: SentenceEnco
             log(estimate.line())
         start = time.perf_counter()
         refresh_bank(run, progress=progress)  # every document by the pretrained encoder
-        history, best_epoch, best = _fit(run, config, progress)
+        history, best_epoch, best = _fit(run, config, progress, on_epoch)
         check_converged(best_epoch, history, config.lr)
         assert best is not None  # a best epoch has its weights
         for name, module in run.modules().items():
