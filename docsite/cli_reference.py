@@ -52,7 +52,8 @@ def option_rows(parser: argparse.ArgumentParser, actions: list[argparse.Action])
         help_text = formatter._expand_help(action) if action.help else ""
         if action.required and action.option_strings:
             help_text += " (required)"
-        rows.append(f"| <code>{html.escape(invocation)}</code> | {cell(help_text)} |")
+        code = html.escape(invocation).replace("|", "&#124;")  # not a cell boundary
+        rows.append(f"| <code>{code}</code> | {cell(help_text)} |")
     return rows
 
 

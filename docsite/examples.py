@@ -30,9 +30,11 @@ NOT_RUN = {
     "torchrun": "starts several processes or machines under torchrun "
                 "(tests/robustness/test_torchrun.py and tests/text/train/test_distributed.py "
                 "cover them)",
-    "hours": "a reproduction or benchmark of minutes to hours on the full data sets",
-    "your-data": "reads a corpus or model the reader brings (big.jsonl, a model directory of "
-                 "their own)",
+    "long": "minutes to hours of work: a reproduction or a benchmark on the full data sets, an "
+            "installation from scratch",
+    "network": "downloads from the internet (CI reaches only package registries)",
+    "your-data": "reads a corpus the reader brings (big.jsonl, my.csv)",
+    "ci": "what CI itself runs (.ci/run: make test, make docs)",
 }
 #: Languages of code that is run; every other fence must be ``text`` or have none.
 CODE = ("bash", "python", "console")
@@ -90,7 +92,7 @@ def problems(text: str, page: str = "") -> list[str]:
             found.append(f"{where}: a mark on a block that is not code")
         if block.mark == "signature" and block.lang != "python":
             found.append(f"{where}: a signature is a python block")
-    markers = len(MARKER.findall(text))
+    markers = sum(bool(MARKER.match(line.strip())) for line in text.splitlines())
     if markers != sum(b.mark is not None for b in blocks(text, page)):
         found.append(f"{page}: an example mark that is not on the line before a fence")
     return found
