@@ -4,6 +4,8 @@
 #               (mypy) and run the tests; a finding of either tool fails it, as a failed test does
 # and one more check of the package as users get it (CI runs it after `make test`):
 #   make wheel-check   build the wheel, install it into a fresh environment, train from there
+#   make docs          build the documentation site into site/ (mkdocs build --strict: a broken
+#                      link, a page missing from the nav or an undocumented public name fails it)
 # pip takes the exact versions of constraints.txt (torch, torch-geometric, the test tools); the
 # package itself only asks for ranges (pyproject.toml).
 PYTHON ?= python3
@@ -18,19 +20,22 @@ PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check 
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -e ".[test,embeddings,encoders,entity,figures,serve,tensorboard]"
+	$(PIP_INSTALL) -e ".[test,docs,embeddings,encoders,entity,figures,serve,tensorboard]"
 	touch $@
 
-.PHONY: install run test wheel-check
+.PHONY: install run test docs wheel-check
 install: $(BIN)/.installed
 
 run: $(BIN)/.installed
 	$(BIN)/gfbgcn train --dataset r8 --model gfb-max
 
 test: $(BIN)/.installed
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docsite
 	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q
+
+docs: $(BIN)/.installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 wheel-check:
 	PYTHON=$(PYTHON) .ci/wheel-check

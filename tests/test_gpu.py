@@ -117,7 +117,8 @@ def test_train_text_on_the_gpu() -> None:
 
 @pytest.mark.parametrize("name", ["gcn", "gfb-max", "gin"])
 def test_two_gpu_runs_of_one_seed_agree_to_rounding(name: str) -> None:
-    """What the README promises on CUDA: agreement to float32 rounding, not bit equality."""
+    """What the CPU and GPU guide promises on CUDA: agreement to float32 rounding, not bit
+    equality."""
     graph = _graph()
     config = TrainConfig(model=name, epochs=5, patience=100, hidden=16, seed=4)
     one, two = (train_text(graph, config, progress=False, device=GPU) for _ in range(2))

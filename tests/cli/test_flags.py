@@ -1,5 +1,5 @@
 """The shared flags (:mod:`gfbgcn.cli.flags`): one meaning each, opt-in per verb, no alias of an
-old spelling; the table of flags the same in ``gfbgcn --help``, the flags module and the README;
+old spelling; the table of flags the same in ``gfbgcn --help``, the flags module and the docs;
 a bad option is one line, exit 2."""
 
 from __future__ import annotations
@@ -179,20 +179,20 @@ def test_option_errors_are_one_line_and_exit_2(argv, start, capsys) -> None:
     assert err.count("\n") == 1 and err.startswith(start), err
 
 
-# ---- the flag table: one table, printed, in the flags module and in the README ---------------
+# ---- the flag table: one table, printed, in the flags module and in the CLI reference page ---
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md"
 
 
 def _table_flags(text: str) -> set[str]:
     return set(re.findall(r"--[a-z][a-z-]*", text))
 
 
-def test_the_flag_table_is_the_same_in_help_module_and_readme() -> None:
+def test_the_flag_table_is_the_same_in_help_module_and_docs() -> None:
     from gfbgcn.cli import GRAMMAR
 
-    readme = README.read_text(encoding="utf-8")
-    section = readme[readme.index("One flag grammar"):readme.index("Models for `train`")]
+    page = CLI_PAGE.read_text(encoding="utf-8")
+    section = page[page.index("One flag grammar"):page.index("<!-- cli-reference -->")]
     table = "\n".join(line for line in section.splitlines() if line.startswith("| `--"))
     module_table = flags.__doc__.split("=====", 1)[1].rsplit("=====", 1)[0]
     grammar = GRAMMAR.split("Graph classification counts", 1)[0]

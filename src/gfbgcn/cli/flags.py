@@ -2,8 +2,8 @@
 it uses the flag (so no verb's ``--help`` shows a flag it would ignore).
 
 Each concept has its own flag, and each flag one meaning in every verb that takes it (the same
-table is printed by ``gfbgcn --help``, :data:`gfbgcn.cli.GRAMMAR`, and shown in the README's
-"Command line" section; a test keeps the three in step):
+table is printed by ``gfbgcn --help``, :data:`gfbgcn.cli.GRAMMAR`, and shown on the docs'
+"Command line" page, ``docs/reference/cli.md``; a test keeps the three in step):
 
 ==========================  =====================================================================
 ``--dataset NAME|FILE``     the one corpus a verb works on (data stats, data build, train)

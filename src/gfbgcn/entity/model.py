@@ -14,6 +14,8 @@ from torch_geometric.nn import FastRGCNConv
 from gfbgcn.nn.conv import GFBRGCNConv
 from gfbgcn.nn.models import EntityNet
 
+#: The entity models: R-GCN (the baseline) and GFB-R-GCN (its layers are
+#: :class:`~gfbgcn.nn.conv.GFBRGCNConv`).
 MODELS: tuple[str, ...] = ("rgcn", "gfb-rgcn")
 
 
@@ -49,6 +51,7 @@ class EntityConfig:
         return tag
 
     def to_dict(self) -> dict[str, object]:
+        """The settings as a plain dict (field name -> value), as run records store them."""
         return asdict(self)
 
 

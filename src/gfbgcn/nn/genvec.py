@@ -27,6 +27,8 @@ from typing import Final
 import torch
 from torch import Tensor
 
+#: The GenVec operators by name (``summarize=``): MaxVec, MeanVec, DiagVec, TopKVec and
+#: UpperVec, the bound of the analysis section.
 SUMMARIZERS: Final[tuple[str, ...]] = ("max", "mean", "diag", "topk", "upper")
 _ALIASES: Final[dict[str, str]] = {
     "maxvec": "max",

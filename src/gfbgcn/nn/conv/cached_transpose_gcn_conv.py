@@ -23,6 +23,8 @@ class CachedTransposeGCNConv(GCNConv):
     symmetric)."""
 
     def message_and_aggregate(self, adj_t: Tensor, x: Tensor) -> Tensor:
+        """``adj_t @ x`` [N, C] (PyG's hook for a sparse adjacency), through
+        :func:`gfbgcn.nn.sparse.spmm`."""
         return spmm(adj_t, x, reduce=self.aggr)
 
 

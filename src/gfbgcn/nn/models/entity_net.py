@@ -49,6 +49,7 @@ class EntityNet(nn.Module):
         self.conv2 = conv2
 
     def reset_parameters(self) -> None:
+        """Draw both layers' initial weights again."""
         self.conv1.reset_parameters()
         self.conv2.reset_parameters()
 

@@ -66,6 +66,7 @@ class FeatureTextGCN(TwoLayerTextGCN):
         return self.features.layout == torch.sparse_csr
 
     def reset_parameters(self) -> None:
+        """Draw ``W1``, ``W2`` (Glorot) and the second layer's weights again."""
         super().reset_parameters()
         glorot(self.w2)
 

@@ -74,6 +74,7 @@ class GraphClassifier(nn.Module):
         self.readout = readout
 
     def reset_parameters(self) -> None:
+        """Draw the initial weights of every convolution and of the readout MLP again."""
         for conv in self.convs:
             conv.reset_parameters()  # type: ignore[operator]
         self.lin1.reset_parameters()

@@ -49,6 +49,7 @@ class TwoLayerTextGCN(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Draw ``W1`` (Glorot) and the second layer's weights again."""
         glorot(self.w1)
         self.conv2.reset_parameters()
 
@@ -66,6 +67,8 @@ class TwoLayerTextGCN(nn.Module):
         return self.conv2(dropout(h, self.dropout, self.training), adj)
 
     def forward(self, adj: Tensor) -> Tensor:
+        """Logits ``[num_nodes, C]`` of every node from the normalised adjacency ``adj``
+        ``[num_nodes, num_nodes]`` (sparse CSR): :meth:`head` of :meth:`hidden`."""
         return self.head(self.hidden(adj), adj)
 
     def __repr__(self) -> str:

@@ -22,7 +22,12 @@ from gfbgcn.text.encoder.pooling import POOLINGS
 
 __all__ = ["CHUNKS", "LONG_DOCUMENT_MODES", "TRUNCATE", "EncoderIdentity", "files_digest"]
 
-TRUNCATE, CHUNKS = "truncate", "chunks"
+#: A document longer than the encoder's token budget is cut to its first window.
+TRUNCATE = "truncate"
+#: A document longer than the budget is embedded as the mean of the embeddings of its
+#: windows (at most ``max_chunks`` of them).
+CHUNKS = "chunks"
+#: The ways of embedding a long document (``long_documents=``).
 LONG_DOCUMENT_MODES = (TRUNCATE, CHUNKS)
 #: Bumped when the way vectors are computed from the same files and settings changes, so that
 #: vectors cached before are not taken for the new ones.

@@ -9,7 +9,10 @@ alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy __getattr__ below returns, for type checkers and the docs
+    from gfbgcn.text.estimator.classifier import TextGCNClassifier
 
 __all__ = ["TextGCNClassifier"]
 
