@@ -29,15 +29,24 @@ from docsite.griffe_docs import ProjectDocstrings
 ANCHOR = re.compile(r'\bid="(gfbgcn(?:\.[A-Za-z_]\w*)*)"')
 
 
+#: Packages whose ``__all__`` only gathers internal names for their siblings (``gfbgcn.core``:
+#: paths, caches, errors shared by the subsystems); they are not on the site.
+INTERNAL_PREFIXES: tuple[str, ...] = ("gfbgcn.core",)
+
+
 def public_packages(src: Path) -> list[str]:
-    """Dotted names of the packages under ``src`` whose ``__init__.py`` assigns ``__all__``."""
+    """Dotted names of the packages under ``src`` whose ``__init__.py`` assigns ``__all__``,
+    those under :data:`INTERNAL_PREFIXES` excepted."""
     found = []
     for init in sorted(src.rglob("__init__.py")):
+        dotted = ".".join(init.parent.relative_to(src).parts)
+        if any(dotted == p or dotted.startswith(p + ".") for p in INTERNAL_PREFIXES):
+            continue
         tree = ast.parse(init.read_text(encoding="utf-8"))
         if any(isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__"
                                                     for t in node.targets)
                for node in tree.body):
-            found.append(".".join(init.parent.relative_to(src).parts))
+            found.append(dotted)
     return found
 
 

@@ -22,6 +22,7 @@ def test_the_public_packages_are_found() -> None:
     found = public_packages(ROOT / "src")
     assert {"gfbgcn", "gfbgcn.nn", "gfbgcn.nn.conv", "gfbgcn.text.estimator"} <= set(found)
     assert "gfbgcn.text" not in found  # no __all__ there: nothing public of its own
+    assert "gfbgcn.core.paths" not in found  # an __all__, but internal (INTERNAL_PREFIXES)
 
 
 def _package(tmp_path: Path, init: str, module: str) -> Path:

@@ -155,6 +155,8 @@ class TextGraphDataset(InMemoryDataset):
         ensure_files(self.name, self.data_root, download=True)
 
     def process(self) -> None:
+        """Build the benchmark's graph (:func:`gfbgcn.build_graph`, through its cache) and
+        store its ``to_pyg()`` data in :attr:`processed_dir` (PyG calls this once)."""
         corpus = load_benchmark(self.name, self.data_root, download=False)
         graph = build_graph(corpus, val_ratio=self.val_ratio, random_state=self.random_state,
                             **self.params)
