@@ -10,7 +10,7 @@ import argparse
 import pytest
 
 from gfbgcn.cli import COMMANDS, build_parser, main
-from gfbgcn.cli.runtime.argtypes import encoding_name, nonempty_directory, nonempty_path
+from gfbgcn.cli.runtime.argtypes import PATH_TYPES, encoding_name
 
 
 def _prefix(path: tuple[str, ...], tmp_path) -> list[str]:
@@ -74,7 +74,7 @@ TEXT = {"--text-col", "--label-col", "--split-col", "--tokenizer", "--stop-words
         "--label-sep", "--device", "--text", "--variants", "--configs", "--datasets", "--id-col",
         "--host"}
 #: argparse types of paths and encodings (not numbers).
-NOT_NUMBERS = {nonempty_path, nonempty_directory, encoding_name}
+NOT_NUMBERS = {*PATH_TYPES, encoding_name}
 
 
 def _verb_parser(path: tuple[str, ...]) -> argparse.ArgumentParser:

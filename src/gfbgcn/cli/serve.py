@@ -14,14 +14,14 @@ import argparse
 import sys
 
 from gfbgcn.cli.options import add_parameter_arguments
-from gfbgcn.cli.runtime.argtypes import int_in, nonempty_path
+from gfbgcn.cli.runtime.argtypes import input_directory, int_in
 
 
 def serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``gfbgcn serve``."""
     from gfbgcn.text.serve.service import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXTS
 
-    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR",
+    parser.add_argument("model_dir", type=input_directory, metavar="MODEL_DIR",
                         help="directory written by gfbgcn train ... --save")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (127.0.0.1: this machine only; 0.0.0.0: "
@@ -36,7 +36,7 @@ def serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=nonempty_path, default=None, metavar="MODEL",
+    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
                         help="where the sentence encoder of a model trained with one is now, "
                         "when it has moved (the same files: checked; default: where it was)")
     parser.add_argument("--quiet", action="store_true",
