@@ -67,6 +67,8 @@ BAD = {
     "--port": ["-1", "65536", "x"],
     "--max-texts": ["0"],
     "--max-bytes": ["0", "-1"],
+    "--timeout": ["0", "-1", "nan", "3601"],
+    "--max-connections": ["0"],
 }
 
 #: Options whose value is text, not a number (names, columns, files are checked elsewhere).
