@@ -304,7 +304,7 @@ def write_evaluation(out: str | Path, ev: Evaluation, *, provenance: dict[str, A
             if text is not None:
                 atomic_write_text(staging / name, text)
         if draw and ev.confusion is not None:
-            from gfbgcn.core.confusion import draw_confusion
+            from gfbgcn.text.predict.confusion import draw_confusion
 
             rows = [name if i < len(ev.label_names) else f"{name} (unknown)"
                     for i, name in enumerate(ev.classes)]
