@@ -121,7 +121,7 @@ def test_streams_that_are_not_files_are_refused(tmp_path) -> None:
         read_stream("/dev/zero", "documents")  # it would never end
     with pytest.raises(InputError, match="is a directory, not a file of documents"):
         read_stream(tmp_path, "documents")
-    with pytest.raises(InputError, match=r"nothing: no such file \(documents\)"):
+    with pytest.raises(InputError, match=r"nothing: not found \(documents\)"):
         read_stream(tmp_path / "nothing", "documents")
     assert check_stream(tmp_path / "nothing") is None
     with socket.socket(socket.AF_UNIX) as server:

@@ -146,7 +146,7 @@ def read_stream(path: str | os.PathLike[str], what: str = "input",
     path = Path(path)
     mode = check_stream(path, what)
     if mode is None:
-        raise InputError(f"{path}: no such file ({what})")
+        raise InputError(f"{path}: not found ({what})")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe without writer: no block
     except OSError as err:
