@@ -10,7 +10,7 @@ import argparse
 import pytest
 
 from gfbgcn.cli import COMMANDS, build_parser, main
-from gfbgcn.cli.runtime.argtypes import encoding_name, nonempty_directory, nonempty_path
+from gfbgcn.cli.runtime.argtypes import PATH_TYPES, encoding_name
 
 
 def _prefix(path: tuple[str, ...], tmp_path) -> list[str]:
@@ -68,6 +68,8 @@ BAD = {
     "--max-texts": ["0"],
     "--max-bytes": ["0", "-1"],
     "--older-than": ["-1d", "7", "7y", "soon"],
+    "--timeout": ["0", "-1", "nan", "3601"],
+    "--max-connections": ["0"],
 }
 
 #: Options whose value is text, not a number (names, columns, files are checked elsewhere).
@@ -75,7 +77,7 @@ TEXT = {"--text-col", "--label-col", "--split-col", "--tokenizer", "--stop-words
         "--label-sep", "--device", "--text", "--variants", "--configs", "--datasets", "--id-col",
         "--host"}
 #: argparse types of paths and encodings (not numbers).
-NOT_NUMBERS = {nonempty_path, nonempty_directory, encoding_name}
+NOT_NUMBERS = {*PATH_TYPES, encoding_name}
 #: Verbs that take no number.
 NO_NUMBER = {("figures", "pooling"), ("cache", "info")}
 

@@ -76,9 +76,9 @@ class Running:
     service: Any
 
 
-def start(model_dir: Path, **limits: int) -> Iterator[Running]:
+def start(model_dir: Path, **limits: float) -> Iterator[Running]:
     """Serve ``model_dir`` on a free localhost port in a background thread until the fixture
-    ends; ``limits``: ``max_texts`` and ``max_bytes``."""
+    ends; ``limits``: the fields of :class:`~gfbgcn.text.serve.service.Limits`."""
     need_the_extra()
     from gfbgcn.text.predict.saved import load_model_and_config
     from gfbgcn.text.serve.run import address_of, bind, make_server

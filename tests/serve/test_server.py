@@ -76,7 +76,8 @@ def test_health_and_model(server, saved_model) -> None:
     assert info["encoder"] is None and info["combined"] is None
     assert info["versions"]["saved_with"] == config["versions"]
     assert info["versions"]["serving"]["torch"] == package_versions()["torch"]
-    assert info["limits"] == {"max_texts": 8, "max_bytes": 4096}
+    assert info["limits"] == {"max_texts": 8, "max_bytes": 4096, "timeout": 30.0,
+                              "max_connections": 64}
 
 
 def test_the_page_is_one_self_contained_document(server) -> None:

@@ -15,16 +15,22 @@ from pathlib import Path
 from typing import Any
 
 from gfbgcn.cli.options import add_parameter_arguments
-from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_directory, nonempty_path
+from gfbgcn.cli.runtime.argtypes import (
+    encoding_name,
+    input_directory,
+    input_file,
+    int_in,
+    nonempty_directory,
+)
 from gfbgcn.cli.runtime.device import device_from_args
 from gfbgcn.core.errors import OptionError
 
 
 def evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``gfbgcn evaluate``."""
-    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR",
+    parser.add_argument("model_dir", type=input_directory, metavar="MODEL_DIR",
                         help="directory written by gfbgcn train ... --save")
-    parser.add_argument("--input", type=nonempty_path, required=True, metavar="FILE",
+    parser.add_argument("--input", type=input_file, required=True, metavar="FILE",
                         help="labelled documents: .csv, .tsv or .jsonl with --text-col and "
                         "--label-col")
     parser.add_argument("--text-col", default="text", help="text column of --input (text)")
@@ -41,7 +47,7 @@ def evaluate_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=nonempty_path, default=None, metavar="MODEL",
+    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
                         help="where the sentence encoder of a model trained with one is now, "
                         "when it has moved (the same files: checked; default: where it was)")
     add_parameter_arguments(parser, ("device",))

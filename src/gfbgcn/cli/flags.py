@@ -50,8 +50,8 @@ from collections.abc import Sequence
 import torch
 
 from gfbgcn.cli.runtime.argtypes import (
+    input_directory,
     nonempty_directory,
-    nonempty_path,
     positive_int,
     thread_count,
 )
@@ -62,7 +62,7 @@ THREADS_HELP = ("torch CPU threads per process (default 0: torch's choice, share
 
 
 def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", type=nonempty_path, default=None, metavar="DIR",
+    parser.add_argument("--data-dir", type=input_directory, default=None, metavar="DIR",
                         help="data root (default: $GFBGCN_DATA, then the user cache dir)")
 
 

@@ -11,7 +11,13 @@ from typing import Any
 
 from gfbgcn.cli.flags import add_data_dir_argument
 from gfbgcn.cli.parameters import flag_of
-from gfbgcn.cli.runtime.argtypes import encoding_name, float_in, int_in, nonempty_path
+from gfbgcn.cli.runtime.argtypes import (
+    encoding_name,
+    float_in,
+    input_directory,
+    int_in,
+    nonempty_path,
+)
 from gfbgcn.core.errors import OptionError
 from gfbgcn.text.corpus.benchmarks import benchmark_key, load_corpus
 from gfbgcn.text.corpus.corpus import Corpus
@@ -83,7 +89,9 @@ def parameter_type(p: Param) -> Callable[[str], Any] | None:
     text as given) for the other parameters."""
     if p is PARAMETERS["budget"]:  # text with a grammar of its own
         return budget_text
-    if p is PARAMETERS["encoder"] or p is PARAMETERS["tensorboard"]:  # paths: not empty
+    if p is PARAMETERS["encoder"]:  # a directory or a model name: an existing path a directory
+        return input_directory
+    if p is PARAMETERS["tensorboard"]:  # a directory made if missing: not empty
         return nonempty_path
     number: Callable[[str], float]
     if p.kind is int:

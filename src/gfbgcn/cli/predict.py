@@ -20,9 +20,16 @@ import warnings
 from pathlib import Path
 
 from gfbgcn.cli.options import add_parameter_arguments
-from gfbgcn.cli.runtime.argtypes import encoding_name, int_in, nonempty_path
+from gfbgcn.cli.runtime.argtypes import (
+    encoding_name,
+    input_directory,
+    input_stream,
+    int_in,
+    nonempty_path,
+)
 from gfbgcn.cli.runtime.device import device_from_args
 from gfbgcn.core.errors import InputError, OptionError
+from gfbgcn.core.inputs import read_stream
 from gfbgcn.core.outputs import OutputFile, output_file
 from gfbgcn.text.corpus.records import lines_of, read_table, table_format
 from gfbgcn.text.corpus.table import id_text
@@ -32,11 +39,11 @@ TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".jsonl", ".ndjson")
 
 
 def predict_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR",
+    parser.add_argument("model_dir", type=input_directory, metavar="MODEL_DIR",
                         help="directory written by gfbgcn train ... --save")
     parser.add_argument("--text", action="append", default=[], help="a document to classify "
                         "(repeatable)")
-    parser.add_argument("--input", type=nonempty_path, default=None, metavar="FILE",
+    parser.add_argument("--input", type=input_stream, default=None, metavar="FILE",
                         help="documents: .csv/.tsv/.jsonl (column --text-col), other files or "
                         "'-' (stdin): one per line")
     parser.add_argument("--text-col", default="text", help="text column of --input (text)")
@@ -55,7 +62,7 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=nonempty_path, default=None, metavar="MODEL",
+    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
                         help="where the sentence encoder of a model trained with one is now, "
                         "when it has moved (the same files: checked; default: where it was)")
     add_parameter_arguments(parser, ("device",))  # the classifier's, as for train
@@ -141,16 +148,9 @@ def _decode(raw: bytes, encoding: str, source: str) -> str:
 
 def _read_input(path: Path) -> bytes:
     """The bytes of an input file, a named pipe or a process substitution (``<(cmd)``, a
-    ``/dev/fd/N`` pipe): anything readable that is not a directory."""
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a file of documents")
-    if not path.exists():
-        raise InputError(f"input file not found: {path}")
-    try:
-        with open(path, "rb") as fh:  # a pipe has no size: read to its end
-            return fh.read()
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror or err})") from None
+    ``/dev/fd/N`` pipe), read once (:func:`gfbgcn.core.inputs.read_stream`: a named pipe that
+    nothing writes to, a directory, a socket or an endless device is one error line)."""
+    return read_stream(path, "documents")
 
 
 def read_documents(source: str, text_col: str = "text", encoding: str = "utf-8") -> list[str]:

@@ -14,14 +14,19 @@ import argparse
 import sys
 
 from gfbgcn.cli.options import add_parameter_arguments
-from gfbgcn.cli.runtime.argtypes import int_in, nonempty_path
+from gfbgcn.cli.runtime.argtypes import float_in, input_directory, int_in
 
 
 def serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``gfbgcn serve``."""
-    from gfbgcn.text.serve.service import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXTS
+    from gfbgcn.text.serve.service import (
+        DEFAULT_MAX_BYTES,
+        DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_TEXTS,
+        DEFAULT_TIMEOUT,
+    )
 
-    parser.add_argument("model_dir", type=nonempty_path, metavar="MODEL_DIR",
+    parser.add_argument("model_dir", type=input_directory, metavar="MODEL_DIR",
                         help="directory written by gfbgcn train ... --save")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (127.0.0.1: this machine only; 0.0.0.0: "
@@ -32,11 +37,18 @@ def serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"most texts in one request ({DEFAULT_MAX_TEXTS}; more: 413)")
     parser.add_argument("--max-bytes", type=int_in(1), default=DEFAULT_MAX_BYTES, metavar="N",
                         help=f"largest request body in bytes ({DEFAULT_MAX_BYTES}; more: 413)")
+    parser.add_argument("--timeout", type=float_in(0, 3600, low_open=True),
+                        default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"seconds a client has to send a request's head, and again its "
+                        f"body ({DEFAULT_TIMEOUT:g}; in (0, 3600]; later: 408 and closed)")
+    parser.add_argument("--max-connections", type=int_in(1), default=DEFAULT_MAX_CONNECTIONS,
+                        metavar="N", help=f"connections open at once ({DEFAULT_MAX_CONNECTIONS}; "
+                        ">= 1; more: 503 and closed)")
     parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
                         help="documents classified per batch (1024; >= 1; memory, not results)")
     parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
                         help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=nonempty_path, default=None, metavar="MODEL",
+    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
                         help="where the sentence encoder of a model trained with one is now, "
                         "when it has moved (the same files: checked; default: where it was)")
     parser.add_argument("--quiet", action="store_true",
@@ -63,7 +75,8 @@ def serve(args: argparse.Namespace) -> int:
         model, config = load_model_and_config(args.model_dir, self_embedding=args.self_embedding,
                                               device=device, encoder=args.encoder)
         service = ModelService(model, config, args.model_dir,
-                               limits=Limits(args.max_texts, args.max_bytes),
+                               limits=Limits(args.max_texts, args.max_bytes, args.timeout,
+                                             args.max_connections),
                                batch_size=args.predict_batch, device=str(device))
         url = address_of(sock)
         print(f"serving {config['model']['name']} ({len(service.label_names)} labels) from "

@@ -7,7 +7,9 @@ and report.
   pipe, a socket), directly or through a symbolic link, and any path under ``/dev/`` or
   ``/proc/`` (``/dev/stdout`` names the caller's descriptor even when it is redirected to a
   regular file) is written *through*: opened and written, never replaced, so ``--output
-  /dev/stdout`` or ``--output >(gzip > p.gz)`` work and ``/dev/null`` stays a device.
+  /dev/stdout`` or ``--output >(gzip > p.gz)`` work and ``/dev/null`` stays a device.  A named
+  pipe is opened once something reads it, waiting at most :data:`READER_WAIT` seconds for a
+  reader rather than forever; a socket, which cannot be opened, is refused before any work.
 * A regular file is replaced atomically (written beside it, then renamed over it); through a
   symbolic link, the file the link points to is replaced and the link kept.
 * An output never replaces one of the command's inputs (``predict --input c.csv --output
@@ -20,15 +22,18 @@ module adds the empty-path and not-a-model rules for a results directory.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from gfbgcn.core.atomic import directory_kind
-from gfbgcn.core.errors import OptionError, phase
+from gfbgcn.core.errors import OptionError, UserError, phase
 from gfbgcn.core.io import atomic_write_text
 
 STDOUT = "-"
@@ -62,6 +67,13 @@ def _is_special(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -81,6 +93,44 @@ def inside_gfbgcn_directory(target: Path) -> str | None:
     return None
 
 
+#: Seconds a named pipe given as an output may go without a reader before the write is given
+#: up (opening it for writing would otherwise wait forever for one).
+READER_WAIT = 30.0
+
+
+def _open_named_pipe(path: Path, wait: float) -> int:
+    """A descriptor writing into named pipe ``path`` once something reads it, tried without
+    blocking (``ENXIO``: no reader yet) for at most ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as err:
+            if err.errno != errno.ENXIO:
+                raise
+            if time.monotonic() >= deadline:
+                raise UserError(f"{path}: a named pipe that nothing read from within {wait:g} s; "
+                                f"start its reader first (cat {path} &), or give a file") from None
+            time.sleep(0.05)
+            continue
+        os.set_blocking(fd, True)
+        return fd
+
+
+def open_written_through(path: Path, wait: float | None = None) -> TextIO:
+    """``path`` (a device, a pipe, a descriptor's name) opened for writing text: a named pipe
+    without a reader is waited on for at most :data:`READER_WAIT` seconds, not forever."""
+    descriptor = str(path.absolute()).startswith(_DESCRIPTOR_ROOTS)
+    try:
+        is_pipe = stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        is_pipe = False
+    if not is_pipe or descriptor:
+        return open(path, "w", encoding="utf-8", newline="")
+    fd = _open_named_pipe(path, READER_WAIT if wait is None else wait)
+    return open(fd, "w", encoding="utf-8", newline="")
+
+
 @dataclass(frozen=True)
 class OutputFile:
     """Where one output file goes: standard output, a special file written through, or a
@@ -98,7 +148,7 @@ class OutputFile:
                 sys.stdout.write(text)
                 sys.stdout.flush()
             elif self.write_through:
-                with open(self.target, "w", encoding="utf-8", newline="") as fh:
+                with open_written_through(self.target) as fh:
                     fh.write(text)
             else:
                 atomic_write_text(self.target, text)
@@ -137,6 +187,8 @@ def output_file(path: str, option: str, *, inputs: Iterable[str | os.PathLike[st
             raise OptionError("{0} {path}: is an input of this command ({source}); refusing to "
                               "replace it", option, path=path, source=str(source))
     if special:
+        if _is_socket(target):  # no file to open: refused now, not after the work
+            raise OptionError("{0} {path}: is a socket; give a file name", option, path=path)
         return OutputFile(option, path, target, write_through=True)
     kind = inside_gfbgcn_directory(target.absolute())
     if kind is not None:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from gfbgcn.core.errors import OptionError
+from gfbgcn.core.errors import InputError, OptionError
+from gfbgcn.core.inputs import check_directory, check_stream, is_regular_file
 from gfbgcn.core.outputs import nonempty_path as check_nonempty_path
 from gfbgcn.core.runinfo import check_threads
 from gfbgcn.core.validate import check_encoding, check_option
@@ -114,3 +115,41 @@ def duration(text: str) -> float:
 
 
 duration.__name__ = "duration"
+
+
+# Inputs: what each kind of path may be is :mod:`gfbgcn.core.inputs`'s rule; these types apply
+# it to a path that exists as the command line is read (a missing one is the loader's to name),
+# and the loaders apply it again to what they open (the Python API has no parser).
+
+
+def _input(check: Callable[[str], object]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        nonempty_path(text)
+        try:
+            check(text)
+        except InputError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return text
+
+    return parse
+
+
+def _stream(text: str) -> None:
+    if text != "-":  # standard input
+        check_stream(text, "documents")
+
+
+#: A file read more than once (``evaluate --input``): a regular file.
+input_file = _input(lambda text: is_regular_file(
+    text, "; it is read more than once (copy a stream to a file first)"))
+input_file.__name__ = "input file"
+#: A stream read once (``predict --input``): a file, a pipe, a terminal, or ``-``.
+input_stream = _input(_stream)
+input_stream.__name__ = "input stream"
+#: A directory read (a model, an encoder, the data root).
+input_directory = _input(check_directory)
+input_directory.__name__ = "input directory"
+
+#: The types of path options (a test checks that every path option of every verb has one).
+PATH_TYPES: tuple[Callable[[str], object], ...] = (nonempty_path, nonempty_directory, input_file,
+                                                   input_stream, input_directory)

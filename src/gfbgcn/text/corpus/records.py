@@ -222,6 +222,9 @@ def _jsonl(path: str, lines: list[str], bad: dict[int, str]) -> Table:
         except json.JSONDecodeError as err:
             table.rows.append(Row(number, error=f"invalid JSON: {err.msg}"))
             continue
+        except RecursionError:  # json recurses once a level: a hostile line could go deep
+            table.rows.append(Row(number, error="invalid JSON: nested too deeply"))
+            continue
         except ValueError as err:
             table.rows.append(Row(number, error=f"invalid JSON object: {err}"))
             continue

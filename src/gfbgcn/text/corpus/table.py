@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import CorpusFormatError, InputError
+from gfbgcn.core.inputs import is_regular_file
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.records import Row, Table, read_table, table_format
 
@@ -158,10 +159,15 @@ def _read_rows(table: Table, cols: tuple[str, str, str | None], path: Path,
     return texts, labels, splits, skipped
 
 
+#: Why a corpus or labelled file must be a regular file (a pipe gives its bytes only once).
+_READ_TWICE = ("; it may be read twice, its sha256 going into the records of a run or an "
+               "evaluation (copy a stream to a file first)")
+
+
 def _open_table(path: Path, encoding: str) -> Table:
     if path.is_dir():
         raise CorpusFormatError(f"{path}: is a directory, not a corpus file")
-    if not path.is_file():
+    if not is_regular_file(path, _READ_TWICE, CorpusFormatError):
         raise FileNotFoundError(f"corpus file not found: {path} (nor a benchmark name: "
                                 "20ng, r8, r52, ohsumed)")
     fmt = table_format(path)
@@ -259,7 +265,7 @@ def read_labelled(path: str | Path, text_col: str = "text", label_col: str = "la
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file of labelled documents")
-    if not path.is_file():
+    if not is_regular_file(path, _READ_TWICE):
         raise InputError(f"input file not found: {path}")
     fmt = table_format(path)
     if fmt is None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from gfbgcn.core.errors import ModelLoadError, one_line
 from gfbgcn.core.extras import require
+from gfbgcn.core.inputs import check_directory, check_entries
 from gfbgcn.core.io import read_json
 from gfbgcn.text.encoder.pooling import POOLINGS
 
@@ -100,9 +101,7 @@ def resolve_directory(name_or_path: str | os.PathLike[str], *, allow_download: b
     ``sentence-transformers/NAME``, as sentence-transformers does), downloaded only when
     ``allow_download`` and not offline."""
     path = Path(name_or_path).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise EncoderLoadError(f"encoder {path}: not a directory")
+    if check_directory(path, f"encoder {path}", EncoderLoadError):
         return path
     text = str(name_or_path)
     if not _REPO_ID.fullmatch(text):
@@ -146,6 +145,13 @@ def _json_object(root: Path, path: Path) -> dict[str, Any] | list[Any]:
     if not isinstance(data, (dict, list)):
         raise EncoderLoadError(f"encoder {root}: {path.relative_to(root)} is not a JSON object")
     return data
+
+
+def _check_entries(root: Path, folder: Path) -> None:
+    """Every file of ``folder`` is a regular one: transformers opens files of its own choosing
+    there, and a named pipe among them would block it forever."""
+    where = "" if folder == root else f" ({folder.relative_to(root)})"
+    check_entries(folder, f"encoder {root}{where}", EncoderLoadError)
 
 
 def _check_transformer_files(root: Path, folder: Path) -> None:
@@ -221,10 +227,12 @@ def read_layout(root: Path) -> Layout:
     beside other features.
     """
     try:
+        _check_entries(root, root)
         if not (root / "modules.json").is_file():
             _check_transformer_files(root, root)
             return Layout(root, root, "mean", True, None, False, _digest_files(root, [root]))
         transformer, pool_dir, pooling, normalize = _modules(root)
+        _check_entries(root, transformer)
         _check_transformer_files(root, transformer)
         st_config: dict[str, Any] | list[Any] = {}
         if (transformer / "sentence_bert_config.json").is_file():

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import ModelLoadError
+from gfbgcn.core.inputs import is_regular_file
 from gfbgcn.core.io import atomic_write, sha256_file
 
 
@@ -125,7 +126,7 @@ class Transductive:
         from safetensors.numpy import load_file
 
         file = directory / TRANSDUCTIVE_FILE
-        if not file.is_file():
+        if not is_regular_file(file, error=ModelLoadError):
             raise ModelLoadError(f"{directory}: {TRANSDUCTIVE_FILE} is missing (incomplete "
                                  "model directory)")
         if sha256_file(file) != entry.get("sha256"):

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from gfbgcn.core.inputs import is_regular_file
 from gfbgcn.core.io import atomic_write, atomic_write_text, read_json, sha256_file
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.linear.baseline import OLD_FORMAT, LinearTextModel
@@ -161,7 +162,7 @@ def load_combined(path: Path, entry: dict[str, Any], graph: InductiveTextGCN,
 
     for name in (LINEAR_WEIGHTS, LINEAR_META):
         file = path / name
-        if not file.is_file():
+        if not is_regular_file(file, error=error):
             raise error(f"{path}: {name} is missing (incomplete combined model directory)")
         if sha256_file(file) != entry["sha256"].get(name):
             raise error(f"{file}: checksum mismatch, the file is corrupt or was modified")

@@ -17,6 +17,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file
 
 from gfbgcn.core.errors import ModelLoadError
+from gfbgcn.core.inputs import check_directory, is_regular_file
 from gfbgcn.core.io import json_digest, read_json, sha256_file
 from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.predict.model_schema import (
@@ -63,10 +64,10 @@ def check_versions(saved: dict[str, str], path: Path) -> None:
 def read_checked_config(path: Path) -> dict[str, Any]:
     """The ``config.json`` of model directory ``path``, checked against the schema and its
     own digest."""
-    if not path.is_dir():
+    if not check_directory(path, error=ModelLoadError):
         raise ModelLoadError(f"{path}: no such model directory")
     cfg_path = path / CONFIG
-    if not cfg_path.is_file():
+    if not is_regular_file(cfg_path, error=ModelLoadError):
         raise ModelLoadError(
             f"{path}: {CONFIG} is missing; the directory is not a saved gfbgcn model or its "
             "save was interrupted (save again with gfbgcn train ... --save)"
@@ -92,7 +93,7 @@ def check_config_digest(config: dict[str, Any], cfg_path: Path) -> None:
 
 def checked_file(path: Path, name: str, config: dict[str, Any]) -> Path:
     file = path / name
-    if not file.is_file():
+    if not is_regular_file(file, error=ModelLoadError):
         raise ModelLoadError(f"{path}: {name} is missing (incomplete model directory)")
     if sha256_file(file) != config["sha256"][name]:
         raise ModelLoadError(

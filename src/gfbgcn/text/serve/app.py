@@ -7,12 +7,18 @@ message, "status": code}`` with its status: 4xx for what a client got wrong (the
 for a fault of the server itself (answered in one line; uvicorn logs its traceback).
 
 A request's body is read no further than ``max_bytes``: a declared ``Content-Length`` over the
-limit is refused before anything is read, a chunked body as soon as it passes the limit.
-The model runs in a worker thread, so a long batch does not stop ``/health`` from answering.
+limit is refused before anything is read, a chunked body as soon as it passes the limit; and
+no longer than ``timeout`` seconds (then ``408``: a client sending a byte at a time holds
+nothing for long; the request's head has its own deadline, :mod:`.connections`).  A client
+that goes away before its body is sent is dropped quietly (no answer is possible, and it is no
+fault of the server's).  The JSON is parsed and the model run in worker threads, so neither a
+large body nor a long batch stops ``/health`` from answering; at most :data:`PARSERS` bodies
+are parsed at once, which bounds the memory their parsed values take.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from gfbgcn.core.extras import require
@@ -21,10 +27,15 @@ from gfbgcn.text.serve.service import (
     ModelService,
     RequestError,
     body_too_large,
+    body_too_slow,
     check_content_type,
     check_declared_size,
     parse_predict_request,
 )
+
+#: Request bodies parsed at once (each in a worker thread): a body of 4 MiB of short strings
+#: may take ten times its size as Python objects while parsed.
+PARSERS = 2
 
 
 def build_app(service: ModelService) -> Any:
@@ -59,30 +70,45 @@ class _Handlers:
         self.service = service
         self.page = page_html(service.label_names, model_name=service.config["model"]["name"],
                               multi_label=bool(service.config["labels"]["multi_label"]))
+        self._parsing = asyncio.Semaphore(PARSERS)  # bound to the server's loop on first use
 
     async def _body(self, request: Any) -> bytes:
-        """The request's body, read no further than the limit."""
+        """The request's body, read no further than the limit and for no longer than the
+        deadline."""
         limits = self.service.limits
         check_declared_size(request.headers.get("content-length"), limits)
         chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limits.max_bytes:
-                raise body_too_large(limits)
-            chunks.append(chunk)
+
+        async def read() -> None:
+            nonlocal size
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.max_bytes:
+                    raise body_too_large(limits)
+                chunks.append(chunk)
+
+        try:
+            await asyncio.wait_for(read(), limits.timeout)
+        except asyncio.TimeoutError:
+            raise body_too_slow(limits) from None
         return b"".join(chunks)
 
     async def predict(self, request: Any) -> Any:
         from starlette.concurrency import run_in_threadpool
-        from starlette.responses import JSONResponse
+        from starlette.requests import ClientDisconnect
+        from starlette.responses import JSONResponse, Response
 
         try:
             check_content_type(request.headers.get("content-type"))
             body = await self._body(request)
-            texts, top_k = parse_predict_request(body, self.service.limits,
-                                                 len(self.service.label_names))
+            async with self._parsing:
+                texts, top_k = await run_in_threadpool(
+                    parse_predict_request, body, self.service.limits,
+                    len(self.service.label_names))
         except RequestError as err:
             return _error(err.status, err.message)
+        except ClientDisconnect:  # gone before its body was sent: nobody to answer
+            return Response(status_code=400)
         return JSONResponse(await run_in_threadpool(self.service.predict, texts, top_k))
 
     async def health(self, request: Any) -> Any:

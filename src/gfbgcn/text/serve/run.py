@@ -14,6 +14,7 @@ from typing import Any
 from gfbgcn.core.errors import OptionError
 from gfbgcn.core.extras import require
 from gfbgcn.text.serve.app import build_app
+from gfbgcn.text.serve.connections import guarded_protocol
 from gfbgcn.text.serve.service import ModelService
 
 
@@ -49,9 +50,11 @@ def make_server(service: ModelService, *, log_level: str = "info",
     """A uvicorn server (not started) for ``service``'s application; ``server.run(sockets=
     [sock])`` serves until ``server.should_exit`` is set or the process is interrupted."""
     uvicorn = require("uvicorn", "serve", "gfbgcn serve")
+    # http: uvicorn's h11 protocol with a deadline for each request's head and a cap on open
+    # connections (gfbgcn.text.serve.connections)
     config = uvicorn.Config(build_app(service), port=0, log_level=log_level,
                             access_log=access_log, lifespan="off", server_header=False,
-                            timeout_graceful_shutdown=5)
+                            timeout_graceful_shutdown=5, http=guarded_protocol(service.limits))
     return uvicorn.Server(config)
 
 

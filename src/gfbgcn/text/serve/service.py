@@ -26,9 +26,16 @@ from typing import Any
 from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.predict.inductive import NoKnownWordsWarning, Predictions
 
-#: Defaults of the request limits (``gfbgcn serve --max-texts``, ``--max-bytes``).
+#: Defaults of the request limits (``gfbgcn serve --max-texts``, ``--max-bytes``,
+#: ``--timeout``, ``--max-connections``).
 DEFAULT_MAX_TEXTS = 256
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+#: Seconds a client has for a request's head, and again for its body: 4 MiB in 30 s is a
+#: client sending under 140 KB/s, slower than any that means to be answered.
+DEFAULT_TIMEOUT = 30.0
+#: Open connections at once: with the body limit, what bounds the memory requests can hold
+#: (64 bodies of 4 MiB), far above what one model answering one batch at a time can serve.
+DEFAULT_MAX_CONNECTIONS = 64
 #: The keys a predict request may have (another key is refused: a typo such as ``"text"``
 #: should not silently classify nothing).
 REQUEST_KEYS = ("texts", "top_k")
@@ -45,10 +52,13 @@ class RequestError(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    """The bounds of one request: texts in a batch and bytes in a body."""
+    """The bounds of the requests: texts in a batch, bytes in a body, seconds a client has to
+    send a request's head and again its body, connections open at once."""
 
     max_texts: int = DEFAULT_MAX_TEXTS
     max_bytes: int = DEFAULT_MAX_BYTES
+    timeout: float = DEFAULT_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
 
 
 def check_content_type(value: str | None) -> None:
@@ -71,6 +81,12 @@ def check_declared_size(content_length: str | None, limits: Limits) -> None:
         raise RequestError(413, f"request body of {size} bytes is over the limit of "
                                 f"{limits.max_bytes} bytes (--max-bytes); send fewer texts "
                                 "per request")
+
+
+def body_too_slow(limits: Limits) -> RequestError:
+    """The error of a body that did not arrive within the deadline."""
+    return RequestError(408, f"the request's body did not arrive within {limits.timeout:g} s "
+                             "(--timeout)")
 
 
 def body_too_large(limits: Limits) -> RequestError:
@@ -201,5 +217,7 @@ class ModelService:
             "metrics": c.get("metrics"),
             "versions": {"saved_with": c.get("versions"), "serving": package_versions()},
             "device": self.device,
-            "limits": {"max_texts": self.limits.max_texts, "max_bytes": self.limits.max_bytes},
+            "limits": {"max_texts": self.limits.max_texts, "max_bytes": self.limits.max_bytes,
+                       "timeout": self.limits.timeout,
+                       "max_connections": self.limits.max_connections},
         }

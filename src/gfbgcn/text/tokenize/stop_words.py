@@ -20,7 +20,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from gfbgcn.core.errors import StopWordsError
+from gfbgcn.core.errors import InputError, StopWordsError
+from gfbgcn.core.inputs import read_stream
 
 #: Languages whose stop words ship with gfbgcn: the file under this package's ``data/``.
 SHIPPED: dict[str, str] = {"english": "english_stop_words.txt"}
@@ -111,7 +112,12 @@ def load_stop_words(spec: str) -> frozenset[str]:
 
     if _is_file_spec(spec):
         try:
-            text = Path(spec).read_text(encoding="utf-8-sig")
+            # read once a process (cached): a pipe with its writer is read, one nothing writes
+            # to, a directory or an endless device is one line (gfbgcn.core.inputs)
+            text = read_stream(spec, "stop words").decode("utf-8-sig")
+        except InputError as err:  # "PATH: why"
+            reason = str(err).removeprefix(f"{spec}: ")
+            raise StopWordsError(f"{spec}: cannot read the stop-word file ({reason})") from None
         except (OSError, UnicodeDecodeError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise StopWordsError(f"{spec}: cannot read the stop-word file ({reason})") from None
