@@ -18,7 +18,7 @@ import pytest
 
 from gfbgcn.cli import COMMANDS, build_parser
 from gfbgcn.cli.runtime.argtypes import PATH_TYPES
-from gfbgcn.core import inputs, outputs
+from gfbgcn.core.paths import inputs, outputs
 from tests.robustness.conftest import FAST, documents, write_csv
 
 #: Options that name a path although their type is text (a language or a file).
@@ -27,7 +27,8 @@ NAMES_OR_PATHS = {"--stop-words"}
 #: or something written (``output``: a file; ``output-directory``).
 EXPECTS = {"--dataset": "file", "--stop-words": "file", "--input": "file",
            "MODEL_DIR": "directory", "--encoder": "directory", "--data-dir": "directory",
-           "--output": "output", "--out": "output-directory", "--save": "output-directory"}
+           "--output": "output", "--out": "output-directory", "--save": "output-directory",
+           "--tensorboard": "output-directory"}
 #: A hang would otherwise stop the suite: every case must end well within this.
 ALARM_SECONDS = 60
 

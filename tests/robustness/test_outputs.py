@@ -137,7 +137,7 @@ def test_written_files_honour_the_umask(cli, corpus, tmp_path):
             assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
 
 
-# ---- A. one output policy in every verb (gfbgcn.core.outputs) ----------------------------------
+# ---- A. one output policy in every verb (gfbgcn.core.paths.outputs) ---------------------------
 
 
 def test_predict_never_replaces_its_input(cli, saved_model, tmp_path):
@@ -271,7 +271,7 @@ def test_the_committed_results_keep_working(cli):
     """``docs/results`` stays a results directory, and its run directories (written by ``train
     --out``, see docs/benchmarks.md) carry the marker, so re-running them replaces them."""
     from gfbgcn.core.atomic import directory_kind
-    from gfbgcn.core.outputs import check_results_directory
+    from gfbgcn.core.paths.outputs import check_results_directory
 
     results = Path(__file__).resolve().parents[2] / "docs" / "results"
     assert check_results_directory(str(results)) == results

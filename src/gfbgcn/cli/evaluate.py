@@ -98,7 +98,7 @@ def check_out(out: Path) -> None:
     check_output_dir`), and not inside a model, run or evaluation directory, which a stray
     directory would spoil."""
     from gfbgcn.core.atomic import check_output_dir
-    from gfbgcn.core.outputs import inside_gfbgcn_directory
+    from gfbgcn.core.paths.outputs import inside_gfbgcn_directory
 
     check_output_dir(out, "evaluation", "out")
     kind = inside_gfbgcn_directory(out.absolute())

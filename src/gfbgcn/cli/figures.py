@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from gfbgcn.cli.runtime.argtypes import nonempty_directory
-from gfbgcn.core.outputs import check_results_directory
+from gfbgcn.core.paths.outputs import check_results_directory
 from gfbgcn.reproduce.figures import FILE_NAME, render_pooling_figure
 from gfbgcn.reproduce.locations import results_directory
 

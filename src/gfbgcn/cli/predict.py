@@ -29,8 +29,8 @@ from gfbgcn.cli.runtime.argtypes import (
 )
 from gfbgcn.cli.runtime.device import device_from_args
 from gfbgcn.core.errors import InputError, OptionError
-from gfbgcn.core.inputs import read_stream
-from gfbgcn.core.outputs import OutputFile, output_file
+from gfbgcn.core.paths.inputs import read_stream
+from gfbgcn.core.paths.outputs import OutputFile, output_file
 from gfbgcn.text.corpus.records import lines_of, read_table, table_format
 from gfbgcn.text.corpus.table import id_text
 
@@ -118,7 +118,7 @@ _OUTPUT_COLUMNS = ("row", "label", "probability", "labels", "probabilities")
 
 def _output(args: argparse.Namespace) -> OutputFile:
     """Where the predictions go (standard output without ``--output``); never over the
-    ``--input`` file or into the model directory (:func:`gfbgcn.core.outputs.output_file`)."""
+    ``--input`` file or into the model directory (:func:`gfbgcn.core.paths.outputs.output_file`)."""
     if args.output is None:
         return output_file("-", "output")
     model_dir = Path(args.model_dir)
@@ -148,7 +148,7 @@ def _decode(raw: bytes, encoding: str, source: str) -> str:
 
 def _read_input(path: Path) -> bytes:
     """The bytes of an input file, a named pipe or a process substitution (``<(cmd)``, a
-    ``/dev/fd/N`` pipe), read once (:func:`gfbgcn.core.inputs.read_stream`: a named pipe that
+    ``/dev/fd/N`` pipe), read once (:func:`gfbgcn.core.paths.inputs.read_stream`: a named pipe that
     nothing writes to, a directory, a socket or an endless device is one error line)."""
     return read_stream(path, "documents")
 

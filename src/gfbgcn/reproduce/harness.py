@@ -36,7 +36,7 @@ import torch
 
 from gfbgcn.core.errors import OptionError, UserError
 from gfbgcn.core.io import atomic_write_json
-from gfbgcn.core.outputs import check_results_directory
+from gfbgcn.core.paths.outputs import check_results_directory
 from gfbgcn.core.progress import progress_bar
 from gfbgcn.core.runinfo import provenance, torch_threads
 from gfbgcn.reproduce.store import RunStore
@@ -235,7 +235,7 @@ def reproduce(
     data set loaded for training, no invocation logged.  ``threads``: torch's thread count while
     the loop runs (``None``: torch's choice).
 
-    Before anything is written, ``layout.out`` is checked (:func:`~gfbgcn.core.outputs.
+    Before anything is written, ``layout.out`` is checked (:func:`~gfbgcn.core.paths.outputs.
     check_results_directory`: never a saved model or a training run), and ``report_only`` is
     refused where it holds no record of the task (a report of nothing would replace the one
     there).

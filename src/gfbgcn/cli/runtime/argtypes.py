@@ -1,5 +1,5 @@
 """argparse types: each parses one word of the command line and checks it with the library's own
-check (:mod:`gfbgcn.core.validate`, :func:`gfbgcn.core.outputs.nonempty_path`,
+check (:mod:`gfbgcn.core.validate`, :func:`gfbgcn.core.paths.outputs.nonempty_path`,
 :func:`gfbgcn.core.runinfo.check_threads`), so a value out of range is refused when the command
 line is read, before any work, with argparse's one line: ``argument --epochs: must be >= 1, got
 0`` (argparse names the option; the library's message names the Python parameter, which is
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from gfbgcn.core.errors import InputError, OptionError
-from gfbgcn.core.inputs import check_directory, check_stream, is_regular_file
-from gfbgcn.core.outputs import nonempty_path as check_nonempty_path
+from gfbgcn.core.paths.inputs import check_directory, check_stream, is_regular_file
+from gfbgcn.core.paths.outputs import nonempty_path as check_nonempty_path
 from gfbgcn.core.runinfo import check_threads
 from gfbgcn.core.validate import check_encoding, check_option
 
@@ -117,7 +117,7 @@ def duration(text: str) -> float:
 duration.__name__ = "duration"
 
 
-# Inputs: what each kind of path may be is :mod:`gfbgcn.core.inputs`'s rule; these types apply
+# Inputs: what each kind of path may be is :mod:`gfbgcn.core.paths.inputs`'s rule; these types apply
 # it to a path that exists as the command line is read (a missing one is the loader's to name),
 # and the loaders apply it again to what they open (the Python API has no parser).
 

@@ -1,4 +1,5 @@
-"""Where data and caches live.
+"""Where data and caches live (this module), and what a path may be: an input
+(:mod:`~gfbgcn.core.paths.inputs`) or an output (:mod:`~gfbgcn.core.paths.outputs`).
 
 The data root is resolved as: explicit ``--data-dir`` flag > ``GFBGCN_DATA`` environment
 variable > the user cache directory (``platformdirs.user_cache_dir("gfbgcn")/data``).

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import CorpusFormatError, InputError
-from gfbgcn.core.inputs import is_regular_file
+from gfbgcn.core.paths.inputs import is_regular_file
 from gfbgcn.text.corpus.corpus import Corpus
 from gfbgcn.text.corpus.records import Row, Table, read_table, table_format
 

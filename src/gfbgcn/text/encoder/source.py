@@ -26,8 +26,8 @@ from typing import Any
 
 from gfbgcn.core.errors import ModelLoadError, one_line
 from gfbgcn.core.extras import require
-from gfbgcn.core.inputs import check_directory, check_entries
 from gfbgcn.core.io import read_json
+from gfbgcn.core.paths.inputs import check_directory, check_entries
 from gfbgcn.text.encoder.pooling import POOLINGS
 
 __all__ = ["EXTRA", "PURPOSE", "EncoderLoadError", "Layout", "read_layout", "resolve_directory"]

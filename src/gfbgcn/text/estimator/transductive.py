@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.errors import ModelLoadError
-from gfbgcn.core.inputs import is_regular_file
 from gfbgcn.core.io import atomic_write, sha256_file
+from gfbgcn.core.paths.inputs import is_regular_file
 
 
 class AllInductiveWarning(UserWarning):

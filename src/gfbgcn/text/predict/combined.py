@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from gfbgcn.core.inputs import is_regular_file
 from gfbgcn.core.io import atomic_write, atomic_write_text, read_json, sha256_file
 from gfbgcn.core.metrics import mean_log_loss
+from gfbgcn.core.paths.inputs import is_regular_file
 from gfbgcn.text.linear.baseline import OLD_FORMAT, LinearTextModel
 from gfbgcn.text.predict.inductive import (
     InductiveTextGCN,

@@ -17,8 +17,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file
 
 from gfbgcn.core.errors import ModelLoadError
-from gfbgcn.core.inputs import check_directory, is_regular_file
 from gfbgcn.core.io import json_digest, read_json, sha256_file
+from gfbgcn.core.paths.inputs import check_directory, is_regular_file
 from gfbgcn.core.runinfo import package_versions
 from gfbgcn.text.predict.model_schema import (
     CONFIG,

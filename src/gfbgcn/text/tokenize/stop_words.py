@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from gfbgcn.core.errors import InputError, StopWordsError
-from gfbgcn.core.inputs import read_stream
+from gfbgcn.core.paths.inputs import read_stream
 
 #: Languages whose stop words ship with gfbgcn: the file under this package's ``data/``.
 SHIPPED: dict[str, str] = {"english": "english_stop_words.txt"}
@@ -113,7 +113,7 @@ def load_stop_words(spec: str) -> frozenset[str]:
     if _is_file_spec(spec):
         try:
             # read once a process (cached): a pipe with its writer is read, one nothing writes
-            # to, a directory or an endless device is one line (gfbgcn.core.inputs)
+            # to, a directory or an endless device is one line (gfbgcn.core.paths.inputs)
             text = read_stream(spec, "stop words").decode("utf-8-sig")
         except InputError as err:  # "PATH: why"
             reason = str(err).removeprefix(f"{spec}: ")

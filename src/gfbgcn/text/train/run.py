@@ -52,13 +52,12 @@ def train_text(
 
     ``stop_rule`` (full batch only; ignored in mini-batch): may end training early
     (:data:`gfbgcn.text.train.full_batch.StopRule`).
-
     ``doc_input``: the documents' input rows, required by ``config.features == "ngram"``
     (:func:`gfbgcn.text.train.features.ngrams.ngram_input`).
 
     ``sample_weight`` ``[num_docs]``: each document's weight in the training and validation
     losses, times its class's (``config.class_weight``); the losses are then weighted means
-    (:mod:`gfbgcn.text.train.losses`, :mod:`gfbgcn.text.corpus.weights`).  The metrics are
+    (:mod:`gfbgcn.nn.losses`, :mod:`gfbgcn.text.corpus.weights`).  The metrics are
     not weighted.
     ``on_epoch``: called with each epoch's history entry as soon as it is recorded, full batch
     and mini-batch (:data:`gfbgcn.text.train.hooks.EpochCallback`).

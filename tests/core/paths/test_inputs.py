@@ -1,6 +1,6 @@
 """The input-path policy: regular files, directories and streams, each wrong kind one error
 naming the path and what it is, and no named pipe waited on forever (for reading here, for
-writing in :mod:`gfbgcn.core.outputs`)."""
+writing in :mod:`gfbgcn.core.paths.outputs`)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from gfbgcn.core.errors import InputError, ModelLoadError, UserError
-from gfbgcn.core.inputs import (
+from gfbgcn.core.paths.inputs import (
     check_directory,
     check_entries,
     check_stream,
     is_regular_file,
     read_stream,
 )
-from gfbgcn.core.outputs import open_written_through
+from gfbgcn.core.paths.outputs import open_written_through
 
 
 @pytest.fixture()

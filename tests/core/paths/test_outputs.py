@@ -9,7 +9,7 @@ import pytest
 
 from gfbgcn.core.atomic import write_marker
 from gfbgcn.core.errors import OptionError
-from gfbgcn.core.outputs import check_results_directory, nonempty_path, output_file
+from gfbgcn.core.paths.outputs import check_results_directory, nonempty_path, output_file
 
 
 def test_an_empty_path_is_refused():

@@ -1,6 +1,6 @@
 """What an input path may be: the one policy of every option that names something to read, and
 of every file a loader opens (a corpus, a stop-word list, a labelled file, the files of a saved
-model or of a sentence encoder).  The counterpart of :mod:`gfbgcn.core.outputs`.
+model or of a sentence encoder).  The counterpart of :mod:`gfbgcn.core.paths.outputs`.
 
 Three kinds of input, each refused in one line naming the path and what it is instead:
 
