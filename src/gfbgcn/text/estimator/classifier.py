@@ -170,11 +170,10 @@ class TextGCNClassifier(ClassifierMixin, BaseEstimator):
         multi_label: bool = D["multi_label"], label_sep: str = D["label_sep"],
         auto: bool = D["auto"], budget: int | str | None = D["budget"],
         baseline: bool = D["baseline"],
-        baseline_class_weight: str | None = D["baseline_class_weight"],
+        baseline_class_weight: str | dict[Any, float] | None = D["baseline_class_weight"],
         encoder: str | None = D["encoder"], encoder_finetune: bool = D["encoder_finetune"],
-        cache: bool = D["cache"],
-        build_workers: int | None = D["build_workers"], verbose: bool = D["verbose"],
-        tensorboard: str | None = D["tensorboard"],
+        cache: bool = D["cache"], build_workers: int | None = D["build_workers"],
+        verbose: bool = D["verbose"], tensorboard: str | None = D["tensorboard"],
     ) -> None:
         self.model = model
         self.hidden = hidden
