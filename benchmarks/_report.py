@@ -62,6 +62,16 @@ def update_section(name: str, body: str, path: Path = REPORT) -> None:
     atomic_write_text(path, text)
 
 
+def publish(name: str, text: str, print_only: bool) -> None:
+    """Print the section ``text`` (``print_only``: a ``--no-write`` run), or write it into
+    ``docs/benchmarks.md`` between its ``name`` markers and say so."""
+    if print_only:
+        print(text)
+    else:
+        update_section(name, text)
+        print("updated docs/benchmarks.md")
+
+
 def median_seconds(fn, repeats: int) -> float:
     """Median wall-clock seconds of ``repeats`` calls of ``fn()`` (within one process)."""
     import statistics

@@ -18,7 +18,7 @@ import tempfile
 import numpy as np
 import torch
 
-from _report import command_line, machine_line, median_seconds, update_section
+from _report import command_line, machine_line, median_seconds, publish
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from gfbgcn.text.graph.text_graph import build_text_graph
 from gfbgcn.text.predict.inductive import InductiveTextGCN
@@ -82,11 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     body += [f"| {m} | {bs} | {rate:,.0f} | {share:.0%} |" for m, bs, _, rate, share in rows]
     body += ["", f"Machine: {machine_line()}.", "", f"Command: `{command_line()}`"]
     text = "\n".join(body)
-    if args.no_write:
-        print(text)
-    else:
-        update_section("predict-throughput", text)
-        print("updated docs/benchmarks.md")
+    publish("predict-throughput", text, args.no_write)
     return 0
 
 

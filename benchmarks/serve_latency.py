@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from _report import command_line, machine_line, update_section
+from _report import command_line, machine_line, publish
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 
 
@@ -171,11 +171,7 @@ def main(argv: list[str] | None = None) -> int:
              for size, count, rps, dps, p50, p99, worker_s, main_s in rows]
     body += ["", f"Machine: {machine_line()}.", "", f"Command: `{command_line()}`"]
     text = "\n".join(body)
-    if args.no_write:
-        print(text)
-    else:
-        update_section("serve-latency", text)
-        print("updated docs/benchmarks.md")
+    publish("serve-latency", text, args.no_write)
     return 0
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _report import command_line, machine_line, update_section
+from _report import command_line, machine_line, publish
 from gfbgcn.text.corpus.benchmarks import load_benchmark
 from serve_latency import _start, _train
 
@@ -214,11 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Command: `{command_line()}`",
     ]
     text = "\n".join(body)
-    if args.no_write:
-        print(text)
-    else:
-        update_section("serve-soak", text)
-        print("updated docs/benchmarks.md")
+    publish("serve-soak", text, args.no_write)
     return 0
 
 
