@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from _candidates import baseline_val_proba
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The largest difference from the record's probabilities that counts as the same fit.
 TOLERANCE = 1e-9
@@ -110,7 +112,7 @@ def one(record: Path, threads: int) -> dict[str, float]:
     points, scores = grid_scores(list(corpus.texts), labels, len(graph.label_names),
                                  split["train"], split["val"], int(rec["seed"]), threads)
     chosen, t = choose_point(scores, y_val)
-    diff = float(np.abs(point_proba(scores, chosen, t) - arrays["linear_val_proba"]).max())
+    diff = float(np.abs(point_proba(scores, chosen, t) - baseline_val_proba(arrays)).max())
     if diff > TOLERANCE:
         raise SystemExit(f"{record.name}: the re-chosen baseline ({points[chosen]}, T={t:g}) "
                          f"is {diff:.3g} from the record's validation probabilities")

@@ -93,6 +93,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import softmax
 
+from _candidates import baseline_val_proba
 from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.linear.grid import GridPoint, best_on_validation, choose_temperature
 from gfbgcn.text.predict.combined import choose_weight, mix
@@ -213,7 +214,7 @@ def load_search(record: Path) -> Search:
             raise ValueError(f"{grid_path.name}: validation documents differ from the record's")
         grid_val = grid["val_scores"].astype(np.float64)
     return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
-                  arrays["val_labels"], arrays["linear_val_proba"], arrays["graph_val_proba"],
+                  arrays["val_labels"], baseline_val_proba(arrays), arrays["graph_val_proba"],
                   chosen=next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]),
                   rule="log-loss" if "log-loss" in rec["choice"].get("rule", "") else "accuracy",
                   full=full, grid_val=grid_val)

@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from _candidates import save_candidates
 from gfbgcn.text.params import default_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,8 +335,9 @@ def _candidate_arrays(auto, out_npz: Path | None) -> list[dict[str, Any]]:
     ``val_idx`` order except the test predictions:
 
     * ``val_labels``, ``test_labels``;
-    * ``linear_val_proba`` ``[V, C]``: the baseline's held-out validation probabilities
-      (fitted without the validation documents: what the combinations' weights are chosen on);
+    * ``linears_val_proba`` ``[L, V, C]``: the linear models' held-out validation
+      probabilities (fitted without the validation documents: what the combinations' weights
+      are chosen on), the built-in baseline's first (``_candidates.baseline_val_proba``);
     * ``graph_val_proba`` ``[G, V, C]``: every graph-only candidate's, in table order;
     * ``test_pred`` ``[K, T]``: every candidate's test predictions (combinations at their
       chosen weight, the baseline refitted), in table order.
@@ -363,10 +365,9 @@ def _candidate_arrays(auto, out_npz: Path | None) -> list[dict[str, Any]]:
     if out_npz is not None:
         # the linear models' held-out validation probabilities: the baseline's first, then
         # (with an encoder) the encoder head's and the stacked baseline's
-        np.savez_compressed(out_npz, val_labels=g.labels[vi], test_labels=g.labels[test],
-                            linear_val_proba=b.val_proba(),
-                            linears_val_proba=np.stack([x.val_proba() for x in auto.linears]),
-                            graph_val_proba=np.stack(graph_val), test_pred=np.stack(test_pred))
+        save_candidates(out_npz, val_labels=g.labels[vi], test_labels=g.labels[test],
+                        linears_val_proba=np.stack([x.val_proba() for x in auto.linears]),
+                        graph_val_proba=np.stack(graph_val), test_pred=np.stack(test_pred))
     return rows
 
 

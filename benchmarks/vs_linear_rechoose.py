@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from _candidates import baseline_val_proba
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.predict.combined import mix
@@ -38,7 +39,7 @@ def candidates_of(rows: list[dict[str, Any]], arrays: Any) -> tuple[list[Candida
     log-loss; the n-gram baseline where it is the only one)."""
     y = arrays["val_labels"]
     linears = arrays["linears_val_proba"] if "linears_val_proba" in arrays else \
-        arrays["linear_val_proba"][None]
+        baseline_val_proba(arrays)[None]
     partner = int(np.argmin([mean_log_loss(y, p) for p in linears]))
     out, g, j = [], -1, -1
     for row in rows:
@@ -73,7 +74,7 @@ def rechoose(record: Path) -> tuple[bool, str]:
     k = cands.index(choose(cands, protected))
     pred = arrays["test_pred"][k].astype(np.int64)
     y = np.asarray(rec["test_labels"])
-    num_classes = arrays["linear_val_proba"].shape[1]
+    num_classes = baseline_val_proba(arrays).shape[1]
     if "auto_before" not in rec:
         rec["auto_before"], rec["choice_before"] = rec["auto"], rec["choice"]
     row = rows[k]
