@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gfbgcn.cli.options import add_parameter_arguments
+from gfbgcn.cli.options import add_saved_model_arguments
 from gfbgcn.cli.runtime.argtypes import (
     encoding_name,
     input_directory,
     input_file,
-    int_in,
     nonempty_directory,
 )
 from gfbgcn.cli.runtime.device import device_from_args
@@ -43,14 +42,7 @@ def evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=nonempty_directory, default=None, metavar="DIR",
                         help="also write metrics.json, per_class.csv, confusion.csv, "
                         "predictions.csv (and confusion.png with matplotlib) to this directory")
-    parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
-                        help="documents classified per batch (1024; >= 1; memory, not results)")
-    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
-                        help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
-                        help="where the sentence encoder of a model trained with one is now, "
-                        "when it has moved (the same files: checked; default: where it was)")
-    add_parameter_arguments(parser, ("device",))
+    add_saved_model_arguments(parser)
 
 
 def evaluate(args: argparse.Namespace) -> int:

@@ -227,3 +227,17 @@ def classifier_from_args(args: argparse.Namespace) -> TextGCNClassifier:
                               "is fitted (a corpus file, or --auto; not with --no-baseline): "
                               "drop it")
     return TextGCNClassifier(**params)
+
+
+def add_saved_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of the verbs that classify with a saved model (predict, evaluate, serve):
+    how it runs (``--predict-batch``, ``--self-embedding``, ``--device``) and where its
+    encoder is now (``--encoder``)."""
+    parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
+                        help="documents classified per batch (1024; >= 1; memory, not results)")
+    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
+                        help="a new document's own layer-1 embedding (default: as saved, zero)")
+    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
+                        help="where the sentence encoder of a model trained with one is now, "
+                        "when it has moved (the same files: checked; default: where it was)")
+    add_parameter_arguments(parser, ("device",))  # the classifier's, as for train

@@ -19,7 +19,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from gfbgcn.cli.options import add_parameter_arguments
+from gfbgcn.cli.options import add_saved_model_arguments
 from gfbgcn.cli.runtime.argtypes import (
     encoding_name,
     input_directory,
@@ -58,14 +58,7 @@ def predict_arguments(parser: argparse.ArgumentParser) -> None:
                         "standard output; never an input or a file in MODEL_DIR")
     parser.add_argument("--top-k", type=int_in(1), default=1, help="also give the k most probable "
                         "labels (single-label models; 1; >= 1)")
-    parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
-                        help="documents classified per batch (1024; >= 1; memory, not results)")
-    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
-                        help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
-                        help="where the sentence encoder of a model trained with one is now, "
-                        "when it has moved (the same files: checked; default: where it was)")
-    add_parameter_arguments(parser, ("device",))  # the classifier's, as for train
+    add_saved_model_arguments(parser)
 
 
 def predict(args: argparse.Namespace) -> int:

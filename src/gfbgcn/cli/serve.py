@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gfbgcn.cli.options import add_parameter_arguments
+from gfbgcn.cli.options import add_saved_model_arguments
 from gfbgcn.cli.runtime.argtypes import float_in, input_directory, int_in
 
 
@@ -44,16 +44,9 @@ def serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-connections", type=int_in(1), default=DEFAULT_MAX_CONNECTIONS,
                         metavar="N", help=f"connections open at once ({DEFAULT_MAX_CONNECTIONS}; "
                         ">= 1; more: 503 and closed)")
-    parser.add_argument("--predict-batch", type=int_in(1), default=1024, metavar="N",
-                        help="documents classified per batch (1024; >= 1; memory, not results)")
-    parser.add_argument("--self-embedding", choices=("zero", "mean"), default=None,
-                        help="a new document's own layer-1 embedding (default: as saved, zero)")
-    parser.add_argument("--encoder", type=input_directory, default=None, metavar="MODEL",
-                        help="where the sentence encoder of a model trained with one is now, "
-                        "when it has moved (the same files: checked; default: where it was)")
     parser.add_argument("--quiet", action="store_true",
                         help="log no line per request, only warnings and errors")
-    add_parameter_arguments(parser, ("device",))
+    add_saved_model_arguments(parser)
 
 
 def serve(args: argparse.Namespace) -> int:
