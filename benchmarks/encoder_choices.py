@@ -14,15 +14,26 @@
    :data:`SCALES` and each kind of word rows, seed ``--seed``, and scored on its validation
    documents.
 
+3. **Graph features on long documents** (``--part graph-long``), added on 2026-11-28 after the
+   searches of ``vs-linear.md`` gave their encoder-features candidate 18 % validation accuracy
+   on Ohsumed and 64 % on R52 (``encoder-graph-scale.md``): on R52 and Ohsumed, with the graph
+   setting the seed's ``--auto --encoder`` search trained that candidate on (its record under
+   ``raw/vs-linear``), GFB-MaxVec and GFB-DiagVec (exact GenVec) with word rows ``encoder``
+   and each scale of :data:`SCALES`, seed ``--seed``, scored on validation documents.
+
 Decisions, fixed here before the first run: (1) ``chunks`` becomes the default only if its
 validation accuracy is higher than ``truncate``'s by at least 0.5 points on average over the
 long corpora (it costs more: a default must earn it); otherwise ``truncate``.  (2) The scale
 and word rows with the highest mean validation accuracy over the graph corpora are the
 defaults; within 0.1 points, the cheaper (word rows ``zeros``: nothing to embed) and then the
-smaller scale.  Test documents are not scored.
+smaller scale.  (3), fixed before part 3's first run: word rows stay those of (2); the scale
+is the one with the highest mean validation accuracy over the units of parts 2 and 3 with
+those word rows, a unit being one corpus and second layer (the three corpora of part 2 with
+GFB-MaxVec, R52 and Ohsumed with each of the two); within 0.1 points, the smaller scale.  Test
+documents are not scored.
 
     python benchmarks/encoder_choices.py --encoder ../shared/models/all-MiniLM-L6-v2 \\
-        --part long graph --threads 1 --report docs/results/encoder-choices.md
+        --part long graph graph-long --threads 1 --report docs/results/encoder-choices.md
 """
 
 from __future__ import annotations
@@ -43,6 +54,8 @@ from gfbgcn.core.metrics import mean_log_loss
 ROOT = Path(__file__).resolve().parent.parent
 LONG = ("r8", "ohsumed", "r52")
 GRAPH = ("customer-reviews", "subjectivity", "r8")
+GRAPH_LONG = ("r52", "ohsumed")
+GRAPH_LONG_MODELS = ("gfb-max", "gfb-diag")
 SCALES = (0.1, 0.3, 1.0)
 WORD_ROWS = ("zeros", "encoder")
 
@@ -121,6 +134,59 @@ def graph_features(encoder: str, names: tuple[str, ...], seed: int) -> list[dict
     return rows
 
 
+def graph_long(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str, Any]]:
+    """Part 3: GFB-MaxVec and GFB-DiagVec on encoder features (word rows ``encoder``), each
+    scale, on the graph setting of the seed's ``--auto --encoder`` search."""
+    from gfbgcn import TextGCNClassifier
+    from gfbgcn.text.estimator.fitting import embed_corpus
+    from gfbgcn.text.train.features.encoder import encoder_input
+    from gfbgcn.text.train.run import train_text
+
+    rows = []
+    for name in names:
+        record = ROOT / "docs/results/raw/vs-linear" / f"{name}_seed{seed}_auto-encoder.json"
+        row = next(c for c in json.loads(record.read_text())["candidates"]
+                   if c["features"] == "encoder" and c["predictor"] == "graph")
+        corpus = load(name)
+        settings = TextGCNClassifier(random_state=seed, min_freq=int(row["min_freq"]),
+                                     stop_words=row["stop_words"], window=int(row["window"])
+                                     ).resolve_settings(corpus.benchmark is not None)
+        graph = settings.build_graph(corpus)
+        embedded = embed_corpus(encoder, corpus, settings.device, cache=True, progress=True)
+        vi = np.flatnonzero(graph.to_data(settings.train.val_ratio, seed,
+                                          edges=False).val_mask[:graph.num_docs])
+        for model in GRAPH_LONG_MODELS:
+            config = replace(settings.train, model=model)
+            for scale in SCALES:
+                inputs = encoder_input(embedded, graph, scale=scale, word_rows="encoder")
+                result = train_text(graph, config, progress=False, device="cpu",
+                                    doc_input=inputs)
+                rows.append({"corpus": name, "model": model, "word_rows": "encoder",
+                             "scale": scale, "graph": f"stop={row['stop_words']} "
+                             f"min_freq={row['min_freq']}",
+                             "val_accuracy": float(result.val["accuracy"]),
+                             "val_log_loss": mean_log_loss(graph.labels[vi],
+                                                           result.probabilities[vi]),
+                             "epochs": result.epochs_run,
+                             "train_seconds": result.train_seconds})
+                print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def decide_scale(graph_rows: list[dict[str, Any]], long_rows: list[dict[str, Any]],
+                 word_rows: str) -> float:
+    """The module docstring's rule (3)."""
+    units: dict[tuple[str, str], dict[float, float]] = {}
+    for r in graph_rows:
+        if r["word_rows"] == word_rows:
+            units.setdefault((r["corpus"], "gfb-max"), {})[r["scale"]] = r["val_accuracy"]
+    for r in long_rows:
+        units.setdefault((r["corpus"], r["model"]), {})[r["scale"]] = r["val_accuracy"]
+    means = {s: float(np.mean([u[s] for u in units.values()])) for s in SCALES}
+    top = max(means.values())
+    return min(s for s, v in means.items() if v >= top - 0.001)
+
+
 def decide_long(rows: list[dict[str, Any]]) -> str:
     """The module docstring's rule (1)."""
     by = {(r["corpus"], r["mode"]): r["val_accuracy"] for r in rows}
@@ -144,7 +210,8 @@ def decide_graph(rows: list[dict[str, Any]]) -> tuple[str, float]:
 
 
 def render(long_rows: list[dict], graph_rows: list[dict], encoder: str, command: str,
-           machine: str) -> str:
+           machine: str, graph_long_rows: list[dict] | None = None) -> str:
+    graph_long_rows = graph_long_rows or []
     lines = ["# How a frozen encoder's embeddings are used, chosen on validation", "",
              "Written by `benchmarks/encoder_choices.py` (its docstring gives the protocol and "
              "the decisions, fixed before the first run). Validation accuracy in %, log-loss "
@@ -172,13 +239,29 @@ def render(long_rows: list[dict], graph_rows: list[dict], encoder: str, command:
                          f"{r['epochs']} |")
         word_rows, scale = decide_graph(graph_rows)
         lines += ["", f"**Decision**: word rows `{word_rows}`, scale {scale:g}.", ""]
+    if graph_rows and graph_long_rows:
+        word_rows = decide_graph(graph_rows)[0]
+        lines += ["## Graph document features on long documents: scale (word rows "
+                  f"`{word_rows}`)", "",
+                  "On the graph setting the seed's `--auto --encoder` search trained its "
+                  "encoder-features candidate on.", "",
+                  "| corpus | graph | model | scale | val accuracy | val log-loss | epochs |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in graph_long_rows:
+            lines.append(f"| {r['corpus']} | {r['graph']} | {r['model']} | {r['scale']:g} | "
+                         f"{100 * r['val_accuracy']:.2f} | {r['val_log_loss']:.4f} | "
+                         f"{r['epochs']} |")
+        scale = decide_scale(graph_rows, graph_long_rows, word_rows)
+        lines += ["", f"**Decision (3)**, over the units of both graph parts: scale {scale:g}.",
+                  ""]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--encoder", required=True)
-    p.add_argument("--part", nargs="+", choices=("long", "graph"), default=["long", "graph"])
+    p.add_argument("--part", nargs="+", choices=("long", "graph", "graph-long"),
+                   default=["long", "graph", "graph-long"])
     p.add_argument("--with-20ng", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
@@ -190,18 +273,24 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     args.records.mkdir(parents=True, exist_ok=True)
-    paths = {part: args.records / f"{part}_seed{args.seed}.json" for part in ("long", "graph")}
+    paths = {part: args.records / f"{part}_seed{args.seed}.json"
+             for part in ("long", "graph", "graph-long")}
     for part in args.part:
         if args.report_only or paths[part].is_file():
             continue
-        rows = long_documents(args.encoder, LONG + (("20ng",) if args.with_20ng else ()),
-                              args.seed) if part == "long" else \
-            graph_features(args.encoder, GRAPH, args.seed)
+        if part == "long":
+            rows = long_documents(args.encoder, LONG + (("20ng",) if args.with_20ng else ()),
+                                  args.seed)
+        elif part == "graph":
+            rows = graph_features(args.encoder, GRAPH, args.seed)
+        else:
+            rows = graph_long(args.encoder, GRAPH_LONG, args.seed)
         atomic_write_text(paths[part], json.dumps(rows, indent=1))
     loaded = {k: json.loads(v.read_text()) if v.is_file() else [] for k, v in paths.items()}
     command = command_line()
     atomic_write_text(args.report, render(loaded["long"], loaded["graph"], args.encoder,
-                                          command, machine_line(args.threads)))
+                                          command, machine_line(args.threads),
+                                          loaded["graph-long"]))
     print(f"wrote {args.report}")
     return 0
 
