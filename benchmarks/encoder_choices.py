@@ -156,7 +156,7 @@ def graph_long(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str
         vi = np.flatnonzero(graph.to_data(settings.train.val_ratio, seed,
                                           edges=False).val_mask[:graph.num_docs])
         for model in GRAPH_LONG_MODELS:
-            config = replace(settings.train, model=model)
+            config = replace(settings.train, model=model, features="encoder")
             for scale in SCALES:
                 inputs = encoder_input(embedded, graph, scale=scale, word_rows="encoder")
                 result = train_text(graph, config, progress=False, device="cpu",

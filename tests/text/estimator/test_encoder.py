@@ -46,9 +46,9 @@ def test_features_encoder_trains_on_the_embeddings_and_saves_the_encoder(bert, t
     clf = TextGCNClassifier(**FAST, encoder=str(bert), features="encoder").fit_corpus(corpus)
     model = clf.result_.model
     assert isinstance(model.source, DocEmbeddings) and model.features.shape[1] == 32
-    # word rows: each word's own embedding (the default, chosen on validation)
+    # word rows: each word's own embedding, scaled as the documents' (defaults chosen on validation)
     graph = clf.graph_
-    words = model.source.embed(graph.vocab[:3])
+    words = model.source.embed(graph.vocab[:3]) * model.source.scale  # FEATURE_SCALE
     np.testing.assert_allclose(model.features[len(corpus):len(corpus) + 3].numpy(), words,
                                rtol=1e-5, atol=1e-6)
     # the baseline beside it: the n-grams with the embeddings in one SVM
