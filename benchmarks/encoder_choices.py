@@ -17,9 +17,10 @@
 3. **Graph features on long documents** (``--part graph-long``), added on 2026-11-28 after the
    searches of ``vs-linear.md`` gave their encoder-features candidate 18 % validation accuracy
    on Ohsumed and 64 % on R52 (``encoder-graph-scale.md``): on R52 and Ohsumed, with the graph
-   setting the seed's ``--auto --encoder`` search trained that candidate on (its record under
-   ``raw/vs-linear``), GFB-MaxVec and GFB-DiagVec (exact GenVec) with word rows ``encoder``
-   and each scale of :data:`SCALES`, seed ``--seed``, scored on validation documents.
+   setting the seed's ``--auto --encoder`` search trained that candidate on (its record, now
+   under ``raw/archive/vs-linear-auto-encoder-v1``), GFB-MaxVec and GFB-DiagVec (exact
+   GenVec) with word rows ``encoder`` and each scale of :data:`SCALES`, seed ``--seed``,
+   scored on validation documents.
 
 Decisions, fixed here before the first run: (1) ``chunks`` becomes the default only if its
 validation accuracy is higher than ``truncate``'s by at least 0.5 points on average over the
@@ -56,6 +57,8 @@ LONG = ("r8", "ohsumed", "r52")
 GRAPH = ("customer-reviews", "subjectivity", "r8")
 GRAPH_LONG = ("r52", "ohsumed")
 GRAPH_LONG_MODELS = ("gfb-max", "gfb-diag")
+#: The ``--auto --encoder`` searches part 3 takes its graph settings from (those at scale 1).
+SEARCHES = ROOT / "docs/results/raw/archive/vs-linear-auto-encoder-v1"
 SCALES = (0.1, 0.3, 1.0)
 WORD_ROWS = ("zeros", "encoder")
 
@@ -144,7 +147,7 @@ def graph_long(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str
 
     rows = []
     for name in names:
-        record = ROOT / "docs/results/raw/vs-linear" / f"{name}_seed{seed}_auto-encoder.json"
+        record = SEARCHES / f"{name}_seed{seed}_auto-encoder.json"
         row = next(c for c in json.loads(record.read_text())["candidates"]
                    if c["features"] == "encoder" and c["predictor"] == "graph")
         corpus = load(name)
