@@ -72,6 +72,16 @@ def publish(name: str, text: str, print_only: bool) -> None:
         print("updated docs/benchmarks.md")
 
 
+def print_or_write(text: str, path: Path | None) -> None:
+    """A results page: printed when ``path`` is None, else written there (atomically) and
+    said so."""
+    if path is None:
+        print(text)
+    else:
+        atomic_write_text(path, text)
+        print(f"wrote {path}")
+
+
 def median_seconds(fn, repeats: int) -> float:
     """Median wall-clock seconds of ``repeats`` calls of ``fn()`` (within one process)."""
     import statistics

@@ -104,6 +104,13 @@ def long_documents(encoder: str, names: tuple[str, ...], seed: int) -> list[dict
     return rows
 
 
+def _scored(graph, result, val: np.ndarray) -> dict[str, Any]:
+    """A graph run's validation accuracy and log-loss (documents ``val``), epochs and time."""
+    return {"val_accuracy": float(result.val["accuracy"]),
+            "val_log_loss": mean_log_loss(graph.labels[val], result.probabilities[val]),
+            "epochs": result.epochs_run, "train_seconds": result.train_seconds}
+
+
 def graph_features(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str, Any]]:
     """Part 2: GFB-MaxVec on encoder features, each scale and kind of word rows."""
     from gfbgcn import TextGCNClassifier
@@ -128,11 +135,7 @@ def graph_features(encoder: str, names: tuple[str, ...], seed: int) -> list[dict
                 vi = np.flatnonzero(graph.to_data(config.val_ratio, seed,
                                                   edges=False).val_mask[:graph.num_docs])
                 rows.append({"corpus": name, "word_rows": word_rows, "scale": scale,
-                             "val_accuracy": float(result.val["accuracy"]),
-                             "val_log_loss": mean_log_loss(graph.labels[vi],
-                                                           result.probabilities[vi]),
-                             "epochs": result.epochs_run,
-                             "train_seconds": result.train_seconds})
+                             **_scored(graph, result, vi)})
                 print(json.dumps(rows[-1]), flush=True)
     return rows
 
@@ -166,12 +169,7 @@ def graph_long(encoder: str, names: tuple[str, ...], seed: int) -> list[dict[str
                                     doc_input=inputs)
                 rows.append({"corpus": name, "model": model, "word_rows": "encoder",
                              "scale": scale, "graph": f"stop={row['stop_words']} "
-                             f"min_freq={row['min_freq']}",
-                             "val_accuracy": float(result.val["accuracy"]),
-                             "val_log_loss": mean_log_loss(graph.labels[vi],
-                                                           result.probabilities[vi]),
-                             "epochs": result.epochs_run,
-                             "train_seconds": result.train_seconds})
+                             f"min_freq={row['min_freq']}", **_scored(graph, result, vi)})
                 print(json.dumps(rows[-1]), flush=True)
     return rows
 

@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from _report import command_line, machine_line
+from _report import command_line, machine_line, print_or_write
 from vs_linear import corpus_embeddings, load_corpus
 
 #: The searches at scale 1, whose candidate this explains.
@@ -97,17 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    from gfbgcn.core.io import atomic_write_text
-
     torch.set_num_threads(args.threads)
     rows = [r for ds, scales, forms in RUNS
             for r in run(ds, args.seed, args.encoder, scales, forms)]
-    text = render(rows, args.seed)
-    if args.report is None:
-        print(text)
-    else:
-        atomic_write_text(args.report, text)
-        print(f"wrote {args.report}")
+    print_or_write(render(rows, args.seed), args.report)
     return 0
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from _report import command_line
+from _report import command_line, print_or_write
 from vs_linear import BERTGCN, load_corpus
 
 RAW = Path(__file__).resolve().parent.parent / "docs" / "results" / "raw"
@@ -198,14 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--encoder is needed unless --report-only")
         run_all(args.datasets, args.seeds, args.encoder, args.device, args.epochs,
                 args.patience, args.out, args.budget)
-    text = render(args.out, args.datasets, args.note)
-    if args.report is None:
-        print(text)
-    else:
-        from gfbgcn.core.io import atomic_write_text
-
-        atomic_write_text(args.report, text)
-        print(f"wrote {args.report}")
+    print_or_write(render(args.out, args.datasets, args.note), args.report)
     return 0
 
 

@@ -3,20 +3,13 @@ skipped when the budget left is shorter than the data set's last run."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks._load import load_script
 
 
 def _finetune(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))  # its `_report` and `vs_linear` helpers
-    spec = importlib.util.spec_from_file_location("finetune", BENCHMARKS / "finetune.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("finetune", monkeypatch)
 
 
 def _record(seed: int, mixture: float) -> dict:
