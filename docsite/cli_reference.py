@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import html
 
-from gfbgcn.cli import COMMANDS, GRAMMAR, build_parser
+from gfbgcn.cli import COMMANDS, GRAMMAR, verb_parser
 
 #: Options every verb has, described once at the top of the page instead of in every table.
 SHARED = ("-h", "--debug")
@@ -21,15 +21,6 @@ SHARED = ("-h", "--debug")
 def verbs() -> list[tuple[str, ...]]:
     """Every command path, in the order ``gfbgcn --help`` lists them."""
     return [path for path, *_ in COMMANDS]
-
-
-def verb_parser(path: tuple[str, ...]) -> argparse.ArgumentParser:
-    """The parser of one verb, with its options (the full parser selects it by ``path``)."""
-    parser = build_parser(list(path))
-    for word in path:
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser = sub.choices[word]
-    return parser
 
 
 def cell(text: str) -> str:

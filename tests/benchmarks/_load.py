@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def load_script(name: str, monkeypatch) -> ModuleType:
-    """``benchmarks/NAME.py`` as a module, ``benchmarks/`` on ``sys.path`` for its helpers
-    (``_report``, ``vs_linear``) while the test runs."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
+def load_script(name: str, monkeypatch=None) -> ModuleType:
+    """``benchmarks/NAME.py`` as a module, registered in ``sys.modules`` under ``NAME`` (a
+    dataclass there looks its module up).  With ``monkeypatch``, ``benchmarks/`` is on
+    ``sys.path`` for the script's own imports (``_report``, ``vs_linear``) and the module is
+    unregistered again after the test."""
     spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    if monkeypatch is None:
+        sys.modules[name] = module
+    else:
+        monkeypatch.syspath_prepend(str(BENCHMARKS))
+        monkeypatch.setitem(sys.modules, name, module)
     spec.loader.exec_module(module)
     return module

@@ -3,19 +3,11 @@ reaches the command and names the section."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks._load import load_script
 
 
 def _auto_time(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))  # its `_report` helper
-    spec = importlib.util.spec_from_file_location("auto_time", BENCHMARKS / "auto_time.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("auto_time", monkeypatch)
 
 
 def _row(dataset: str, wall: float) -> dict:

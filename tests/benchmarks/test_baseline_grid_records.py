@@ -4,27 +4,17 @@ probabilities (a hand-made corpus, no data files)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks._load import load_script
 
 
 def _module(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))  # it imports selection_study as the script does
-    spec = importlib.util.spec_from_file_location("baseline_grid_records",
-                                                  BENCH / "baseline_grid_records.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("baseline_grid_records", monkeypatch)
 
 
 def _corpus(n: int = 90, seed: int = 0):

@@ -3,23 +3,16 @@ baseline's validation probabilities found in either layout."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "_candidates.py"
+from tests.benchmarks._load import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("_candidates", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("_candidates")
 
 
 def test_saved_candidates_load_back_bit_for_bit_and_compressed(tmp_path: Path) -> None:

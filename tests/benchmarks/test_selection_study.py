@@ -3,23 +3,14 @@ pre-registered decision, on a hand-made search (no test data involved)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selection_study.py"
+from tests.benchmarks._load import load_script
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("selection_study", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("selection_study")
 
 
 def _onehot(pred: np.ndarray, c: int = 2, sure: float = 0.9) -> np.ndarray:

@@ -3,21 +3,14 @@ class of one training document kept out of validation (R52 has one)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "vs_linear.py"
+from tests.benchmarks._load import load_script
 
 
 def _vs_linear():
-    spec = importlib.util.spec_from_file_location("vs_linear", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("vs_linear")
 
 
 def test_validation_split_is_train_test_split_without_singleton_classes():

@@ -3,23 +3,15 @@ its candidates' arrays (a hand-made record)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "vs_linear_rechoose.py"
+from tests.benchmarks._load import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("vs_linear_rechoose", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("vs_linear_rechoose")
 
 
 def _row(predictor: str, model: str, acc: float, weight: str = "", chosen: bool = False):

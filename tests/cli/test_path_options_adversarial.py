@@ -7,7 +7,6 @@ failure).  The options are listed from the parsers, so a new path option without
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import signal
 import socket
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gfbgcn.cli import COMMANDS, build_parser
+from gfbgcn.cli import COMMANDS, verb_parser
 from gfbgcn.cli.runtime.argtypes import PATH_TYPES
 from gfbgcn.core.paths import inputs, outputs
 from tests.robustness.conftest import FAST, documents, write_csv
@@ -33,17 +32,9 @@ EXPECTS = {"--dataset": "file", "--stop-words": "file", "--input": "file",
 ALARM_SECONDS = 60
 
 
-def _verb_parser(path: tuple[str, ...]) -> argparse.ArgumentParser:
-    parser = build_parser(path)
-    for word in path:
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser = sub.choices[word]
-    return parser
-
-
 def _path_options(path: tuple[str, ...]) -> list[str]:
     names = []
-    for action in _verb_parser(path)._actions:
+    for action in verb_parser(path)._actions:
         name = action.option_strings[0] if action.option_strings else str(action.metavar)
         if action.type in PATH_TYPES or name in NAMES_OR_PATHS:
             names.append(name)

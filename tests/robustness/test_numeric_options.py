@@ -9,7 +9,7 @@ import argparse
 
 import pytest
 
-from gfbgcn.cli import COMMANDS, build_parser, main
+from gfbgcn.cli import COMMANDS, main, verb_parser
 from gfbgcn.cli.runtime.argtypes import PATH_TYPES, encoding_name
 
 
@@ -82,17 +82,9 @@ NOT_NUMBERS = {*PATH_TYPES, encoding_name}
 NO_NUMBER = {("figures", "pooling"), ("cache", "info")}
 
 
-def _verb_parser(path: tuple[str, ...]) -> argparse.ArgumentParser:
-    parser = build_parser(path)
-    for word in path:
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser = sub.choices[word]
-    return parser
-
-
 def _valued_options(path: tuple[str, ...]) -> list[argparse.Action]:
     """The verb's options that take a value (not flags, not --help)."""
-    return [a for a in _verb_parser(path)._actions
+    return [a for a in verb_parser(path)._actions
             if a.option_strings and a.nargs != 0 and a.option_strings[0] != "--help"]
 
 

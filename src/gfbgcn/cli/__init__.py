@@ -142,6 +142,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+def verb_parser(path: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of one verb (``("cache", "info")``), its options added: the full parser
+    built for ``path``, then its subparsers followed word by word (the CLI reference and the
+    option tests read a verb's options from it)."""
+    parser: argparse.ArgumentParser = build_parser(list(path))
+    for word in path:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    return parser
+
+
 def _add_debug(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's default must not overwrite a --debug given before the verb
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
