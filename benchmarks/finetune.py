@@ -8,7 +8,12 @@ Each run is what ``gfbgcn train --dataset X --encoder MODEL --encoder-finetune -
 except ``--epochs`` and ``--patience``, which bound the time of a run (a GPU is lent for
 minutes).  A record holds the test accuracy of the mixture and of its two parts (the graph
 model alone, the encoder's linear head alone), the epochs, the time estimate printed before
-training and the time taken::
+training and the time taken.  It also holds, for every weight ``w`` of
+:data:`~gfbgcn.text.predict.combined.WEIGHT_GRID`, the validation accuracy and log-loss and
+the test accuracy of ``w p_graph + (1 - w) p_head`` from the same run, and the weight of lowest
+validation log-loss (:func:`~gfbgcn.text.predict.combined.choose_weight`, the rule of
+``--auto``'s combinations): the mixture with ``w`` chosen on validation after training, where
+the run itself trained with the fixed ``w`` (0.7, BertGCN's)::
 
     python benchmarks/finetune.py --datasets r8 r52 ohsumed 20ng --seeds 3 \\
         --encoder ../shared/models/all-MiniLM-L6-v2 --device cuda --budget 540 \\
@@ -40,6 +45,27 @@ def _accuracy(probs: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
     return float((probs[rows].argmax(axis=1) == y[rows]).mean())
 
 
+def weight_table(p_graph: np.ndarray, p_head: np.ndarray, y: np.ndarray, val: np.ndarray,
+                 test: np.ndarray) -> dict[str, Any]:
+    """The mixture at every weight of the grid (validation accuracy and log-loss, test
+    accuracy) and at the weight chosen on the validation rows ``val`` alone."""
+    from gfbgcn.core.metrics import mean_log_loss
+    from gfbgcn.text.predict.combined import WEIGHT_GRID, choose_weight, mix
+
+    rows: dict[str, list[float]] = {"weight": [], "val_accuracy": [], "val_log_loss": [],
+                                    "test_accuracy": []}
+    for w in WEIGHT_GRID:
+        p = mix(p_graph, p_head, float(w))
+        rows["weight"].append(float(w))
+        rows["val_accuracy"].append(_accuracy(p, y, val))
+        rows["val_log_loss"].append(mean_log_loss(y[val], p[val]))
+        rows["test_accuracy"].append(_accuracy(p, y, test))
+    w, val_acc, val_loss = choose_weight(p_graph[val], p_head[val], y[val])
+    chosen = {"weight": w, "val_accuracy": val_acc, "val_log_loss": val_loss,
+              "test_accuracy": _accuracy(mix(p_graph, p_head, w), y, test)}
+    return {"grid": rows, "on_validation": chosen}
+
+
 def run_one(dataset: str, seed: int, encoder: str, device: str, epochs: int, patience: int
             ) -> dict[str, Any]:
     """One fine-tuning run on ``dataset`` with ``seed``: its record."""
@@ -68,6 +94,8 @@ def run_one(dataset: str, seed: int, encoder: str, device: str, epochs: int, pat
         "test_accuracy": {"mixture": _accuracy(run.probabilities, y, test),
                           "graph": _accuracy(run.graph_probabilities, y, test),
                           "head": _accuracy(run.head_probabilities, y, test)},
+        "weights": weight_table(run.graph_probabilities, run.head_probabilities, y,
+                                run.val_idx, test),
         "test_docs": int(len(test)),
         "predictions": run.probabilities[test].argmax(axis=1).tolist(),
         "test_labels": y[test].tolist(),
@@ -79,13 +107,14 @@ def _path(out: Path, dataset: str, seed: int) -> Path:
 
 
 def run_all(datasets: list[str], seeds: int, encoder: str, device: str, epochs: int,
-            patience: int, out: Path, budget: float) -> None:
-    """Every (seed, data set) not yet recorded, seed by seed, within ``budget`` seconds."""
+            patience: int, out: Path, budget: float, seed_from: int = 0) -> None:
+    """Every (seed, data set) not yet recorded, seeds ``seed_from`` to ``seeds - 1`` one by
+    one, within ``budget`` seconds."""
     from gfbgcn.core.io import atomic_write_json
 
     start, took = time.perf_counter(), {}
     out.mkdir(parents=True, exist_ok=True)
-    for seed in range(seeds):
+    for seed in range(seed_from, seeds):
         for dataset in datasets:
             path = _path(out, dataset, seed)
             if path.exists():
@@ -128,6 +157,16 @@ def _frozen(dataset: str, seeds: list[int], part: str) -> list[float]:
     return out
 
 
+def _on_validation(records: list[dict[str, Any]]) -> str:
+    """The mixture with ``w`` chosen on validation: mean ± std and the weights, or "–"
+    when a record predates the weight table."""
+    if any("weights" not in r for r in records):
+        return "–"
+    chosen = [r["weights"]["on_validation"] for r in records]
+    weights = ", ".join(f"{c['weight']:g}" for c in chosen)
+    return f"{_pm([c['test_accuracy'] for c in chosen])} ({weights})"
+
+
 def render(out: Path, datasets: list[str], note: str = "") -> str:
     recs: dict[str, list[dict[str, Any]]] = {}
     for d in datasets:
@@ -150,16 +189,19 @@ def render(out: Path, datasets: list[str], note: str = "") -> str:
         f"{cfg['patience']} on the validation loss of the mixture." + (f" {note}" if note else ""),
         "",
         "Test accuracy in %, mean ± std over the seeds in column n. *Mixture*: "
-        "`w p_graph + (1 - w) p_head`, what `--encoder-finetune` predicts; *graph part*, "
+        "`w p_graph + (1 - w) p_head`, what `--encoder-finetune` predicts; *w on "
+        "validation*: the same run's two parts mixed with the weight of lowest validation "
+        "log-loss on the grid 0, 0.05, ..., 1 (chosen after training; the weights chosen per "
+        "seed in brackets); *graph part*, "
         "*head part*: each of its two classifiers alone, from the same run. *Frozen*, on the "
         "same seeds (`vs-linear.md`): the encoder's embeddings + logistic regression (e), "
         "the model the head part fine-tunes, and `--auto --encoder`. "
         "BertGCN / RoBERTaGCN: published (Lin et al. 2021; BERT-base and RoBERTa-base, "
         "110 M and 125 M parameters, against this encoder's 22.7 M).", "",
-        "| data set | n | mixture | graph part | head part | frozen (e) "
+        "| data set | n | mixture | w on validation | graph part | head part | frozen (e) "
         "| frozen `--auto --encoder` | BertGCN | RoBERTaGCN | epochs (best) | s / epoch "
         "| run, s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for d, rs in recs.items():
         if not rs:
             continue
@@ -169,7 +211,8 @@ def render(out: Path, datasets: list[str], note: str = "") -> str:
         spe = np.median([r["record"]["seconds_per_epoch"] for r in rs])
         run_s = np.median([r["wall_seconds"] for r in rs])
         seeds = [r["seed"] for r in rs]
-        lines.append(f"| {d} | {len(rs)} | {_pm(acc['mixture'])} | {_pm(acc['graph'])} | "
+        lines.append(f"| {d} | {len(rs)} | {_pm(acc['mixture'])} | {_on_validation(rs)} | "
+                     f"{_pm(acc['graph'])} | "
                      f"{_pm(acc['head'])} | {_pm(_frozen(d, seeds, 'e'))} | "
                      f"{_pm(_frozen(d, seeds, 'auto-encoder'))} | "
                      f"{bert[0]} | {bert[1]} | {ep} | {spe:.1f} | {run_s:.0f} |")
@@ -182,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=["r8", "r52", "ohsumed", "20ng"])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seed-from", type=int, default=0,
+                        help="the first seed to run (the report reads every record)")
     parser.add_argument("--encoder", help="the sentence encoder to fine-tune (a directory)")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--epochs", type=int, default=20)
@@ -197,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.encoder is None:
             parser.error("--encoder is needed unless --report-only")
         run_all(args.datasets, args.seeds, args.encoder, args.device, args.epochs,
-                args.patience, args.out, args.budget)
+                args.patience, args.out, args.budget, args.seed_from)
     print_or_write(render(args.out, args.datasets, args.note), args.report)
     return 0
 

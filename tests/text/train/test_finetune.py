@@ -105,6 +105,15 @@ def test_a_copy_of_the_encoder_is_trained_and_the_parts_agree(graph, corpus, enc
     assert result.epochs_run == 3 and 1 <= result.best_epoch <= 3
     assert set(result.test) >= {"accuracy", "macro_f1"} and math.isfinite(result.val["loss"])
     assert result.record()["finetune"]["weight"] == 0.7
+    # the validation documents: those of the graph's split, whose loss val["loss"] is
+    from gfbgcn.core.metrics import mean_log_loss
+
+    mask = graph.to_data(CONFIG.val_ratio, CONFIG.seed, edges=False).val_mask[:d]
+    val = mask.nonzero().view(-1).numpy()
+    np.testing.assert_array_equal(result.val_idx, val)
+    y = np.asarray(graph.labels)
+    assert result.val["loss"] == pytest.approx(
+        mean_log_loss(y[result.val_idx], result.probabilities[result.val_idx]))
 
 
 def test_a_step_reaches_the_encoder_through_its_batch_only(graph, corpus, encoder):

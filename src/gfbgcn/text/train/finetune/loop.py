@@ -76,7 +76,8 @@ class FinetuneResult:
     :class:`~gfbgcn.text.train.features.encoder.DocEmbeddings` embedding with ``encoder``);
     ``head`` the linear classifier on the embeddings.  ``val["loss"]`` is the validation
     log-loss of ``probabilities`` (what a choice between candidates compares); ``history``
-    has each epoch's, from the bank of that epoch."""
+    has each epoch's, from the bank of that epoch.  ``val_idx`` ``[V]``: the validation
+    documents' ids (rows of the probabilities), e.g. to choose ``w`` again on them."""
 
     config: TrainConfig
     weight: float
@@ -99,6 +100,7 @@ class FinetuneResult:
     gcn: FeatureTextGCN
     head: nn.Linear
     estimate: FinetuneEstimate
+    val_idx: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
     device: str = "cpu"
     peak_rss_mib: float = 0.0
 
@@ -285,5 +287,6 @@ def _result(run: FinetuneRun, config: TrainConfig, encoder_state: dict[str, torc
         train_seconds=train_seconds, history=history, probabilities=probs,
         graph_probabilities=p_graph, head_probabilities=p_head,
         embeddings=run.bank.cpu().numpy(), encoder=run.encoder, encoder_state=encoder_state,
-        gcn=run.gcn, head=run.head, estimate=estimate, device=device_name(run.device),
+        gcn=run.gcn, head=run.head, estimate=estimate, val_idx=run.val_idx.cpu().numpy(),
+        device=device_name(run.device),
         peak_rss_mib=peak_rss_mib())
