@@ -104,9 +104,9 @@ def test_a_copy_of_the_encoder_is_trained_and_the_parts_agree(graph, corpus, enc
     np.testing.assert_allclose(own, result.graph_probabilities, rtol=1e-5, atol=1e-6)
     assert result.epochs_run == 3 and 1 <= result.best_epoch <= 3
     assert set(result.test) >= {"accuracy", "macro_f1"} and math.isfinite(result.val["loss"])
-    assert result.record()["finetune"]["weight"] == 0.7
     # the validation documents: those of the graph's split, whose loss val["loss"] is
     from gfbgcn.core.metrics import mean_log_loss
+    from gfbgcn.text.mixture import choose_weight
 
     mask = graph.to_data(CONFIG.val_ratio, CONFIG.seed, edges=False).val_mask[:d]
     val = mask.nonzero().view(-1).numpy()
@@ -114,6 +114,12 @@ def test_a_copy_of_the_encoder_is_trained_and_the_parts_agree(graph, corpus, enc
     y = np.asarray(graph.labels)
     assert result.val["loss"] == pytest.approx(
         mean_log_loss(y[result.val_idx], result.probabilities[result.val_idx]))
+    # trained at w = 0.7, predicting with the weight of lowest validation log-loss
+    assert result.train_weight == 0.7
+    assert result.weight == choose_weight(result.graph_probabilities[val],
+                                          result.head_probabilities[val], y[val])[0]
+    assert result.record()["finetune"]["weight"] == result.weight
+    assert result.record()["finetune"]["train_weight"] == 0.7
 
 
 def test_a_step_reaches_the_encoder_through_its_batch_only(graph, corpus, encoder):
@@ -172,7 +178,9 @@ def test_an_end_of_the_mixture_trains_the_encoder_through_one_part(graph, corpus
                                           (0.0, "head_probabilities")])
 def test_an_end_of_the_mixture_is_that_part_alone(graph, corpus, encoder, weight, part):
     config = TrainConfig(model="gfb-max", hidden=8, epochs=1, seed=0)
-    result = train_finetune(graph, corpus.texts, encoder, config, weight=weight, **FAST)
+    result = train_finetune(graph, corpus.texts, encoder, config, weight=weight,
+                            weight_on_validation=False, **FAST)
+    assert result.weight == result.train_weight == weight
     np.testing.assert_array_equal(result.probabilities, getattr(result, part))
 
 

@@ -1,14 +1,7 @@
 """The combined predictor: a graph model's and the linear baseline's class probabilities
 interpolated, ``p = w p_graph + (1 - w) p_linear``, with ``w`` chosen on the validation
-documents (as BertGCN interpolates its GCN and BERT heads).
-
-``w`` runs over a grid from 0 (linear only) to 1 (graph only) and minimises the validation
-log-loss (ties: the smaller ``w``).  Log-loss rather than accuracy because accuracy is a step
-function of ``w``: on a small validation split (slo-opinion has 123 documents, one document is
-0.8 points) many weights tie or nearly tie on accuracy and the chosen one is close to arbitrary,
-while the log-loss, a proper scoring rule, is smooth in ``w`` and has one minimum (it is convex
-in ``w``; ``docs/results/own-corpora_notes.md`` compares the rules).  Both parts classify new
-text inductively, so the
+documents (as BertGCN interpolates its GCN and BERT heads; the grid and the rule:
+:mod:`gfbgcn.text.mixture`).  Both parts classify new text inductively, so the
 combination is saved and loaded like a graph model: the model directory of
 :mod:`gfbgcn.text.predict.saved` plus ``linear.safetensors`` (IDF, coefficients, intercept) and
 ``linear.json`` (n-gram vocabularies, labels, the classifier's kind and regularisation, see
@@ -34,36 +27,21 @@ from typing import Any
 import numpy as np
 
 from gfbgcn.core.io import atomic_write, atomic_write_text, read_json, sha256_file
-from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.core.paths.inputs import is_regular_file
 from gfbgcn.text.linear.baseline import OLD_FORMAT, LinearTextModel
+from gfbgcn.text.mixture import (  # noqa: F401  (choose_weight, WEIGHT_GRID: re-exported)
+    WEIGHT_GRID,
+    choose_weight,
+    mix,
+)
 from gfbgcn.text.predict.inductive import (
     InductiveTextGCN,
     NoKnownWordsWarning,
     Predictions,
 )
 
-WEIGHT_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))
 LINEAR_WEIGHTS = "linear.safetensors"
 LINEAR_META = "linear.json"
-
-
-def mix(p_graph: np.ndarray, p_linear: np.ndarray, weight: float) -> np.ndarray:
-    return weight * p_graph + (1.0 - weight) * p_linear
-
-
-def choose_weight(p_graph: np.ndarray, p_linear: np.ndarray, y: np.ndarray
-                  ) -> tuple[float, float, float]:
-    """``(weight, validation accuracy, validation log-loss at that weight)``: the weight of
-    :data:`WEIGHT_GRID` with the lowest log-loss on the validation documents."""
-    y = np.asarray(y)
-    if len(y) == 0:
-        return 0.5, 0.0, float("nan")
-    losses = [mean_log_loss(y, mix(p_graph, p_linear, float(w))) for w in WEIGHT_GRID]
-    best = int(np.argmin(losses))  # argmin: the first, smallest w, on ties
-    weight = float(WEIGHT_GRID[best])
-    accuracy = float((mix(p_graph, p_linear, weight).argmax(1) == y).mean())
-    return weight, accuracy, float(losses[best])
 
 
 @dataclass
