@@ -9,11 +9,12 @@ except ``--epochs`` and ``--patience``, which bound the time of a run (a GPU is 
 minutes).  A record holds the test accuracy of the mixture and of its two parts (the graph
 model alone, the encoder's linear head alone), the epochs, the time estimate printed before
 training and the time taken.  It also holds, for every weight ``w`` of
-:data:`~gfbgcn.text.predict.combined.WEIGHT_GRID`, the validation accuracy and log-loss and
-the test accuracy of ``w p_graph + (1 - w) p_head`` from the same run, and the weight of lowest
-validation log-loss (:func:`~gfbgcn.text.predict.combined.choose_weight`, the rule of
-``--auto``'s combinations): the mixture with ``w`` chosen on validation after training, where
-the run itself trained with the fixed ``w`` (0.7, BertGCN's)::
+:data:`~gfbgcn.text.mixture.WEIGHT_GRID`, the validation accuracy and log-loss and the test
+accuracy of ``w p_graph + (1 - w) p_head`` from the same run, and the weight of lowest
+validation log-loss (:func:`~gfbgcn.text.mixture.choose_weight`).  The report reads the
+mixture at the trained ``w`` (0.7, BertGCN's) and at the weight chosen on validation from that
+table, so records of runs that predicted with the trained ``w`` (before
+``--encoder-finetune`` chose it on validation) and of later runs read alike::
 
     python benchmarks/finetune.py --datasets r8 r52 ohsumed 20ng --seeds 3 \\
         --encoder ../shared/models/all-MiniLM-L6-v2 --device cuda --budget 540 \\
@@ -50,7 +51,7 @@ def weight_table(p_graph: np.ndarray, p_head: np.ndarray, y: np.ndarray, val: np
     """The mixture at every weight of the grid (validation accuracy and log-loss, test
     accuracy) and at the weight chosen on the validation rows ``val`` alone."""
     from gfbgcn.core.metrics import mean_log_loss
-    from gfbgcn.text.predict.combined import WEIGHT_GRID, choose_weight, mix
+    from gfbgcn.text.mixture import WEIGHT_GRID, choose_weight, mix
 
     rows: dict[str, list[float]] = {"weight": [], "val_accuracy": [], "val_log_loss": [],
                                     "test_accuracy": []}
@@ -157,6 +158,12 @@ def _frozen(dataset: str, seeds: list[int], part: str) -> list[float]:
     return out
 
 
+def _train_weight(record: dict[str, Any]) -> float:
+    """The ``w`` of the training loss (records before ``train_weight``: ``weight``)."""
+    ft = record["record"]["finetune"]
+    return float(ft.get("train_weight", ft["weight"]))
+
+
 def _on_validation(records: list[dict[str, Any]]) -> str:
     """The mixture with ``w`` chosen on validation: mean ± std and the weights, or "–"
     when a record predates the weight table."""
@@ -165,6 +172,20 @@ def _on_validation(records: list[dict[str, Any]]) -> str:
     chosen = [r["weights"]["on_validation"] for r in records]
     weights = ", ".join(f"{c['weight']:g}" for c in chosen)
     return f"{_pm([c['test_accuracy'] for c in chosen])} ({weights})"
+
+
+def _at_train_weight(records: list[dict[str, Any]]) -> str:
+    """The mixture at the trained ``w``, from the weight table (a record without it
+    predicted with that ``w``)."""
+    out = []
+    for r in records:
+        if "weights" not in r:
+            out.append(r["test_accuracy"]["mixture"])
+            continue
+        grid = r["weights"]["grid"]
+        k = int(np.argmin(np.abs(np.asarray(grid["weight"]) - _train_weight(r))))
+        out.append(grid["test_accuracy"][k])
+    return _pm(out)
 
 
 def render(out: Path, datasets: list[str], note: str = "") -> str:
@@ -179,39 +200,43 @@ def render(out: Path, datasets: list[str], note: str = "") -> str:
         return "\n".join(lines + ["No record yet."]) + "\n"
     r0 = first["record"]
     cfg, ft = r0["config"], r0["finetune"]
+    commands = list(dict.fromkeys(r["command"] for rs in recs.values() for r in rs))
     lines += [
-        f"Command: `{first['command']}`  ",
+        ("Command: " if len(commands) == 1 else "Commands: ")
+        + "; ".join(f"`{c}`" for c in commands) + "  ",
         f"Device: {r0['device']}; torch {r0['versions'].get('torch')}.  ",
         f"Encoder `{Path(ft['encoder']['name']).name}`, {ft['max_length']} tokens a document, "
         f"{ft['batch_docs']} documents a step, encoder learning rate {ft['encoder_lr']:g}, "
-        f"graph weight w = {ft['weight']:g}; graph model {cfg['model']} (hidden "
-        f"{cfg['hidden']}, lr {cfg['lr']:g}), at most {cfg['epochs']} epochs, patience "
-        f"{cfg['patience']} on the validation loss of the mixture." + (f" {note}" if note else ""),
+        f"graph weight in the training loss w = {_train_weight(first):g}; graph model "
+        f"{cfg['model']} (hidden {cfg['hidden']}, lr {cfg['lr']:g}), at most {cfg['epochs']} "
+        f"epochs, patience {cfg['patience']} on the validation loss of the mixture"
+        + (f". {note}" if note else "."),
         "",
-        "Test accuracy in %, mean ± std over the seeds in column n. *Mixture*: "
-        "`w p_graph + (1 - w) p_head`, what `--encoder-finetune` predicts; *w on "
-        "validation*: the same run's two parts mixed with the weight of lowest validation "
-        "log-loss on the grid 0, 0.05, ..., 1 (chosen after training; the weights chosen per "
-        "seed in brackets); *graph part*, "
+        "Test accuracy in %, mean ± std over the seeds in column n. *Mixture, w on "
+        "validation*: `w p_graph + (1 - w) p_head` with the weight of lowest validation "
+        "log-loss on the grid 0, 0.05, ..., 1, chosen after training (the weights chosen per "
+        "seed in brackets), what `--encoder-finetune` predicts; *at the trained w*: the same "
+        "run's two parts mixed with the w of the training loss; *graph part*, "
         "*head part*: each of its two classifiers alone, from the same run. *Frozen*, on the "
         "same seeds (`vs-linear.md`): the encoder's embeddings + logistic regression (e), "
         "the model the head part fine-tunes, and `--auto --encoder`. "
         "BertGCN / RoBERTaGCN: published (Lin et al. 2021; BERT-base and RoBERTa-base, "
         "110 M and 125 M parameters, against this encoder's 22.7 M).", "",
-        "| data set | n | mixture | w on validation | graph part | head part | frozen (e) "
+        "| data set | n | mixture, w on validation | at the trained w | graph part "
+        "| head part | frozen (e) "
         "| frozen `--auto --encoder` | BertGCN | RoBERTaGCN | epochs (best) | s / epoch "
         "| run, s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for d, rs in recs.items():
         if not rs:
             continue
-        acc = {k: [r["test_accuracy"][k] for r in rs] for k in ("mixture", "graph", "head")}
+        acc = {k: [r["test_accuracy"][k] for r in rs] for k in ("graph", "head")}
         bert = BERTGCN.get(d, ("–", "–"))
         ep = "; ".join(f"{r['record']['epochs_run']} ({r['record']['best_epoch']})" for r in rs)
         spe = np.median([r["record"]["seconds_per_epoch"] for r in rs])
         run_s = np.median([r["wall_seconds"] for r in rs])
         seeds = [r["seed"] for r in rs]
-        lines.append(f"| {d} | {len(rs)} | {_pm(acc['mixture'])} | {_on_validation(rs)} | "
+        lines.append(f"| {d} | {len(rs)} | {_on_validation(rs)} | {_at_train_weight(rs)} | "
                      f"{_pm(acc['graph'])} | "
                      f"{_pm(acc['head'])} | {_pm(_frozen(d, seeds, 'e'))} | "
                      f"{_pm(_frozen(d, seeds, 'auto-encoder'))} | "

@@ -25,7 +25,9 @@ def _record(seed: int, mixture: float) -> dict:
                        "versions": {"torch": "2.x"}, "epochs_run": 9, "best_epoch": 4,
                        "seconds_per_epoch": 2.5},
             "test_accuracy": {"mixture": mixture, "graph": 0.9, "head": 0.95},
-            "weights": {"on_validation": {"weight": 0.25 * seed, "test_accuracy": mixture + 0.01}}}
+            "weights": {"on_validation": {"weight": 0.25 * seed, "test_accuracy": mixture + 0.01},
+                        "grid": {"weight": [0.0, 0.7, 1.0],
+                                 "test_accuracy": [0.5, mixture, 0.6]}}}
 
 
 def test_report_gives_the_mean_and_std_of_the_seeds(monkeypatch, tmp_path):
@@ -34,7 +36,8 @@ def test_report_gives_the_mean_and_std_of_the_seeds(monkeypatch, tmp_path):
         (tmp_path / f"r8_seed{seed}.json").write_text(json.dumps(_record(seed, acc)))
     text = finetune.render(tmp_path, ["r8", "r52"], note="A note.")
     row = next(line for line in text.splitlines() if line.startswith("| r8 |"))
-    assert row.startswith("| r8 | 2 | 97.00 ± 1.41 | 98.00 ± 1.41 (0, 0.25) | 90.00 ± 0.00 | "
+    # w on validation (the weights chosen), then the trained w's from the grid, the parts
+    assert row.startswith("| r8 | 2 | 98.00 ± 1.41 (0, 0.25) | 97.00 ± 1.41 | 90.00 ± 0.00 | "
                           "95.00 ± 0.00 |")
     assert "| 98.1 | 98.2 | 9 (4); 9 (4) | 2.5 | 30 |" in row
     assert "| r52 |" not in text  # no record: no row
@@ -71,7 +74,7 @@ def test_a_record_without_the_weight_table_shows_a_dash(monkeypatch, tmp_path):
     (tmp_path / "r8_seed0.json").write_text(json.dumps(rec))
     row = next(line for line in finetune.render(tmp_path, ["r8"]).splitlines()
                if line.startswith("| r8 |"))
-    assert row.startswith("| r8 | 1 | 96.00 | – | 90.00 |")
+    assert row.startswith("| r8 | 1 | – | 96.00 | 90.00 |")  # it predicted at the trained w
 
 
 def test_weight_table_chooses_on_validation_rows_only(monkeypatch):
