@@ -28,7 +28,7 @@ from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.predict.combined import mix
 from gfbgcn.text.search.candidates import Candidate, choose
-from gfbgcn.text.search.selection import per_document_log_loss
+from gfbgcn.text.search.selection import per_document_correct, per_document_log_loss
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,7 +54,8 @@ def candidates_of(rows: list[dict[str, Any]], arrays: Any) -> tuple[list[Candida
         out.append(Candidate(None, row["model"], False, row["predictor"],
                              float((probs.argmax(1) == y).mean()), 0.0,
                              val_log_loss=mean_log_loss(y, probs),
-                             val_losses=per_document_log_loss(y, probs)))
+                             val_losses=per_document_log_loss(y, probs),
+                             val_correct=per_document_correct(y, probs)))
     protected = [k for k, row in enumerate(rows) if row["predictor"] == "linear"][partner]
     return out, protected
 

@@ -165,6 +165,9 @@ def test_auto_records_every_candidates_validation_log_loss_and_chooses_the_lowes
     losses = [c.val_log_loss for c in auto.candidates]
     assert all(np.isfinite(losses)) and auto.chosen.val_log_loss == min(losses)
     assert auto.candidates.index(auto.chosen) == losses.index(min(losses))  # earliest of equals
+    # each candidate's per-document correctness (a rule with accuracy_gain) is its accuracy
+    assert all(c.val_correct is not None and c.val_correct.mean() == pytest.approx(c.val_accuracy)
+               for c in auto.candidates)
     header = auto.table().splitlines()[0].split(",")
     assert header.index("val_log_loss") == header.index("val_accuracy") + 1
     # a combination is never worse on it than its graph model or the baseline alone

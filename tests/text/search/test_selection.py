@@ -15,6 +15,7 @@ from gfbgcn.text.search.selection import (
     choose_index,
     paired_advantage,
     passes,
+    per_document_correct,
     per_document_log_loss,
 )
 
@@ -150,3 +151,89 @@ def test_the_default_rule_is_a_valid_rule():
     assert isinstance(RULE, SelectionRule)
     base, cand = _noisy(300, gain=0.1, spread=0.3)
     assert choose_index([base, cand], 0) == choose_index([base, cand], 0, RULE)
+
+
+# --- accuracy_gain: a lower log-loss must come with more documents right ---
+
+def _right(n: int, wrong: list[int]) -> np.ndarray:
+    c = np.ones(n, dtype=bool)
+    c[wrong] = False
+    return c
+
+
+def test_a_lower_log_loss_at_equal_accuracy_keeps_the_baseline_under_accuracy_gain():
+    base, cand = _noisy(300, gain=0.1, spread=0.3)  # passes any of the tests below
+    same = _right(300, [3, 50, 200])
+    other = _right(300, [4, 60, 210])  # as many right, on other documents
+    for rule in (SelectionRule(accuracy_gain=True), SelectionRule(z=1.0, accuracy_gain=True),
+                 SelectionRule(margin=0.01, accuracy_gain=True)):
+        assert choose_index([base, cand], 0, rule, [same, other]) == 0
+        assert choose_index([base, cand], 0, rule, [same, same.copy()]) == 0
+        # one document more right: taken
+        assert choose_index([base, cand], 0, rule, [same, _right(300, [3, 50])]) == 1
+        # fewer right: kept
+        assert choose_index([base, cand], 0, rule, [_right(300, [3]), same]) == 0
+    # without accuracy_gain the same losses replace the baseline whatever the correctness
+    assert choose_index([base, cand], 0, SelectionRule(), [same, same.copy()]) == 1
+    assert choose_index([base, cand], 0, SelectionRule()) == 1
+
+
+def test_accuracy_gain_still_needs_the_loss_test_and_looks_at_the_leader_only():
+    base, cand = _noisy(40, gain=0.01, spread=0.3)  # fails z >= 1
+    more = [_right(40, [1, 2]), _right(40, [])]
+    assert choose_index([base, cand], 0, SelectionRule(z=1.0, accuracy_gain=True), more) == 0
+    assert choose_index([base, cand], 0, SelectionRule(accuracy_gain=True), more) == 1
+    # the leader (lowest loss) ties the baseline in accuracy; a runner-up with more right
+    # documents is not taken instead
+    base, lead = _noisy(300, gain=0.2, spread=0.3)
+    runner = _gaining(base, gain=0.1, spread=0.3, seed=5)
+    right = [_right(300, [1, 2]), _right(300, [1, 2]), _right(300, [])]
+    assert choose_index([base, lead, runner], 0, SelectionRule(accuracy_gain=True), right) == 0
+    # with a protected index other than 0
+    assert choose_index([lead, base], 1, SelectionRule(accuracy_gain=True),
+                        [_right(300, []), _right(300, [7])]) == 0
+
+
+def test_accuracy_gain_without_correctness_is_refused():
+    base, cand = _noisy(30, gain=0.1, spread=0.3)
+    rule = SelectionRule(accuracy_gain=True)
+    with pytest.raises(ValueError, match="needs val_correct"):
+        choose_index([base, cand], 0, rule)
+    with pytest.raises(ValueError, match="candidates"):
+        choose_index([base, cand], 0, rule, [np.ones(30)])
+    with pytest.raises(ValueError, match="correctness of shape"):
+        choose_index([base, cand], 0, rule, [np.ones(30), np.ones(29)])
+    assert rule.name == "log-loss, accuracy up"
+    assert SelectionRule(z=1.0, accuracy_gain=True).name == "log-loss, z >= 1 + accuracy up"
+    assert SelectionRule(margin=0.01, accuracy_gain=True).name == \
+        "log-loss, margin 0.01 nats + accuracy up"
+    assert SelectionRule(z=math.inf, accuracy_gain=True).name == "baseline"
+
+
+def test_per_document_correctness_averages_to_the_accuracy():
+    y = np.array([0, 1, 2, 1])
+    p = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.5, 0.5, 0.0], [0.3, 0.3, 0.4]])
+    assert per_document_correct(y, p).tolist() == [True, True, False, False]
+
+
+def test_the_search_passes_correctness_when_its_rule_needs_it(monkeypatch):
+    from gfbgcn.text.search import candidates as module
+    from gfbgcn.text.search.candidates import Candidate, choose
+
+    base, cand = _noisy(50, gain=0.1, spread=0.05)
+
+    def row(losses, right):
+        return Candidate(None, "linear", False, "linear", float(np.mean(right)), 0.0,
+                         val_log_loss=float(losses.mean()), val_losses=losses,
+                         val_correct=right)
+
+    same = _right(50, [0, 1])
+    rows = [row(base, same), row(cand, same.copy())]
+    assert choose(rows, protected=0) is rows[1]  # RULE = SelectionRule(): the lower loss
+    monkeypatch.setattr(module, "RULE", SelectionRule(accuracy_gain=True))
+    assert choose(rows, protected=0) is rows[0]  # equal accuracy: the baseline
+    rows[1].val_correct = _right(50, [0])
+    assert choose(rows, protected=0) is rows[1]
+    rows[1].val_correct = None
+    with pytest.raises(ValueError, match="correctness"):
+        choose(rows, protected=0)

@@ -92,7 +92,7 @@ from gfbgcn.text.search.pacing import (  # noqa: F401  (RUNGS, parse_budget: re-
     parse_budget,
     prune_margin,
 )
-from gfbgcn.text.search.selection import per_document_log_loss
+from gfbgcn.text.search.selection import per_document_correct, per_document_log_loss
 from gfbgcn.text.tokenize.clean import Tokenizer
 from gfbgcn.text.train.config import TrainConfig, TrainResult
 from gfbgcn.text.train.features import wordllama as word_features
@@ -208,7 +208,8 @@ class _Search:
                                             "macro_f1": b.test["macro_f1"]},
             features=features, linear=b.model.description, linear_index=index,
             val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba()),
-            val_losses=per_document_log_loss(g.labels[self.split["val"]], b.val_proba())))
+            val_losses=per_document_log_loss(g.labels[self.split["val"]], b.val_proba()),
+            val_correct=per_document_correct(g.labels[self.split["val"]], b.val_proba())))
         self.log(f"auto: {what}, {b.model.description}), validation accuracy "
                  f"{b.val['accuracy']:.4f}, {b.seconds:.1f} s")
 
@@ -255,7 +256,8 @@ class _Search:
                             features=features,
                             stopped_at=None if rule is None else rule.stopped_at,
                             val_log_loss=mean_log_loss(y[vi], result.probabilities[vi]),
-                            val_losses=per_document_log_loss(y[vi], result.probabilities[vi]))
+                            val_losses=per_document_log_loss(y[vi], result.probabilities[vi]),
+                            val_correct=per_document_correct(y[vi], result.probabilities[vi]))
         self.candidates.append(graph_c)
         combined = "" if self.partner is None else self._combine(graph_c, result, g)
         stop = graph_c.stopped_at
@@ -288,7 +290,8 @@ class _Search:
         self.candidates.append(replace(
             graph_c, predictor="graph+linear", val_accuracy=combined_acc, weight=weight,
             test=accuracy_and_f1(y, mixed, ti, len(g.label_names)), val_log_loss=loss,
-            linear_index=self.partner, val_losses=per_document_log_loss(y[vi], val_mixed)))
+            linear_index=self.partner, val_losses=per_document_log_loss(y[vi], val_mixed),
+            val_correct=per_document_correct(y[vi], val_mixed)))
         return f", combined {combined_acc:.4f} (w={weight:.2f})"
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
-from gfbgcn.text.search.selection import choose_index
+from gfbgcn.text.search.selection import RULE, choose_index
 from gfbgcn.text.train.config import TrainResult
 
 
@@ -73,6 +73,8 @@ class Candidate:
     linear_index: int | None = None  # which of AutoResult.linears (linear, graph+linear)
     #: ``[V]`` its log-loss on each validation document (what the choice compares)
     val_losses: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: ``[V]`` whether it is right on each validation document (a rule with accuracy_gain)
+    val_correct: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def graph_setting(self) -> GraphSetting:
@@ -190,7 +192,15 @@ def choose(candidates: Sequence[Candidate], protected: int | None) -> Candidate:
     losses = [c.val_losses for c in candidates]
     if any(loss is None for loss in losses):
         raise ValueError("every candidate needs its per-document validation losses")
-    return candidates[choose_index([np.asarray(x) for x in losses], protected)]
+    correct = None
+    if RULE.accuracy_gain:
+        correct = [c.val_correct for c in candidates]
+        if any(x is None for x in correct):
+            raise ValueError(f"the rule {RULE.name!r} needs every candidate's per-document "
+                             f"validation correctness")
+    return candidates[choose_index([np.asarray(x) for x in losses], protected, RULE,
+                                   None if correct is None else
+                                   [np.asarray(x) for x in correct])]
 
 
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:

@@ -49,10 +49,15 @@ import numpy as np
 @dataclass(frozen=True)
 class SelectionRule:
     """``z``: standard errors of the paired difference the leader's mean advantage must exceed
-    (beyond ``margin``); ``margin``: nats of mean per-document log-loss it must exceed."""
+    (beyond ``margin``); ``margin``: nats of mean per-document log-loss it must exceed;
+    ``accuracy_gain``: the leader must also have a strictly higher accuracy than the baseline
+    on the same documents (a lower log-loss at equal accuracy, e.g. sharper probabilities
+    alone, does not replace the baseline; :func:`choose_index` then needs each candidate's
+    per-document correctness)."""
 
     z: float = 0.0
     margin: float = 0.0
+    accuracy_gain: bool = False
 
     def __post_init__(self) -> None:
         # NaN would make every comparison false (the baseline always) without saying so
@@ -66,11 +71,12 @@ class SelectionRule:
         """How the study's report names it."""
         if math.isinf(self.z):
             return "baseline"
-        if self.z == 0 and self.margin == 0:
-            return "log-loss"
         parts = ([f"z >= {self.z:g}"] if self.z else []) + (
             [f"margin {self.margin:g} nats"] if self.margin else [])
-        return "log-loss, " + " + ".join(parts)
+        if not parts:
+            return "log-loss, accuracy up" if self.accuracy_gain else "log-loss"
+        return "log-loss, " + " + ".join(parts) + (" + accuracy up" if self.accuracy_gain
+                                                   else "")
 
 
 # Decided by benchmarks/selection_study.py (module docstring); the study's report says whether
@@ -106,7 +112,8 @@ def passes(baseline: np.ndarray, other: np.ndarray, rule: SelectionRule) -> bool
 
 
 def choose_index(val_losses: Sequence[np.ndarray], baseline: int,
-                 rule: SelectionRule = RULE) -> int:
+                 rule: SelectionRule = RULE,
+                 val_correct: Sequence[np.ndarray] | None = None) -> int:
     """The index of the chosen candidate (module docstring).
 
     ``val_losses[k]``: candidate ``k``'s per-document validation log-loss (negative
@@ -114,6 +121,9 @@ def choose_index(val_losses: Sequence[np.ndarray], baseline: int,
     every candidate); ``baseline``: the index of the candidate to keep unless another beats it
     under ``rule``.  The leader is the lowest mean loss, ties to the earliest; the baseline is
     the answer when it leads, ties the leader, or the leader fails the test.
+    ``val_correct[k]``: whether candidate ``k`` is right on each of those documents (1/0,
+    ``[n]``); required by a rule with ``accuracy_gain`` (the leader must then also be right
+    on strictly more documents than the baseline), ignored otherwise.
     """
     if not val_losses:
         raise ValueError("no candidates to choose from")
@@ -127,11 +137,26 @@ def choose_index(val_losses: Sequence[np.ndarray], baseline: int,
                              f"per validation document, {n}")
         if not np.isfinite(v).all():
             raise ValueError(f"candidate {k}: non-finite validation losses")
+    correct = None
+    if rule.accuracy_gain:
+        if val_correct is None:
+            raise ValueError(f"rule {rule.name!r} needs val_correct (each candidate's "
+                             f"per-document correctness)")
+        correct = [np.asarray(c, dtype=np.float64) for c in val_correct]
+        if len(correct) != len(losses):
+            raise ValueError(f"val_correct: {len(correct)} candidates, val_losses: "
+                             f"{len(losses)}")
+        for k, c in enumerate(correct):
+            if c.shape != n:
+                raise ValueError(f"candidate {k}: correctness of shape {c.shape}, expected "
+                                 f"one value per validation document, {n}")
     if n[0] == 0:
         return baseline  # no documents: nothing can beat it
     leader = int(np.argmin([v.mean() for v in losses]))  # argmin: the earliest of equals
     if leader == baseline or not passes(losses[baseline], losses[leader], rule):
         return baseline
+    if correct is not None and not correct[leader].sum() > correct[baseline].sum():
+        return baseline  # no more documents right: a lower loss alone does not replace it
     return leader
 
 
@@ -140,3 +165,9 @@ def per_document_log_loss(y: np.ndarray, probs: np.ndarray) -> np.ndarray:
     :func:`gfbgcn.core.metrics.mean_log_loss` clips (its mean is that function's value)."""
     y = np.asarray(y)
     return -np.log(np.clip(probs[np.arange(len(y)), y], 1e-12, None))
+
+
+def per_document_correct(y: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``[n]`` bool: whether the most probable class (ties: the first) is the true one, per
+    document (what a rule with ``accuracy_gain`` counts)."""
+    return np.asarray(probs).argmax(1) == np.asarray(y)
