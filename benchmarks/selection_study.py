@@ -76,6 +76,16 @@ This removes the baseline's advantage; the graph candidates' advantage remains: 
 early-stopped on all the validation documents (and the search's own steps used them), which
 cannot be undone without training them again.
 
+**Searches with an encoder** (``*_auto-encoder.json``, the third study:
+``benchmarks/selection_study_encoder.py``).  They have three linear candidates (the n-gram
+baseline, the encoder head, the n-gram baseline with the embeddings), all recorded
+(``linears_val_proba``), and no grid files.  Their replay (:attr:`Search.linears_val`) re-makes
+the search's choice of *partner* on the choosing half: the linear candidate of lowest log-loss
+there (:func:`partner_on`), with which the combinations are mixed (weights chosen on that half)
+and which is the protected candidate (:func:`protected_index`).  The linear candidates
+themselves are the recorded ones (each chosen on all validation documents).  This script's own
+report (the first two studies) replays the searches without an encoder only.
+
     python benchmarks/selection_study.py --records docs/results/raw/vs-linear \\
         --report docs/results/selection-rules.md
 """
@@ -101,6 +111,7 @@ from gfbgcn.text.search.selection import (
     RULE,
     SelectionRule,
     choose_index,
+    per_document_correct,
     per_document_log_loss,
 )
 
@@ -111,10 +122,15 @@ LIBRARY_RULES = (SelectionRule(z=math.inf), SelectionRule(),
                  SelectionRule(z=1.0), SelectionRule(z=1.64), SelectionRule(z=2.33),
                  SelectionRule(margin=0.005), SelectionRule(margin=0.01),
                  SelectionRule(margin=0.02))
-BY_NAME = {r.name: r for r in LIBRARY_RULES}
+#: The third study's rules (benchmarks/selection_study_encoder.py): the leader must also be
+#: right on more documents of the choosing half than the protected candidate.
+ACCURACY_GAIN_RULES = (SelectionRule(accuracy_gain=True), SelectionRule(z=1.0, accuracy_gain=True),
+                       SelectionRule(margin=0.01, accuracy_gain=True))
+BY_NAME = {r.name: r for r in LIBRARY_RULES + ACCURACY_GAIN_RULES}  # every rule choose knows
+SECOND_STUDY = tuple(r.name for r in LIBRARY_RULES)  # the rules its decision compares
 FIRST_STUDY = ("accuracy", "accuracy, no graph-only", "log-loss, no graph-only",
                "accuracy, with the ensemble")
-RULES = tuple(BY_NAME) + FIRST_STUDY
+RULES = SECOND_STUDY + FIRST_STUDY  # this script's report
 FIRST_STUDY_RULES = ("accuracy", "accuracy, no graph-only", "log-loss",
                      "log-loss, no graph-only", "accuracy, with the ensemble")  # its verdict's
 BASELINE = LIBRARY_RULES[0].name
@@ -144,6 +160,31 @@ class Search:
     # [P, V, C] the baseline's grid points' validation scores (fitted on the training
     # documents, before temperature); None: no grid file, the recorded baseline is used
     grid_val: np.ndarray | None = None
+    # [L, V, C] a search with an encoder: every linear candidate's recorded validation
+    # probabilities, in table order; the partner (protected, mixed into the combinations) is
+    # re-chosen on each choosing half (partner_on).  None: one linear candidate, the baseline
+    linears_val: np.ndarray | None = None
+
+    @property
+    def group(self) -> str:
+        """Its group in the reports: the corpus, with `` +encoder`` for a search with one."""
+        return self.dataset + (" +encoder" if self.linears_val is not None else "")
+
+
+def partner_on(s: Search, choose_on: np.ndarray) -> int:
+    """Which of the linear candidates (0: the first) the combinations use and the rules
+    protect, chosen on positions ``choose_on``: the lowest log-loss there, ties to the earliest
+    (the search's own choice, on its documents); 0 without :attr:`Search.linears_val`."""
+    if s.linears_val is None:
+        return 0
+    y = s.y[choose_on]
+    return int(np.argmin([mean_log_loss(y, p[choose_on]) for p in s.linears_val]))
+
+
+def protected_index(s: Search, choose_on: np.ndarray) -> int:
+    """The candidate (table index) the rules protect when choosing on ``choose_on``."""
+    rows = [k for k, kind in enumerate(s.kinds) if kind == "linear"]
+    return rows[partner_on(s, choose_on)]
 
 
 def choose_point(scores: np.ndarray, y: np.ndarray) -> tuple[int, float]:
@@ -175,7 +216,10 @@ def point_proba(scores: np.ndarray, point: int, temperature: float) -> np.ndarra
 def baseline_on(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> np.ndarray:
     """``[V, C]``: the baseline's validation probabilities.  With the search's grid file and
     ``rechoose``, its grid point and temperature chosen again on positions ``choose_on`` alone
-    (:func:`choose_point`); otherwise the record's (chosen on all validation documents)."""
+    (:func:`choose_point`); otherwise the record's (chosen on all validation documents).  For
+    a search with an encoder: the partner chosen on ``choose_on`` (:func:`partner_on`)."""
+    if s.linears_val is not None:
+        return s.linears_val[partner_on(s, choose_on)]
     if s.grid_val is None or not rechoose:
         return s.linear_val
     point, t = choose_point(s.grid_val[:, choose_on], s.y[choose_on])
@@ -193,10 +237,28 @@ def check_grid(s: Search) -> tuple[bool, float]:
     return int(np.argmin(diffs)) == point, diffs[point]
 
 
+def rule_of(choice: dict) -> str:
+    """The rule that gave a record's answer, by this study's names: the library rule named
+    after ``RULE:`` in the record's ``rule`` (``vs_linear_rechoose.py``), else ``log-loss``
+    when it says log-loss or says nothing but records a log-loss (the searches' own records,
+    written under :func:`gfbgcn.text.search.candidates.choose`'s log-loss), else
+    ``accuracy``."""
+    rule = str(choice.get("rule", ""))
+    if "RULE: " in rule:
+        name = rule.split("RULE: ", 1)[1].rstrip(")")
+        if name in BY_NAME:
+            return name
+    if "log-loss" in rule or (not rule and "val_log_loss" in choice):
+        return "log-loss"
+    return "accuracy"
+
+
 def load_search(record: Path) -> Search:
-    """A search from its ``*_auto.json`` record and ``*_auto_candidates.npz`` arrays (their
-    validation side only: the records' test fields are not read), with its grid file
-    (:data:`GRID_SUFFIX`) when there is one."""
+    """A search from its ``*_auto.json`` (or ``*_auto-encoder.json``) record and its
+    ``_candidates.npz`` arrays (their validation side only: the records' test fields are not
+    read), with its grid file (:data:`GRID_SUFFIX`) when there is one; with several linear
+    candidates (an encoder), all their validation probabilities
+    (:attr:`Search.linears_val`)."""
     rec = json.loads(record.read_text(encoding="utf-8"))
     arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
     kinds, graph_of, full, g = [], [], [], -1
@@ -213,11 +275,20 @@ def load_search(record: Path) -> Search:
         if not np.array_equal(grid["val_labels"], arrays["val_labels"]):
             raise ValueError(f"{grid_path.name}: validation documents differ from the record's")
         grid_val = grid["val_scores"].astype(np.float64)
+    linears_val = None
+    if kinds.count("linear") > 1:
+        linears_val = np.asarray(arrays["linears_val_proba"], dtype=np.float64)
+        if len(linears_val) != kinds.count("linear"):
+            raise ValueError(f"{record.name}: {kinds.count('linear')} linear candidates, "
+                             f"{len(linears_val)} in linears_val_proba")
+        if grid_val is not None:
+            raise ValueError(f"{record.name}: a grid file for a search with several linear "
+                             f"candidates, which this replay does not re-choose")
     return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
                   arrays["val_labels"], baseline_val_proba(arrays), arrays["graph_val_proba"],
                   chosen=next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]),
-                  rule="log-loss" if "log-loss" in rec["choice"].get("rule", "") else "accuracy",
-                  full=full, grid_val=grid_val)
+                  rule=rule_of(rec["choice"]), full=full, grid_val=grid_val,
+                  linears_val=linears_val)
 
 
 def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
@@ -227,15 +298,21 @@ def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
     :func:`baseline_on`) and the combinations' weights chosen on positions ``choose_on``; the
     combinations mix each graph candidate with that baseline.  The last, ``ensemble``: the
     mean of the full-length graph candidates (:attr:`Search.full`) combined with the
-    baseline."""
+    baseline.  With several linear candidates (:attr:`Search.linears_val`) each linear row is
+    its recorded probabilities, and "the baseline" above is the partner chosen on
+    ``choose_on`` (:func:`partner_on`)."""
     lin = baseline_on(s, choose_on, rechoose)
     out: list[Callable[[np.ndarray], np.ndarray]] = []
     weights: dict[int, float] = {}
+    j = -1  # the linear rows, in order
     for kind, g in zip(s.kinds, s.graph_of):
+        j += kind == "linear"
         if kind == "ensemble":
             mean = s.graph_val[s.full].mean(axis=0) if s.full else lin
             w = choose_weight(mean[choose_on], lin[choose_on], s.y[choose_on])[0]
             out.append(lambda idx, m=mean, w=w: mix(m[idx], lin[idx], w))
+        elif kind == "linear" and s.linears_val is not None:
+            out.append(lambda idx, p=s.linears_val[j]: p[idx])
         elif kind == "linear":
             out.append(lambda idx: lin[idx])
         elif kind == "graph":
@@ -256,14 +333,27 @@ def document_losses(s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
             for k, kind in enumerate(s.kinds) if kind != "ensemble"]
 
 
+def document_correct(s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
+                     idx: np.ndarray) -> list[np.ndarray]:
+    """As :func:`document_losses`, whether each candidate is right on each document (what a
+    rule with ``accuracy_gain`` counts)."""
+    return [per_document_correct(s.y[idx], probs[k](idx))
+            for k, kind in enumerate(s.kinds) if kind != "ensemble"]
+
+
 def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
-           idx: np.ndarray, losses: list[np.ndarray] | None = None) -> int:
+           idx: np.ndarray, losses: list[np.ndarray] | None = None,
+           correct: list[np.ndarray] | None = None) -> int:
     """The candidate ``rule`` picks on validation positions ``idx`` (ties: the earliest);
-    ``losses``: :func:`document_losses` on ``idx`` when already computed."""
+    ``losses``, ``correct``: :func:`document_losses`, :func:`document_correct` on ``idx`` when
+    already computed.  The library's rules protect :func:`protected_index`."""
     if rule in BY_NAME:  # the library's rule, on the candidates the search offers
         if losses is None:
             losses = document_losses(s, probs, idx)
-        return choose_index(losses, s.kinds.index("linear"), BY_NAME[rule])
+        if BY_NAME[rule].accuracy_gain and correct is None:
+            correct = document_correct(s, probs, idx)
+        return choose_index(losses, protected_index(s, idx), BY_NAME[rule],
+                            correct if BY_NAME[rule].accuracy_gain else None)
     allowed = [k for k, kind in enumerate(s.kinds)
                if not (rule.endswith("no graph-only") and kind == "graph")
                and (kind != "ensemble" or rule.endswith("with the ensemble"))]
@@ -275,25 +365,28 @@ def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]]
     return allowed[int(np.argmin(losses_))]
 
 
-def held_out(s: Search, repetitions: int, rechoose: bool = True) -> dict[str, dict[str, float]]:
-    """Per rule: mean accuracy on the scoring half, and how often it chose each kind
-    (``rechoose``: see :func:`candidate_probs`)."""
+def held_out(s: Search, repetitions: int, rechoose: bool = True,
+             rules: tuple[str, ...] = RULES) -> dict[str, dict[str, float]]:
+    """Per rule (of ``rules``): mean accuracy on the scoring half, and how often it chose each
+    kind (``rechoose``: see :func:`candidate_probs`)."""
     n = len(s.y)
-    acc: dict[str, list[float]] = {r: [] for r in RULES}
-    kinds = {r: dict.fromkeys(KINDS, 0) for r in RULES}
+    acc: dict[str, list[float]] = {r: [] for r in rules}
+    kinds = {r: dict.fromkeys(KINDS, 0) for r in rules}
     for rep in range(repetitions):
         perm = np.random.default_rng(rep).permutation(n)
         halves = (perm[: n // 2], perm[n // 2:])
         for a, b in (halves, halves[::-1]):
             probs = candidate_probs(s, a, rechoose)
             losses = document_losses(s, probs, a)
-            for rule in RULES:
-                k = choose(rule, s, probs, a, losses)
+            correct = document_correct(s, probs, a) \
+                if any(r in BY_NAME and BY_NAME[r].accuracy_gain for r in rules) else None
+            for rule in rules:
+                k = choose(rule, s, probs, a, losses, correct)
                 acc[rule].append(float((probs[k](b).argmax(1) == s.y[b]).mean()))
                 kinds[rule][s.kinds[k]] += 1
     total = 2 * repetitions
     return {r: {"accuracy": float(np.mean(acc[r])),
-                **{kind: count / total for kind, count in kinds[r].items()}} for r in RULES}
+                **{kind: count / total for kind, count in kinds[r].items()}} for r in rules}
 
 
 def full_validation_choice(s: Search, rule: str) -> int:
@@ -320,13 +413,13 @@ def worst_corpus(by_corpus: dict[str, dict[str, float]], rule: str) -> tuple[str
     return min(((c, v[rule] - v[BASELINE]) for c, v in by_corpus.items()), key=lambda t: t[1])
 
 
-def decide(by_corpus: dict[str, dict[str, float]], baseline_share: dict[str, float]
-           ) -> tuple[str, list[str]]:
-    """The second study's decision (module docstring): ``(rule, the eligible rules)``.
+def decide(by_corpus: dict[str, dict[str, float]], baseline_share: dict[str, float],
+           names: tuple[str, ...] = SECOND_STUDY) -> tuple[str, list[str]]:
+    """The second study's decision (module docstring) among ``names`` (the third study's:
+    the same among its rules): ``(rule, the eligible rules)``.
 
     ``by_corpus[corpus][rule]``: held-out accuracy; ``baseline_share[rule]``: the share of
     all choices in which the rule answered with the baseline."""
-    names = list(BY_NAME)
     eligible = [r for r in names if worst_corpus(by_corpus, r)[1] >= -TOLERANCE]
     means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in eligible}
     top = max(means.values())
@@ -348,15 +441,18 @@ class Replay:
     eligible: list[str]
 
 
-def summarise(searches: list[Search], results: list[dict[str, dict[str, float]]]) -> Replay:
-    """The figures of one replay (:func:`held_out` per search) and its decision."""
-    corpora = list(dict.fromkeys(s.dataset for s in searches))
+def summarise(searches: list[Search], results: list[dict[str, dict[str, float]]],
+              rules: tuple[str, ...] = RULES, names: tuple[str, ...] = SECOND_STUDY
+              ) -> Replay:
+    """The figures of one replay (:func:`held_out` per search, over ``rules``), by group
+    (:attr:`Search.group`), and its decision among ``names``."""
+    corpora = list(dict.fromkeys(s.group for s in searches))
     by_corpus = {c: {r: float(np.mean([res[r]["accuracy"] for s, res in zip(searches, results)
-                                       if s.dataset == c])) for r in RULES} for c in corpora}
+                                       if s.group == c])) for r in rules} for c in corpora}
     share = {r: {k: float(np.mean([res[r][k] for res in results])) for k in KINDS}
-             for r in RULES}
-    chosen, eligible = decide(by_corpus, {r: share[r]["linear"] for r in RULES})
-    means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in RULES}
+             for r in rules}
+    chosen, eligible = decide(by_corpus, {r: share[r]["linear"] for r in rules}, names)
+    means = {r: float(np.mean([v[r] for v in by_corpus.values()])) for r in rules}
     return Replay(by_corpus, share, means, chosen, eligible)
 
 

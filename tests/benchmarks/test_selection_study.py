@@ -104,8 +104,12 @@ def test_the_library_rules_are_the_library_function_on_per_document_losses():
     losses = study.document_losses(s, probs, idx)
     assert len(losses) == len(s.kinds) - 1  # the ensemble is not offered
     assert np.array_equal(losses[0], per_document_log_loss(y[idx], s.linear_val[idx]))
+    correct = study.document_correct(s, probs, idx)
+    assert [c.mean() for c in correct] == [(probs[k](idx).argmax(1) == y[idx]).mean()
+                                           for k in range(len(correct))]
     for name, rule in study.BY_NAME.items():
-        assert study.choose(name, s, probs, idx) == choose_index(losses, 0, rule)
+        assert study.choose(name, s, probs, idx) == choose_index(
+            losses, 0, rule, correct if rule.accuracy_gain else None)
     # the library's plain log-loss is the first study's log-loss rule
     assert study.BY_NAME["log-loss"] == study.SelectionRule()
 
@@ -296,3 +300,120 @@ def test_the_report_shows_both_replays_and_decides_on_the_re_chosen_one():
                         recorded=[study.held_out(s, 2, rechoose=False)])
     assert "re-chosen: mean" in text and "Check of the grid files" in text
     assert "in 1 of 1 searches" in text and "re-chosen on each half" in text
+
+
+# --- searches with an encoder: three linear candidates, the partner re-chosen per half ---
+
+def _encoder_search(study, y, linear_preds, graph_preds, sure=(0.9, 0.9, 0.9)):
+    """Three linear candidates first (as an ``--auto --encoder`` table), then per graph
+    candidate its row and its combination with the partner."""
+    kinds, graph_of = ["linear"] * 3, [-1] * 3
+    for g in range(len(graph_preds)):
+        kinds += ["graph", "graph+linear"]
+        graph_of += [g, g]
+    linears = np.stack([_onehot(p, sure=q) for p, q in zip(linear_preds, sure)])
+    return study.Search("toy", 0, kinds + ["ensemble"], graph_of + [-1], y, linears[0],
+                        np.stack([_onehot(p) for p in graph_preds]), chosen=0,
+                        rule="log-loss", full=list(range(len(graph_preds))),
+                        linears_val=linears)
+
+
+def test_the_partner_is_re_chosen_on_the_choosing_half_and_protected():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    a, b = np.arange(0, 20), np.arange(20, 40)
+    first, second = y.copy(), y.copy()
+    first[b[:6]] = 1 - y[b[:6]]  # the first linear: right on A, wrong on 6 of B
+    second[a[:6]] = 1 - y[a[:6]]  # the second: wrong on 6 of A
+    s = _encoder_search(study, y, [1 - y, first, second], [y.copy()])
+    assert s.group == "toy +encoder"
+    assert study.partner_on(s, a) == 1 and study.partner_on(s, b) == 2
+    assert study.protected_index(s, a) == 1 and study.protected_index(s, b) == 2
+    probs = study.candidate_probs(s, a)
+    for j in range(3):  # each linear row is its recorded probabilities, whatever the half
+        assert np.array_equal(probs[j](b), s.linears_val[j][b])
+    # the combination mixes the graph candidate with the partner chosen on A
+    from gfbgcn.text.predict.combined import choose_weight
+
+    w = choose_weight(s.graph_val[0][a], s.linears_val[1][a], y[a])[0]
+    assert np.allclose(probs[4](b), study.mix(s.graph_val[0][b], s.linears_val[1][b], w))
+    # the protected candidate always: the partner of each choosing half
+    assert study.choose("baseline", s, probs, a) == 1
+    assert study.choose("baseline", s, study.candidate_probs(s, b), b) == 2
+    # scored on the other half: the first linear is wrong on 6 of 20 of B, the second on 6 of A
+    res = study.held_out(s, 1, rules=("baseline",))
+    assert res["baseline"]["linear"] == 1.0
+    # a search without an encoder protects its only linear candidate
+    plain = _search(study, y, y.copy(), [y.copy()])
+    assert study.partner_on(plain, a) == 0 and study.protected_index(plain, a) == 0
+
+
+def test_accuracy_gain_keeps_the_partner_against_a_sharper_combination_of_equal_accuracy():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    lin = y.copy()
+    lin[:4] = 1 - y[:4]  # 90 % right, unsure (0.6)
+    graph = y.copy()
+    graph[:4] = 1 - y[:4]  # wrong on the same documents, sure (0.9): the mix is sharper
+    s = _encoder_search(study, y, [lin, 1 - y, 1 - y], [graph], sure=(0.6, 0.9, 0.9))
+    idx = np.arange(len(y))
+    probs = study.candidate_probs(s, idx)
+    assert study.partner_on(s, idx) == 0
+    losses = study.document_losses(s, probs, idx)
+    correct = study.document_correct(s, probs, idx)
+    assert losses[4].mean() < losses[0].mean() and correct[4].sum() == correct[0].sum()
+    assert study.choose("log-loss", s, probs, idx) in (3, 4)
+    for rule in study.ACCURACY_GAIN_RULES:
+        assert study.choose(rule.name, s, probs, idx) == 0
+    # one document more right: the same rules take the leader
+    graph2 = graph.copy()
+    graph2[0] = y[0]
+    s2 = _encoder_search(study, y, [lin, 1 - y, 1 - y], [graph2], sure=(0.6, 0.9, 0.9))
+    probs2 = study.candidate_probs(s2, idx)
+    assert study.choose("log-loss, accuracy up", s2, probs2, idx) in (3, 4)
+
+
+def test_an_encoder_record_loads_its_three_linear_candidates(tmp_path):
+    import json
+
+    study = _study()
+    y = np.array([0, 1, 1, 0])
+    record = tmp_path / "toy_seed0_auto-encoder.json"
+    rows = [{"predictor": "linear", "chosen": False, "stopped_at": ""} for _ in range(3)] + [
+        {"predictor": "graph", "chosen": False, "stopped_at": ""},
+        {"predictor": "graph+linear", "chosen": True, "stopped_at": ""}]
+    record.write_text(json.dumps({"dataset": "toy", "seed": 0, "candidates": rows,
+                                  "choice": {"val_log_loss": 0.1}}))
+    linears = np.stack([_onehot(y), _onehot(1 - y), _onehot(y, sure=0.6)])
+    np.savez(tmp_path / "toy_seed0_auto-encoder_candidates.npz", val_labels=y,
+             linears_val_proba=linears, graph_val_proba=_onehot(y)[None])
+    s = study.load_search(record)
+    assert s.linears_val is not None and np.array_equal(s.linears_val, linears)
+    assert s.group == "toy +encoder" and s.rule == "log-loss" and s.chosen == 4
+    assert s.kinds == ["linear"] * 3 + ["graph", "graph+linear", "ensemble"]
+    assert study.rule_of({"rule": "x (candidates.choose, RULE: log-loss, accuracy up)"}) == \
+        "log-loss, accuracy up"
+    assert study.rule_of({"rule": "lowest validation log-loss (candidates.choose)"}) == \
+        "log-loss"
+    assert study.rule_of({}) == "accuracy"
+
+
+def test_the_third_study_decides_over_all_groups_and_renders(monkeypatch):
+    third = load_script("selection_study_encoder", monkeypatch)
+    study = third.sys.modules["selection_study"]
+    assert third.RULES[:len(study.LIBRARY_RULES)] == study.SECOND_STUDY
+    assert third.RULES[-3:] == ("log-loss, accuracy up", "log-loss, z >= 1 + accuracy up",
+                                "log-loss, margin 0.01 nats + accuracy up")
+    y = np.array([0, 1] * 20)
+    base = y.copy()
+    base[:8] = 1 - y[:8]
+    plain = _search(study, y, base, [y.copy()])
+    enc = _encoder_search(study, y, [base, 1 - y, 1 - y], [y.copy()])
+    replay, results = third.replay([plain, enc], 2)
+    assert list(replay.by_corpus) == ["toy", "toy +encoder"]
+    assert set(replay.means) == set(third.RULES)
+    text = third.render([plain, enc], results, 2, "cmd")
+    assert "**Decision**" in text and "toy +encoder" in text and "RULE" in text
+    # the decision is the second study's procedure over these rules
+    shares = {r: replay.share[r]["linear"] for r in third.RULES}
+    assert replay.chosen == study.decide(replay.by_corpus, shares, third.RULES)[0]
