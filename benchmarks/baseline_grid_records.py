@@ -71,6 +71,18 @@ def search_split(dataset: str, seed: int) -> tuple[Any, Any, dict[str, np.ndarra
     return corpus, graph, graph_split(graph, TrainConfig(seed=seed).val_ratio, seed)
 
 
+def ngram_rows(texts: list[str], fit_idx: np.ndarray, workers: int | None = None):
+    """``[len(fit_idx), V]`` TF-IDF rows of the documents ``fit_idx`` (training, then
+    validation), with :func:`~gfbgcn.text.linear.baseline.fit_baseline`'s features: the
+    vocabulary and IDF of those texts."""
+    from gfbgcn.text.linear.baseline import NgramFeatures
+    from gfbgcn.text.linear.ngrams import needs_hashing
+
+    hashed = needs_hashing(texts, fit_idx)
+    ngrams, counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed, workers)
+    return ngrams.transform_counts(counts)
+
+
 def grid_scores(texts: list[str], labels: np.ndarray, num_classes: int, train: np.ndarray,
                 val: np.ndarray, seed: int, workers: int | None = None
                 ) -> tuple[list, np.ndarray]:
@@ -78,17 +90,14 @@ def grid_scores(texts: list[str], labels: np.ndarray, num_classes: int, train: n
     ``train`` and scored on ``val``, with :func:`~gfbgcn.text.linear.baseline.fit_baseline`'s
     features (vocabulary and IDF of the texts of ``train`` and ``val``) and solvers (no class
     weights, as ``vs_linear.py``'s searches)."""
-    from gfbgcn.text.linear.baseline import NgramFeatures, fit_point, grid, linear_scores
+    from gfbgcn.text.linear.baseline import fit_point, grid, linear_scores
     from gfbgcn.text.linear.grid import evaluate_grid
     from gfbgcn.text.linear.ngrams import needs_hashing
 
     fit_idx = np.concatenate([train, val])
-    hashed = needs_hashing(texts, fit_idx)
-    ngrams, counts = NgramFeatures.fit([texts[i] for i in fit_idx], hashed, workers)
-    x = ngrams.transform_counts(counts)
-    del counts
+    x = ngram_rows(texts, fit_idx, workers)
     n = len(train)
-    points = grid(hashed, num_classes)
+    points = grid(needs_hashing(texts, fit_idx), num_classes)
 
     def evaluate(point) -> np.ndarray:
         coef, intercept = fit_point(x[:n], labels[train], num_classes, point, seed, None)

@@ -97,8 +97,9 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.special import softmax
@@ -139,6 +140,8 @@ TIE = 0.0001  # means within 0.01 points tie
 KINDS = ("linear", "graph", "graph+linear", "ensemble")
 #: The grid file of a record (``benchmarks/baseline_grid_records.py``), beside it.
 GRID_SUFFIX = "_baseline_grid.npz"
+#: The grid file of a record with an encoder (``benchmarks/encoder_grid_records.py``).
+LINEARS_GRID_SUFFIX = "_linears_grid.npz"
 
 
 @dataclass
@@ -164,6 +167,12 @@ class Search:
     # probabilities, in table order; the partner (protected, mixed into the combinations) is
     # re-chosen on each choosing half (partner_on).  None: one linear candidate, the baseline
     linears_val: np.ndarray | None = None
+    # per linear candidate, its grid points' validation scores [P_l, V, C] (fitted on the
+    # training documents, before temperature: encoder_grid_records.py); None: no grid files,
+    # the recorded linear candidates are used
+    linears_grid: list[np.ndarray] | None = None
+    # linears_on's re-chosen probabilities, per choosing half
+    _rechosen: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def group(self) -> str:
@@ -171,20 +180,39 @@ class Search:
         return self.dataset + (" +encoder" if self.linears_val is not None else "")
 
 
-def partner_on(s: Search, choose_on: np.ndarray) -> int:
+def linears_on(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> np.ndarray:
+    """``[L, V, C]``: a search with an encoder's linear candidates' validation probabilities.
+    With its grid files (:attr:`Search.linears_grid`) and ``rechoose``, each candidate's grid
+    point and temperature chosen again on positions ``choose_on`` alone (:func:`choose_point`,
+    each candidate's own rule); otherwise the recorded ones (chosen on all validation
+    documents)."""
+    assert s.linears_val is not None
+    if s.linears_grid is None or not rechoose:
+        return s.linears_val
+    key = np.asarray(choose_on).tobytes()
+    if key not in s._rechosen:
+        y = s.y[choose_on]
+        s._rechosen[key] = np.stack([point_proba(g, *choose_point(g[:, choose_on], y))
+                                     for g in s.linears_grid])
+    return s._rechosen[key]
+
+
+def partner_on(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> int:
     """Which of the linear candidates (0: the first) the combinations use and the rules
     protect, chosen on positions ``choose_on``: the lowest log-loss there, ties to the earliest
-    (the search's own choice, on its documents); 0 without :attr:`Search.linears_val`."""
+    (the search's own choice, on its documents); 0 without :attr:`Search.linears_val`.  The
+    candidates: :func:`linears_on`."""
     if s.linears_val is None:
         return 0
     y = s.y[choose_on]
-    return int(np.argmin([mean_log_loss(y, p[choose_on]) for p in s.linears_val]))
+    return int(np.argmin([mean_log_loss(y, p[choose_on])
+                          for p in linears_on(s, choose_on, rechoose)]))
 
 
-def protected_index(s: Search, choose_on: np.ndarray) -> int:
+def protected_index(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> int:
     """The candidate (table index) the rules protect when choosing on ``choose_on``."""
     rows = [k for k, kind in enumerate(s.kinds) if kind == "linear"]
-    return rows[partner_on(s, choose_on)]
+    return rows[partner_on(s, choose_on, rechoose)]
 
 
 def choose_point(scores: np.ndarray, y: np.ndarray) -> tuple[int, float]:
@@ -219,7 +247,7 @@ def baseline_on(s: Search, choose_on: np.ndarray, rechoose: bool = True) -> np.n
     (:func:`choose_point`); otherwise the record's (chosen on all validation documents).  For
     a search with an encoder: the partner chosen on ``choose_on`` (:func:`partner_on`)."""
     if s.linears_val is not None:
-        return s.linears_val[partner_on(s, choose_on)]
+        return linears_on(s, choose_on, rechoose)[partner_on(s, choose_on, rechoose)]
     if s.grid_val is None or not rechoose:
         return s.linear_val
     point, t = choose_point(s.grid_val[:, choose_on], s.y[choose_on])
@@ -253,6 +281,22 @@ def rule_of(choice: dict) -> str:
     return "accuracy"
 
 
+def load_linears_grid(record: Path, rec: dict, arrays: Any) -> list[np.ndarray] | None:
+    """A search with an encoder's grid files (``benchmarks/encoder_grid_records.py``): the
+    n-gram baseline's (that of the search without an encoder of the same corpus and seed),
+    the encoder head's and the stacked model's scores, in table order; None without them."""
+    path = record.with_name(record.stem + LINEARS_GRID_SUFFIX)
+    ngram = record.with_name(f"{rec['dataset']}_seed{rec['seed']}_auto{GRID_SUFFIX}")
+    if not path.is_file() or not ngram.is_file():
+        return None
+    grids, ngrams = np.load(path), np.load(ngram)
+    for name, f in ((path.name, grids), (ngram.name, ngrams)):
+        if not np.array_equal(f["val_labels"], arrays["val_labels"]):
+            raise ValueError(f"{name}: validation documents differ from {record.name}'s")
+    return [ngrams["val_scores"].astype(np.float64), grids["head_scores"].astype(np.float64),
+            grids["stacked_scores"].astype(np.float64)]
+
+
 def load_search(record: Path) -> Search:
     """A search from its ``*_auto.json`` (or ``*_auto-encoder.json``) record and its
     ``_candidates.npz`` arrays (their validation side only: the records' test fields are not
@@ -282,13 +326,14 @@ def load_search(record: Path) -> Search:
             raise ValueError(f"{record.name}: {kinds.count('linear')} linear candidates, "
                              f"{len(linears_val)} in linears_val_proba")
         if grid_val is not None:
-            raise ValueError(f"{record.name}: a grid file for a search with several linear "
-                             f"candidates, which this replay does not re-choose")
+            raise ValueError(f"{record.name}: a baseline grid file for a search with several "
+                             f"linear candidates (its grids: {LINEARS_GRID_SUFFIX})")
+    linears_grid = load_linears_grid(record, rec, arrays) if linears_val is not None else None
     return Search(rec["dataset"], int(rec["seed"]), kinds + ["ensemble"], graph_of + [-1],
                   arrays["val_labels"], baseline_val_proba(arrays), arrays["graph_val_proba"],
                   chosen=next(k for k, row in enumerate(rec["candidates"]) if row["chosen"]),
                   rule=rule_of(rec["choice"]), full=full, grid_val=grid_val,
-                  linears_val=linears_val)
+                  linears_val=linears_val, linears_grid=linears_grid)
 
 
 def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
@@ -302,6 +347,7 @@ def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
     its recorded probabilities, and "the baseline" above is the partner chosen on
     ``choose_on`` (:func:`partner_on`)."""
     lin = baseline_on(s, choose_on, rechoose)
+    linears = None if s.linears_val is None else linears_on(s, choose_on, rechoose)
     out: list[Callable[[np.ndarray], np.ndarray]] = []
     weights: dict[int, float] = {}
     j = -1  # the linear rows, in order
@@ -311,8 +357,8 @@ def candidate_probs(s: Search, choose_on: np.ndarray, rechoose: bool = True
             mean = s.graph_val[s.full].mean(axis=0) if s.full else lin
             w = choose_weight(mean[choose_on], lin[choose_on], s.y[choose_on])[0]
             out.append(lambda idx, m=mean, w=w: mix(m[idx], lin[idx], w))
-        elif kind == "linear" and s.linears_val is not None:
-            out.append(lambda idx, p=s.linears_val[j]: p[idx])
+        elif kind == "linear" and linears is not None:
+            out.append(lambda idx, p=linears[j]: p[idx])
         elif kind == "linear":
             out.append(lambda idx: lin[idx])
         elif kind == "graph":
@@ -343,16 +389,19 @@ def document_correct(s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
 
 def choose(rule: str, s: Search, probs: list[Callable[[np.ndarray], np.ndarray]],
            idx: np.ndarray, losses: list[np.ndarray] | None = None,
-           correct: list[np.ndarray] | None = None) -> int:
+           correct: list[np.ndarray] | None = None, protected: int | None = None) -> int:
     """The candidate ``rule`` picks on validation positions ``idx`` (ties: the earliest);
     ``losses``, ``correct``: :func:`document_losses`, :func:`document_correct` on ``idx`` when
-    already computed.  The library's rules protect :func:`protected_index`."""
+    already computed.  The library's rules protect ``protected`` (default:
+    :func:`protected_index` on ``idx``)."""
     if rule in BY_NAME:  # the library's rule, on the candidates the search offers
         if losses is None:
             losses = document_losses(s, probs, idx)
         if BY_NAME[rule].accuracy_gain and correct is None:
             correct = document_correct(s, probs, idx)
-        return choose_index(losses, protected_index(s, idx), BY_NAME[rule],
+        if protected is None:
+            protected = protected_index(s, idx)
+        return choose_index(losses, protected, BY_NAME[rule],
                             correct if BY_NAME[rule].accuracy_gain else None)
     allowed = [k for k, kind in enumerate(s.kinds)
                if not (rule.endswith("no graph-only") and kind == "graph")
@@ -380,8 +429,9 @@ def held_out(s: Search, repetitions: int, rechoose: bool = True,
             losses = document_losses(s, probs, a)
             correct = document_correct(s, probs, a) \
                 if any(r in BY_NAME and BY_NAME[r].accuracy_gain for r in rules) else None
+            protected = protected_index(s, a, rechoose)
             for rule in rules:
-                k = choose(rule, s, probs, a, losses, correct)
+                k = choose(rule, s, probs, a, losses, correct, protected)
                 acc[rule].append(float((probs[k](b).argmax(1) == s.y[b]).mean()))
                 kinds[rule][s.kinds[k]] += 1
     total = 2 * repetitions

@@ -348,6 +348,63 @@ def test_the_partner_is_re_chosen_on_the_choosing_half_and_protected():
     assert study.partner_on(plain, a) == 0 and study.protected_index(plain, a) == 0
 
 
+def test_each_linear_candidate_is_re_chosen_on_the_choosing_half_from_its_grid():
+    study = _study()
+    y = np.array([0, 1] * 20)
+    a, b = np.arange(0, 20), np.arange(20, 40)
+    right_on_a, right_on_b = y.copy(), y.copy()
+    right_on_a[b[:6]] = 1 - y[b[:6]]  # point 0: wrong on 6 of B
+    right_on_b[a[:6]] = 1 - y[a[:6]]  # point 1: wrong on 6 of A
+    # recorded: the third linear candidate right everywhere, the others wrong everywhere
+    s = _encoder_search(study, y, [1 - y, 1 - y, y.copy()], [y.copy()])
+    wrong = _scores(1 - y)
+    s.linears_grid = [np.stack([wrong, wrong]), np.stack([_scores(right_on_a),
+                                                          _scores(right_on_b)]),
+                      np.stack([wrong, _scores(1 - y, margin=1.0)])]
+    for half, point in ((a, 0), (b, 1)):
+        lin = study.linears_on(s, half)
+        p, t = study.choose_point(s.linears_grid[1][:, half], y[half])
+        assert p == point and np.allclose(lin[1], study.point_proba(s.linears_grid[1], p, t))
+        # the partner: the lowest log-loss of the re-chosen candidates (here the second)
+        assert study.partner_on(s, half) == 1 and study.protected_index(s, half) == 1
+        assert np.allclose(study.candidate_probs(s, half)[1](np.arange(40)), lin[1])
+    # the recorded candidates without rechoose: the third is the partner
+    assert np.array_equal(study.linears_on(s, a, rechoose=False), s.linears_val)
+    assert study.partner_on(s, a, rechoose=False) == 2
+    assert np.array_equal(study.candidate_probs(s, a, rechoose=False)[2](b), s.linears_val[2][b])
+    # held out, the protected candidate always: the recorded third candidate is right
+    # everywhere (chosen on all documents, the scoring half included); re-chosen on one half,
+    # the second candidate's points each miss documents of the other
+    res = study.held_out(s, 1, rules=("baseline",))
+    first = study.held_out(s, 1, rechoose=False, rules=("baseline",))
+    assert first["baseline"]["accuracy"] == 1.0 > res["baseline"]["accuracy"]
+    assert study.linears_on(s, a) is study.linears_on(s, a)  # computed once per half
+
+
+def test_an_encoder_record_loads_its_grid_files_and_refuses_other_documents(tmp_path):
+    import json
+
+    study = _study()
+    y = np.array([0, 1, 1, 0])
+    record = tmp_path / "toy_seed0_auto-encoder.json"
+    rows = [{"predictor": "linear", "chosen": i == 0, "stopped_at": ""} for i in range(3)]
+    record.write_text(json.dumps({"dataset": "toy", "seed": 0, "candidates": rows,
+                                  "choice": {"val_log_loss": 0.1}}))
+    linears = np.stack([_onehot(y)] * 3)
+    np.savez(tmp_path / "toy_seed0_auto-encoder_candidates.npz", val_labels=y,
+             linears_val_proba=linears, graph_val_proba=np.zeros((0, 4, 2)))
+    assert study.load_search(record).linears_grid is None  # no grid files: as recorded
+    ngram, head, stacked = (np.full((k, 4, 2), float(k)) for k in (2, 3, 4))
+    np.savez(tmp_path / "toy_seed0_auto_baseline_grid.npz", val_scores=ngram, val_labels=y)
+    np.savez(tmp_path / "toy_seed0_auto-encoder_linears_grid.npz", head_scores=head,
+             stacked_scores=stacked, val_labels=y)
+    grids = study.load_search(record).linears_grid
+    assert [g.shape[0] for g in grids] == [2, 3, 4] and grids[2][0, 0, 0] == 4.0
+    np.savez(tmp_path / "toy_seed0_auto_baseline_grid.npz", val_scores=ngram, val_labels=1 - y)
+    with pytest.raises(ValueError, match="validation documents differ"):
+        study.load_search(record)
+
+
 def test_accuracy_gain_keeps_the_partner_against_a_sharper_combination_of_equal_accuracy():
     study = _study()
     y = np.array([0, 1] * 20)
@@ -412,8 +469,11 @@ def test_the_third_study_decides_over_all_groups_and_renders(monkeypatch):
     replay, results = third.replay([plain, enc], 2)
     assert list(replay.by_corpus) == ["toy", "toy +encoder"]
     assert set(replay.means) == set(third.RULES)
-    text = third.render([plain, enc], results, 2, "cmd")
+    _, first = third.replay([plain, enc], 2, first=True)
+    text = third.render([plain, enc], results, 2, "cmd", first=first)
     assert "**Decision**" in text and "toy +encoder" in text and "RULE" in text
+    assert "The first replay beside the re-chosen one" in text
+    assert "The first replay's decision:" in text
     # the decision is the second study's procedure over these rules
     shares = {r: replay.share[r]["linear"] for r in third.RULES}
     assert replay.chosen == study.decide(replay.by_corpus, shares, third.RULES)[0]
