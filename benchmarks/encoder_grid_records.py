@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--encoder", required=True, help="the searches' encoder (a directory)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--datasets", nargs="*", help="only these corpora (default: all)")
+    parser.add_argument("--seeds", nargs="*", type=int, help="only these seeds (default: all)")
     parser.add_argument("--force", action="store_true", help="rewrite existing grid files")
     args = parser.parse_args(argv)
     import torch
@@ -140,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     for record in sorted(args.records.glob("*_auto-encoder.json")):
         dataset = record.stem.rsplit("_seed", 1)[0]
         if args.datasets and dataset not in args.datasets:
+            continue
+        if args.seeds and int(record.stem.rsplit("_seed", 1)[1].split("_")[0]) not in args.seeds:
             continue
         if record.with_name(record.stem + ENCODER_SUFFIX).is_file() and not args.force:
             continue
