@@ -135,10 +135,29 @@ def test_the_best_candidate_is_the_earliest_of_equals():
     assert best_by_accuracy([third, second]) is third
 
 
-def test_the_answer_has_the_lowest_validation_log_loss_with_the_baseline():
+def test_the_answer_is_the_protected_candidate_under_the_library_rule():
     import numpy as np
 
     from gfbgcn.text.search.candidates import choose
+
+    def cand(acc: float, loss: float) -> Candidate:
+        return Candidate(None, "linear", False, "linear", acc, 0.0, val_log_loss=loss,
+                         val_losses=np.full(50, loss) + np.linspace(0, 0.01, 50))
+
+    baseline, better = cand(0.8, 0.50), cand(0.95, 0.10)
+    assert choose([baseline, better], protected=0) is baseline
+    assert choose([better, baseline], protected=1) is baseline
+    assert choose([baseline, better], protected=None) is better  # no linear models: accuracy
+
+
+def test_the_answer_has_the_lowest_validation_log_loss_under_the_log_loss_rule(monkeypatch):
+    import numpy as np
+
+    from gfbgcn.text.search import candidates as module
+    from gfbgcn.text.search.candidates import choose
+    from gfbgcn.text.search.selection import SelectionRule
+
+    monkeypatch.setattr(module, "RULE", SelectionRule())  # the rule before the third study
 
     def cand(acc: float, loss: float) -> Candidate:
         return Candidate(None, "linear", False, "linear", acc, 0.0, val_log_loss=loss,
@@ -157,14 +176,15 @@ def test_the_answer_has_the_lowest_validation_log_loss_with_the_baseline():
         choose([Candidate(None, "linear", False, "linear", 0.8, 0.0), calibrated], protected=0)
 
 
-def test_auto_records_every_candidates_validation_log_loss_and_chooses_the_lowest():
+def test_auto_records_every_candidates_validation_log_loss_and_chooses_the_baseline():
     corpus = tiny_corpus(80, noise=0.5)
     auto = run_auto(corpus, UnicodeTokenizer(),
                     TrainConfig(seed=0, epochs=20, hidden=16, patience=20),
                     budget=Budget(candidates=2), cache=False, log=lambda _: None)
     losses = [c.val_log_loss for c in auto.candidates]
-    assert all(np.isfinite(losses)) and auto.chosen.val_log_loss == min(losses)
-    assert auto.candidates.index(auto.chosen) == losses.index(min(losses))  # earliest of equals
+    assert all(np.isfinite(losses))
+    # the library's rule (the protected candidate always): the baseline, the only linear model
+    assert auto.chosen is auto.candidates[0] and auto.chosen.predictor == "linear"
     # each candidate's per-document correctness (a rule with accuracy_gain) is its accuracy
     assert all(c.val_correct is not None and c.val_correct.mean() == pytest.approx(c.val_accuracy)
                for c in auto.candidates)

@@ -229,7 +229,9 @@ def test_the_search_passes_correctness_when_its_rule_needs_it(monkeypatch):
 
     same = _right(50, [0, 1])
     rows = [row(base, same), row(cand, same.copy())]
-    assert choose(rows, protected=0) is rows[1]  # RULE = SelectionRule(): the lower loss
+    assert choose(rows, protected=0) is rows[0]  # the library's RULE: the protected always
+    monkeypatch.setattr(module, "RULE", SelectionRule())
+    assert choose(rows, protected=0) is rows[1]  # the plain log-loss: the lower loss
     monkeypatch.setattr(module, "RULE", SelectionRule(accuracy_gain=True))
     assert choose(rows, protected=0) is rows[0]  # equal accuracy: the baseline
     rows[1].val_correct = _right(50, [0])

@@ -1,23 +1,22 @@
 """The rows of an ``--auto`` search (:mod:`gfbgcn.text.search.auto`): graph settings,
 candidates, the search's result, and the rule that picks the answer among the candidates.
 
-**The choice.** With the linear baseline in the search (the default), the answer is the
-candidate with the lowest validation log-loss (mean negative log-probability of the true
-class; the baseline's from its held-out validation probabilities), ties to the earlier
-candidate, so the baseline first.  A combination's weight minimises the same log-loss, so the
-combination of a graph model is never worse on it than that model alone or the baseline
-alone; the baseline is the answer when every combination's weight is 0, i.e. when no graph
-model lowers the baseline's validation loss.  The rule was chosen over the highest validation
-accuracy (the rule until 2026-11-27) by ``benchmarks/selection_study.py`` on the validation
-documents of 24 recorded searches: chosen on one random half of them and scored on the other,
-it had the higher accuracy on average over eight corpora (the figures and the decision rule,
-fixed before the study ran: ``docs/results/selection-rules.md``).  Accuracy, a step function
-of a few hundred documents, rewards the luckiest of about 19 candidates; the log-loss, a
-proper scoring rule, is smoother.  Without the baseline
-(``--no-baseline``, no combinations), which that study did not cover, the answer is the
-highest validation accuracy, as before.  The search's own steps (which graph setting stage 2
-uses, which model stage 3 retrains, the incumbent of the stop rule) still go by accuracy:
-the study took them as given.
+**The choice.** With linear models in the search (the default), the answer is the candidate
+:func:`gfbgcn.text.search.selection.choose_index` picks under
+:data:`~gfbgcn.text.search.selection.RULE` against the protected candidate (the linear model
+the combinations use: the n-gram baseline, or with an encoder the linear model of lowest
+validation log-loss).  RULE is the protected candidate always (``z = inf``), the decision of
+``benchmarks/selection_study_encoder.py`` on the validation documents of 48 recorded searches
+with and without an encoder (``docs/results/selection-rules-encoder.md``): of the rules it
+compared, only that one stayed within 0.3 points of the protected candidate's held-out accuracy
+on every corpus, with and without an encoder.  The graph candidates and their combinations are
+still trained, scored and listed.  Before it the answer was the candidate of lowest
+validation log-loss (``benchmarks/selection_study.py``, ``docs/results/selection-rules.md``,
+on the searches without an encoder), and before 2026-11-27 the highest validation accuracy.
+Without the baseline (``--no-baseline``, no combinations), which the studies did not cover,
+the answer is the highest validation accuracy, as before.  The search's own steps (which graph
+setting stage 2 uses, which model stage 3 retrains, the incumbent of the stop rule) go by
+accuracy: the studies took them as given.
 """
 
 from __future__ import annotations
