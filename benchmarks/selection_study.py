@@ -611,7 +611,10 @@ def render(searches: list[Search], results: list[dict[str, dict[str, float]]],
               f"`{chosen}`.", "",
               f"The library's rule (`gfbgcn.text.search.selection.RULE`) is `{RULE.name}`: "
               + ("the decided one." if RULE == decided else
-                 "**not the decided one** (set RULE to the decision and re-run)."), ""]
+                 "**not this study's decision**: the library's rule is the third study's "
+                 "decision when `selection-rules-encoder.md` says so (it also replays the "
+                 "searches with an encoder), otherwise set RULE to the decision and re-run."),
+              ""]
     return "\n".join(lines) + (f"\n{notes.rstrip()}\n" if notes else "")
 
 

@@ -8,7 +8,10 @@ the answer of the current rule exactly: each candidate's validation log-loss and
 recomputed from the arrays as the search computes them (a combination at its recorded
 weight), :func:`~gfbgcn.text.search.candidates.choose` picks, and the record's ``auto`` entry
 and ``choice`` become the picked candidate's; the previous ones stay under ``auto_before`` and
-``choice_before``.  Then ``vs_linear.py --report-only`` writes the table.
+``choice_before``.  The searches with an encoder (``*_auto-encoder.json``) are re-chosen the
+same way: their protected candidate is the partner, the linear model of lowest validation
+log-loss (:func:`candidates_of`).  The record's ``choice.rule`` names the rule
+(``candidates.choose (RULE: <name>)``).  Then ``vs_linear.py --report-only`` writes the table.
 
     python benchmarks/vs_linear_rechoose.py --records docs/results/raw/vs-linear
 """
@@ -27,6 +30,7 @@ from _candidates import baseline_val_proba
 from gfbgcn.core.io import atomic_write_json
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss
 from gfbgcn.text.predict.combined import mix
+from gfbgcn.text.search import candidates as candidates_module
 from gfbgcn.text.search.candidates import Candidate, choose
 from gfbgcn.text.search.selection import per_document_correct, per_document_log_loss
 
@@ -85,7 +89,7 @@ def rechoose(record: Path) -> tuple[bool, str]:
                      "val_accuracy": cands[k].val_accuracy,
                      "val_log_loss": cands[k].val_log_loss,
                      **({"linear": row["model"]} if row["predictor"] == "linear" else {}),
-                     "rule": "lowest validation log-loss (candidates.choose)",
+                     "rule": f"candidates.choose (RULE: {candidates_module.RULE.name})",
                      "trained": rec["choice_before"]["trained"],
                      "candidates": len(rows), "seconds": rec["choice_before"]["seconds"]}
     for i, r in enumerate(rows):
@@ -103,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=Path, default=ROOT / "docs/results/raw/vs-linear")
     args = parser.parse_args(argv)
-    records = sorted(p for p in args.records.glob("*_auto.json")
+    records = sorted(p for pattern in ("*_auto.json", "*_auto-encoder.json")
+                     for p in args.records.glob(pattern)
                      if p.with_name(p.stem + "_candidates.npz").is_file())
     for record in records:
         changed, what = rechoose(record)
