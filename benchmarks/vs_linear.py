@@ -472,6 +472,13 @@ def _mcnemar_cell(y: np.ndarray, a: list[int], b: list[int]) -> str:
     return f"{n01} / {n10}, p = {p:.3g}"
 
 
+
+def _rule_name() -> str:
+    """The library's selection rule, by its name (``baseline``: the protected linear model)."""
+    from gfbgcn.text.search.selection import RULE
+
+    return RULE.name
+
 def render(out: Path, datasets: list[str], command: str, machine: str, notes: str = "") -> str:
     """The report from the records in ``out`` (``notes``: hand-written, appended)."""
     recs: dict[tuple[str, int, str], dict] = {}
@@ -489,9 +496,10 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
              "(its own validation split: 10 % of the training split, drawn with the seed); "
              "\"graph part\" its best graph-only candidate on validation, \"combined\" that "
              "candidate mixed with the built-in baseline, \"built-in\" the built-in linear "
-             "baseline inside `--auto`. `--auto`'s answer is its candidate of lowest "
-             "validation log-loss (`selection-rules.md`); where a record says `auto_before`, "
-             "the answer was re-derived from its recorded candidates by "
+             "baseline inside `--auto`. `--auto`'s answer is the candidate its selection "
+             "rule picks (`gfbgcn.text.search.selection.RULE`: "
+             f"`{_rule_name()}`, `selection-rules-encoder.md`); where a record says "
+             "`auto_before`, the answer was re-derived from its recorded candidates by "
              "`benchmarks/vs_linear_rechoose.py` (the notes say why that is exact).", ""]
     summary, own, encoder_summary = [], [], []
     for ds in datasets:

@@ -7,6 +7,7 @@ from typing import Any
 
 from gfbgcn.text.linear.baseline import BaselineResult
 from gfbgcn.text.search.auto import AutoResult
+from gfbgcn.text.search.selection import RULE, SelectionRule
 
 
 def print_beside(name: str, test: dict[str, Any], b: BaselineResult,
@@ -71,6 +72,14 @@ def _searched(auto) -> str:
     return f"{auto.trained} candidate{plural} trained{combined}"
 
 
+def why_linear(rule: SelectionRule) -> str:
+    """Why the answer is the linear model, under ``rule``."""
+    if rule.name == "baseline":
+        return ("the selection rule keeps the linear model, graph candidates are listed, not "
+                "chosen (docs/results/selection-rules-encoder.md)")
+    return f"no graph model passed the selection rule ({rule.name}) against it"
+
+
 def print_auto(auto: AutoResult) -> None:
     """``gfbgcn train --auto``: the candidates' table, the choice and its test metrics."""
     print(auto.aligned(), end="")
@@ -78,8 +87,8 @@ def print_auto(auto: AutoResult) -> None:
     test = c.test
     if auto.chose_baseline:
         best = auto.best_graph_only()
-        print(f"auto chose the {c.model_label}: no graph model lowered its validation "
-              f"log-loss (validation log-loss {c.val_log_loss:.4f}, accuracy "
+        print(f"auto chose the {c.model_label}: {why_linear(RULE)} (validation log-loss "
+              f"{c.val_log_loss:.4f}, accuracy "
               f"{c.val_accuracy:.4f}; best graph model {best.model_label} with "
               f"{best.graph_setting.label()}: accuracy {best.val_accuracy:.4f}; "
               f"{_searched(auto)} in {auto.seconds:.0f} s)")

@@ -193,7 +193,10 @@ def test_auto_returns_the_baseline_when_no_graph_model_beats_it(tmp_path, capsys
                  "--out", str(out), "--save", str(saved)]) == 0
     printed = capsys.readouterr().out
     assert "auto chose the linear baseline (" in printed
-    assert "no graph model lowered its validation log-loss" in printed
+    from gfbgcn.cli.train_auto import why_linear
+    from gfbgcn.text.search.selection import RULE
+
+    assert why_linear(RULE) in printed
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["auto"]["predictor"] == "linear" and metrics["combined_weight"] == 0.0
     assert metrics["test"]["accuracy"] == metrics["baseline"]["test"]["accuracy"]
@@ -203,3 +206,11 @@ def test_auto_returns_the_baseline_when_no_graph_model_beats_it(tmp_path, capsys
     assert isinstance(model, CombinedPredictor) and model.weight == 0.0
     texts = ["gol tekma liga", "banka trg evro"]
     assert np.allclose(model.predict_proba(texts), model.linear.predict_proba(texts))
+
+
+def test_the_linear_answer_says_why_under_each_rule():
+    from gfbgcn.cli.train_auto import why_linear
+    from gfbgcn.text.search.selection import SelectionRule
+
+    assert "keeps the linear model" in why_linear(SelectionRule(z=float("inf")))
+    assert "passed the selection rule (log-loss, z >= 1)" in why_linear(SelectionRule(z=1.0))

@@ -7,10 +7,11 @@ candidates, the search's result, and the rule that picks the answer among the ca
 the combinations use: the n-gram baseline, or with an encoder the linear model of lowest
 validation log-loss).  RULE is the protected candidate always (``z = inf``), the decision of
 ``benchmarks/selection_study_encoder.py`` on the validation documents of 48 recorded searches
-with and without an encoder (``docs/results/selection-rules-encoder.md``): of the rules it
-compared, only that one stayed within 0.3 points of the protected candidate's held-out accuracy
-on every corpus, with and without an encoder.  The graph candidates and their combinations are
-still trained, scored and listed.  Before it the answer was the candidate of lowest
+with and without an encoder (``docs/results/selection-rules-encoder.md``): every rule that
+lets a graph candidate or a combination replace the protected candidate either fell more than
+0.3 points below it on a corpus or was not above it on average.  The graph candidates and their
+combinations are still trained, scored and listed (``auto.csv``): a user who wants one
+trains it with its settings.  Before it the answer was the candidate of lowest
 validation log-loss (``benchmarks/selection_study.py``, ``docs/results/selection-rules.md``,
 on the searches without an encoder), and before 2026-11-27 the highest validation accuracy.
 Without the baseline (``--no-baseline``, no combinations), which the studies did not cover,
