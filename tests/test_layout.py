@@ -39,8 +39,8 @@ LONG_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 #: The text sub-packages from the bottom up: each imports only those before it (``dataset``:
 #: the graph without training, over the estimator's settings).
-TEXT_LADDER = ("params", "corpus", "tokenize", "encoder", "graph", "linear", "train", "predict",
-               "search", "estimator", "dataset", "serve")
+TEXT_LADDER = ("params", "mixture", "corpus", "tokenize", "encoder", "graph", "linear", "train",
+               "predict", "search", "estimator", "dataset", "serve")
 
 
 def _modules() -> dict[str, Path]:
