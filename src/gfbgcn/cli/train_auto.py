@@ -3,6 +3,7 @@ and `--auto`'s search (:mod:`gfbgcn.text.search.auto`)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from gfbgcn.text.linear.baseline import BaselineResult
@@ -74,7 +75,7 @@ def _searched(auto) -> str:
 
 def why_linear(rule: SelectionRule) -> str:
     """Why the answer is the linear model, under ``rule``."""
-    if rule.name == "baseline":
+    if math.isinf(rule.z):  # the protected candidate always
         return ("the selection rule keeps the linear model, graph candidates are listed, not "
                 "chosen (docs/results/selection-rules-encoder.md)")
     return f"no graph model passed the selection rule ({rule.name}) against it"

@@ -112,7 +112,7 @@ class FinetuneResult:
     gcn: FeatureTextGCN
     head: nn.Linear
     estimate: FinetuneEstimate
-    val_idx: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
+    val_idx: np.ndarray
     device: str = "cpu"
     peak_rss_mib: float = 0.0
 
