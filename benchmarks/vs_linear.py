@@ -307,8 +307,11 @@ def run_auto_part(corpus, name: str, seed: int, out_npz: Path | None = None,
     combo_probs = mix(part_probs, partner.probabilities, combo.weight)
     preds = {"auto": probs[test].argmax(1), "graph_part": part_probs[test].argmax(1),
              "combined": combo_probs[test].argmax(1), "builtin": b.probabilities[test].argmax(1)}
-    for linear, row in zip(auto.linears[1:], ("encoder_head", "builtin_encoder")):
-        preds[row] = linear.probabilities[test].argmax(1)
+    if encoder is not None:  # the encoder head and the stacked model (then any smoothed one)
+        for linear, row in zip(auto.linears[1:3], ("encoder_head", "builtin_encoder")):
+            preds[row] = linear.probabilities[test].argmax(1)
+    if auto.smoothing_source is not None:  # the linear answer without its smoothing
+        preds["unsmoothed"] = auto.linears[auto.smoothing_source].probabilities[test].argmax(1)
     return {
         "candidates": _candidate_arrays(auto, out_npz),
         "choice": chosen_summary(auto),

@@ -59,6 +59,7 @@ from scipy.special import expit, softmax
 
 from gfbgcn.core.metrics import classification_metrics, mean_log_loss, test_metrics
 from gfbgcn.text.corpus.weights import ClassWeight, folded_weights
+from gfbgcn.text.linear.doc_graph import DocumentVectors, Smoothing, heaviest_terms, unit_rows
 from gfbgcn.text.linear.grid import (  # noqa: F401  (the baseline's names, re-exported)
     ABSENT,
     SGD_MAX_CLASSES,
@@ -124,6 +125,9 @@ class LinearTextModel:
     #: the encoder's record (:meth:`gfbgcn.text.encoder.EncoderIdentity.to_dict`) where the
     #: model uses one: a saved model keeps it in its ``config.json``, not in ``linear.json``
     encoder_identity: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    #: its answers smoothed over the graph of the documents it was fitted beside, applied to
+    #: new documents by :meth:`predict_proba` (:mod:`gfbgcn.text.linear.smoothing`)
+    smoothing: Smoothing | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.ngrams is None and self.encoder_scale <= 0:
@@ -140,8 +144,38 @@ class LinearTextModel:
 
     @property
     def description(self) -> str:
-        """``svm C=0.3``: the kind and its chosen regularisation, for printing."""
-        return " ".join([self.kind, *(f"{k}={v:g}" for k, v in self.params.items())])
+        """``svm C=0.3``: the kind and its chosen regularisation (and its smoothing), for
+        printing."""
+        words = [self.kind, *(f"{k}={v:g}" for k, v in self.params.items())]
+        return " ".join(words + ([self.smoothing.description] if self.smoothing else []))
+
+    @property
+    def grid_point(self) -> GridPoint:
+        """The classifier as the grid point it was chosen as (kind, regularisation, scale)."""
+        param = "C" if "C" in self.params else "alpha"
+        return GridPoint(self.kind, param, float(self.params.get(param, self.C)),
+                         float(self.params.get("scale", 0.0)))
+
+    @property
+    def document_graphs(self) -> tuple[str, ...]:
+        """The documents' graphs its own features can make
+        (:data:`~gfbgcn.text.linear.doc_graph.GRAPHS`): ``words`` with a word vocabulary (not
+        hashed), ``encoder`` with an encoder's embeddings, ``both`` with both."""
+        words = self.ngrams is not None and bool(self.ngrams.word_vocab)
+        return tuple(g for g, ok in (("words", words), ("encoder", self.uses_encoder),
+                                     ("both", words and self.uses_encoder)) if ok)
+
+    def document_vectors(self, x: sp.csr_matrix) -> DocumentVectors:
+        """The vectors its graphs compare documents by, from their feature rows ``x``
+        (:meth:`features`): the word block's heaviest terms and the embeddings, each of unit
+        length (:class:`~gfbgcn.text.linear.doc_graph.DocumentVectors`)."""
+        x = sp.csr_matrix(x)
+        width = self.ngrams.num_features if self.ngrams is not None else 0
+        words = None
+        if self.ngrams is not None and self.ngrams.word_vocab:
+            words = heaviest_terms(x[:, :len(self.ngrams.word_vocab)])
+        embeddings = unit_rows(x[:, width:].toarray()) if self.uses_encoder else None
+        return DocumentVectors(words, embeddings)
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
         """``[n, V]`` feature rows of ``texts``: their TF-IDF, their scaled embeddings, or both
@@ -162,10 +196,15 @@ class LinearTextModel:
         return expit(scores) if self.multi_label else softmax(scores, axis=1)
 
     def predict_proba(self, texts: Sequence[str] | str) -> np.ndarray:
-        """``[n, C]`` class probabilities of ``texts``."""
+        """``[n, C]`` class probabilities of ``texts`` (smoothed over the fitting corpus's
+        documents when the model has its :attr:`smoothing`)."""
         if isinstance(texts, str):
             texts = [texts]
-        return self.proba_of(self.features(texts))
+        x = self.features(texts)
+        probs = self.proba_of(x)
+        if self.smoothing is None:
+            return probs
+        return self.smoothing.apply(probs, self.document_vectors(x))
 
     def to_tensors(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """``(arrays, JSON metadata)`` for safetensors + JSON (no pickle)."""
@@ -180,6 +219,9 @@ class LinearTextModel:
             meta["multi_label"] = True
         if self.uses_encoder:  # the encoder itself is the model directory's (config.json)
             meta["encoder"] = {"scale": self.encoder_scale}
+        if self.smoothing is not None:
+            more, meta["smoothing"] = self.smoothing.to_tensors()
+            arrays.update(more)
         return arrays, meta
 
     @classmethod
@@ -194,13 +236,15 @@ class LinearTextModel:
         idf = np.asarray(arrays["idf"], np.float64)
         ngrams = None if meta.get("features") is None else \
             NgramFeatures.from_meta(meta["features"], idf)
+        smoothing = None if meta.get("smoothing") is None else \
+            Smoothing.from_tensors(arrays, meta["smoothing"])
         return cls(ngrams=ngrams, encoder_scale=scale,
                    coef=np.asarray(arrays["coef"], np.float64),
                    intercept=np.asarray(arrays["intercept"], np.float64),
                    label_names=list(meta["label_names"]), tokenizer_name=meta["tokenizer"],
                    C=float(meta["C"]), kind=str(meta["kind"]), params=dict(meta["params"]),
                    temperature=float(meta["temperature"]),
-                   multi_label=bool(meta.get("multi_label", False)))
+                   multi_label=bool(meta.get("multi_label", False)), smoothing=smoothing)
 
 
 @dataclass
@@ -326,6 +370,21 @@ def stack_features(tfidf: sp.csr_matrix | None, embeddings: np.ndarray, scale: f
     them, as one sparse matrix (the linear solvers take it as they take the n-grams)."""
     block = sp.csr_matrix(np.asarray(embeddings, dtype=np.float64) * scale)
     return block if tfidf is None else sp.hstack([tfidf, block], format="csr")
+
+
+def corpus_rows(model: LinearTextModel, tfidf: sp.csr_matrix | None,
+                embeddings: np.ndarray | None) -> sp.csr_matrix:
+    """``[num_docs, V]`` every document's feature rows as ``model`` computes them, from the
+    corpus's n-gram TF-IDF rows ``tfidf`` (those of ``model``'s vocabulary) and embeddings
+    (either None where the model does not use it)."""
+    if not model.uses_encoder:
+        if tfidf is None:
+            raise ValueError("an n-gram model needs the TF-IDF rows")
+        return tfidf
+    if embeddings is None:
+        raise ValueError("a model with an encoder needs the embeddings")
+    return stack_features(tfidf if model.ngrams is not None else None, embeddings,
+                          model.encoder_scale)
 
 
 def fit_baseline(texts: Sequence[str], labels: np.ndarray, label_names: Sequence[str],

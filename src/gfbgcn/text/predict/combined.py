@@ -121,7 +121,8 @@ def write_linear(path: str | Path, linear: LinearTextModel, weight: float) -> di
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     arrays, meta = linear.to_tensors()
-    arrays = {k: np.ascontiguousarray(v, dtype=np.float64) for k, v in arrays.items()}
+    # each array in its own dtype: float64 coefficients, float32 and integer smoothing arrays
+    arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
     atomic_write(out / LINEAR_WEIGHTS, lambda tmp: save_file(arrays, str(tmp)))
     atomic_write_text(out / LINEAR_META, json.dumps(meta, ensure_ascii=False))
     return {"weight": float(weight), "linear_C": linear.C, "linear": linear.description,

@@ -73,8 +73,14 @@ from gfbgcn.core.metrics import mean_log_loss
 from gfbgcn.text.corpus.benchmarks import Corpus
 from gfbgcn.text.corpus.weights import ClassWeight
 from gfbgcn.text.graph.text_graph import GraphConfig, TextGraph, build_text_graph
-from gfbgcn.text.linear.baseline import BaselineResult, baseline_for_graph, graph_split
+from gfbgcn.text.linear.baseline import (
+    BaselineResult,
+    baseline_for_graph,
+    corpus_rows,
+    graph_split,
+)
 from gfbgcn.text.linear.encoder import fit_encoder_head, fit_ngram_encoder
+from gfbgcn.text.linear.smoothing import SmoothingChoice, smooth_linear
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.search.candidates import (  # noqa: F401  (re-exported: the search's types)
     AutoResult,
@@ -139,9 +145,12 @@ class _Search:
                  prune: bool = True, class_weight: ClassWeight = None,
                  encoder: CorpusEmbeddings | None = None,
                  sample_weight: np.ndarray | None = None,
-                 stratify_validation: bool = False, watch: Watch | None = None) -> None:
+                 stratify_validation: bool = False, watch: Watch | None = None,
+                 smoothing: bool = True) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
-        self.watch = watch
+        self.watch, self.smoothing = watch, smoothing
+        self.smoothed: SmoothingChoice | None = None
+        self.smoothing_source: int | None = None
         self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
         self.sample_weight, self.stratify_validation = sample_weight, stratify_validation
         self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
@@ -176,7 +185,8 @@ class _Search:
         self.baseline = baseline_for_graph(  # its n-gram counts: for the ngram candidate
             self.corpus, g, self.base.val_ratio, self.base.seed,
             class_weight=self.class_weight, keep_counts=True,
-            keep_features=self.encoder is not None, sample_weight=self.sample_weight)
+            keep_features=self.encoder is not None or self.smoothing,
+            sample_weight=self.sample_weight)
         self._add_linear(self.baseline, "ngram-tfidf", g,
                          "linear baseline (word 1-2 + char 2-5 TF-IDF")
         if self.encoder is not None:
@@ -192,9 +202,33 @@ class _Search:
                                      sample_weight=self.sample_weight)
             self._add_linear(both, "ngram-tfidf+encoder", g,
                              "linear baseline with the embeddings beside its n-grams")
-            self.baseline.features = None  # what the stacked model needed of the baseline
         linear = [c for c in self.candidates if c.predictor == "linear"]
         self.partner = min(linear, key=lambda c: c.val_log_loss).linear_index
+        if self.smoothing:
+            self._smooth_partner(g)
+        self.baseline.features = None  # what the stacked model and the smoothing needed
+
+    def _smooth_partner(self, g: TextGraph) -> None:
+        """Where the cross-fitted choice keeps it (:mod:`gfbgcn.text.linear.smoothing`), the
+        partner smoothed over the documents' graph, as one more linear candidate that
+        becomes the partner (the unsmoothed one stays in the table)."""
+        assert self.partner is not None and self.baseline is not None
+        partner = self.linears[self.partner]
+        x = corpus_rows(partner.model, self.baseline.features,
+                        None if self.encoder is None else self.encoder.embeddings)
+        self.smoothing_source = self.partner
+        self.smoothed, smoothed = smooth_linear(
+            partner, x, g.labels, self.split, self.base.seed, class_weight=self.class_weight,
+            sample_weight=self.sample_weight)
+        self.log(f"auto: smoothing the linear model over the documents' graph: "
+                 f"{self.smoothed.sentence()}, {self.smoothed.seconds:.1f} s")
+        if smoothed is None:
+            return
+        features = next(c.features for c in self.candidates
+                        if c.predictor == "linear" and c.linear_index == self.partner)
+        self.partner = len(self.linears)
+        self._add_linear(smoothed, features, g,
+                         "the linear model above smoothed over the documents' graph (its features")
 
     def _add_linear(self, b: BaselineResult, features: str, g: TextGraph, what: str) -> None:
         """A linear model as the search's next linear candidate (before every graph one)."""
@@ -202,16 +236,22 @@ class _Search:
             b.model.embed, b.model.encoder_identity = self.encoder.embed, self.encoder.identity
         index = len(self.linears)
         self.linears.append(b)
-        self.candidates.insert(index, Candidate(
-            None, "linear", False, "linear", float(b.val["accuracy"]), b.seconds,
+        self.candidates.insert(index, self._linear_candidate(b, features, g, index, b.seconds))
+        self.log(f"auto: {what}, {b.model.description}), validation accuracy "
+                 f"{b.val['accuracy']:.4f}, {b.seconds:.1f} s")
+
+    def _linear_candidate(self, b: BaselineResult, features: str, g: TextGraph, index: int,
+                          seconds: float) -> Candidate:
+        """The candidate row of the linear model ``b``, ``index`` of :attr:`linears`."""
+        y_val, p_val = g.labels[self.split["val"]], b.val_proba()
+        return Candidate(
+            None, "linear", False, "linear", float(b.val["accuracy"]), seconds,
             test={} if b.test is None else {"accuracy": b.test["accuracy"],
                                             "macro_f1": b.test["macro_f1"]},
             features=features, linear=b.model.description, linear_index=index,
-            val_log_loss=mean_log_loss(g.labels[self.split["val"]], b.val_proba()),
-            val_losses=per_document_log_loss(g.labels[self.split["val"]], b.val_proba()),
-            val_correct=per_document_correct(g.labels[self.split["val"]], b.val_proba())))
-        self.log(f"auto: {what}, {b.model.description}), validation accuracy "
-                 f"{b.val['accuracy']:.4f}, {b.seconds:.1f} s")
+            val_log_loss=mean_log_loss(y_val, p_val),
+            val_losses=per_document_log_loss(y_val, p_val),
+            val_correct=per_document_correct(y_val, p_val))
 
     def _check_empty(self, s: GraphSetting, g: TextGraph) -> None:
         """Log how many documents ``s`` leaves without a word, when that is many."""
@@ -303,7 +343,8 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              prune: bool = True, baseline_class_weight: ClassWeight = None,
              encoder: CorpusEmbeddings | None = None,
              sample_weight: np.ndarray | None = None,
-             stratify_validation: bool = False, watch: Watch | None = None) -> AutoResult:
+             stratify_validation: bool = False, watch: Watch | None = None,
+             smoothing: bool = True) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc. (its
     ``class_weight`` weighs every graph candidate's loss); every candidate trains on
     ``device`` (default: auto, see :mod:`gfbgcn.core.device`); ``baseline=False``: no linear
@@ -316,11 +357,13 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     choice between candidates (validation log-loss) is not weighted.
     ``stratify_validation``: the validation split of every graph stratified by class
     (:mod:`gfbgcn.text.corpus.splits`; the estimator's, for a corpus of the user's);
-    ``watch``: the epochs of each graph candidate as it trains (:data:`Watch`)."""
+    ``watch``: the epochs of each graph candidate as it trains (:data:`Watch`);
+    ``smoothing=False``: the linear model the combinations use is never smoothed over the
+    documents' graph (:mod:`gfbgcn.text.linear.smoothing`)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
                      device, baseline, prune, baseline_class_weight, encoder, sample_weight,
-                     stratify_validation, watch)
+                     stratify_validation, watch, smoothing)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
@@ -347,7 +390,8 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         result=search.results[part.result_key],
         graph=search.graphs[part.graph_setting], baseline=search.baseline,
         seconds=time.perf_counter() - start, trained=len(search.results),
-        results=search.results, linears=search.linears,
+        results=search.results, linears=search.linears, smoothing=search.smoothed,
+        smoothing_source=search.smoothing_source,
     )
 
 

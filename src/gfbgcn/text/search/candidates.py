@@ -33,6 +33,7 @@ import numpy as np
 from gfbgcn.core.metrics import classification_metrics
 from gfbgcn.text.graph.text_graph import TextGraph
 from gfbgcn.text.linear.baseline import BaselineResult
+from gfbgcn.text.linear.smoothing import SmoothingChoice
 from gfbgcn.text.search.selection import RULE, choose_index
 from gfbgcn.text.train.config import TrainResult
 
@@ -128,6 +129,12 @@ class AutoResult:
     #: the linear models of the search: the n-gram baseline first (``baseline``), then with
     #: an encoder the encoder head and the baseline with the embeddings beside its n-grams
     linears: list[BaselineResult] = field(default_factory=list)
+    #: the cross-fitted choice of smoothing the linear model the combinations use over the
+    #: documents' graph (None: not tried, :mod:`gfbgcn.text.linear.smoothing`)
+    smoothing: SmoothingChoice | None = None
+    #: the index in :attr:`linears` of the model smoothing was tried on (when it was kept,
+    #: the smoothed one is another, the last linear model and the combinations' partner)
+    smoothing_source: int | None = None
 
     def linear_of(self, candidate: Candidate) -> BaselineResult | None:
         """The linear model of a linear or combined ``candidate`` (None for a graph one)."""
@@ -206,14 +213,15 @@ def choose(candidates: Sequence[Candidate], protected: int | None) -> Candidate:
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
     """The choice as recorded in ``metrics.json`` and the results records."""
     c = auto.chosen
+    smoothing = {} if auto.smoothing is None else {"smoothing": auto.smoothing.summary()}
     if c.setting is None:  # a linear model
         return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
                 "fast_genvec": False, "predictor": "linear", "features": c.features,
                 "linear": c.linear, "weight": 0.0, "val_accuracy": c.val_accuracy,
                 "val_log_loss": c.val_log_loss,
                 "trained": auto.trained, "candidates": len(auto.candidates),
-                "seconds": auto.seconds}
-    return {"stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
+                "seconds": auto.seconds, **smoothing}
+    return {**smoothing, "stop_words": c.setting.stop_words, "min_freq": c.setting.min_freq,
             "window": c.setting.window, "model": c.model, "fast_genvec": c.fast,
             "predictor": c.predictor, "features": c.features, "weight": c.weight,
             "val_accuracy": c.val_accuracy, "val_log_loss": c.val_log_loss,
