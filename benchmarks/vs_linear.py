@@ -476,6 +476,56 @@ def _mcnemar_cell(y: np.ndarray, a: list[int], b: list[int]) -> str:
 
 
 
+def _smoothing_lines(rows: list[dict[str, Any]], part: str) -> list[str]:
+    """What the cross-fitted smoothing choice found per seed (records that have it)."""
+    found = [(r["seed"], r["choice"]["smoothing"]) for r in rows
+             if r["choice"].get("smoothing")]
+    if not found:
+        return []
+    words = []
+    for seed, sm in found:
+        if sm.get("graph") is None:
+            words.append(f"seed {seed}: not tried ({sm.get('reason', '')})")
+            continue
+        words.append(f"seed {seed}: over {sm['graph']} (alpha={sm['alpha']:g}) "
+                     f"{'kept' if sm['kept'] else 'not kept'}, cross-validated "
+                     f"{100 * sm['cv_accuracy']:.2f} against {100 * sm['cv_base_accuracy']:.2f} "
+                     f"({sm['better']} / {sm['worse']})")
+    return [f"Smoothing of {part}'s linear answer (best configuration on the training "
+            "documents' held-out folds; documents it gets right / wrong against the "
+            "unsmoothed model there): " + "; ".join(words) + ".", ""]
+
+
+def _smoothing_table(rows: list[tuple[str, str, list[dict]]]) -> list[str]:
+    """The answer minus the unsmoothed linear answer, per corpus and search."""
+    if not rows:
+        return []
+    lines = ["## Summary: smoothing over the documents' graph (test accuracy, points)", "",
+             "The answer minus the same linear model unsmoothed, mean over the seeds; kept: in "
+             "how many seeds the cross-fitted choice kept the smoothing; McNemar (exact, "
+             "two-sided) of the answer against the unsmoothed model, all seeds' test "
+             "documents pooled.", "",
+             "| data set | search | n | kept | answer | unsmoothed | difference | "
+             "n01 / n10, p |", "|---|---|---|---|---|---|---|---|"]
+    diffs: dict[str, list[float]] = {}
+    for ds, part, recs in rows:
+        a = [100 * r["auto"]["test"]["accuracy"] for r in recs]
+        u = [100 * r["unsmoothed"]["test"]["accuracy"] for r in recs]
+        kept = sum(bool(r["choice"].get("smoothing", {}).get("kept")) for r in recs)
+        y = np.concatenate([r["test_labels"] for r in recs])
+        pa = np.concatenate([r["auto"]["predictions"] for r in recs])
+        pu = np.concatenate([r["unsmoothed"]["predictions"] for r in recs])
+        n01, n10, p = mcnemar(y, pa, pu)
+        diffs.setdefault(part, []).append(np.mean(a) - np.mean(u))
+        lines.append(f"| {ds} | {part} | {len(recs)} | {kept} | {np.mean(a):.2f} | "
+                     f"{np.mean(u):.2f} | {np.mean(a) - np.mean(u):+.2f} | "
+                     f"{n01} / {n10}, p = {p:.3g} |")
+    lines.append("")
+    lines += [f"Mean difference, {part}: {np.mean(d):+.2f} points over {len(d)} corpora, "
+              f"lowest {min(d):+.2f}." for part, d in diffs.items()]
+    return lines + [""]
+
+
 def _rule_name() -> str:
     """The library's selection rule, by its name (``baseline``: the protected linear model)."""
     from gfbgcn.text.search.selection import RULE
@@ -505,6 +555,7 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
              "`auto_before`, the answer was re-derived from its recorded candidates by "
              "`benchmarks/vs_linear_rechoose.py` (the notes say why that is exact).", ""]
     summary, own, encoder_summary = [], [], []
+    smoothing_summary: list[tuple[str, str, list[dict]]] = []
     for ds in datasets:
         seeds = sorted({s for (d, s, p) in recs if d == ds and p == "baselines"}
                        & {s for (d, s, p) in recs if d == ds and p == "auto"})
@@ -549,10 +600,13 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
                          f"{len(picked)} | {_pm([b['test']['accuracy'] for _, b in picked])} | "
                          f"{_pm([b['test']['macro_f1'] for _, b in picked])} | | | | |")
         au = [recs[(ds, s, "auto")] for s in seeds]
-        for key, name in (("auto", "`--auto`"), ("graph_part", "graph part"),
+        for key, name in (("auto", "`--auto`"), ("unsmoothed", "its answer unsmoothed"),
+                          ("graph_part", "graph part"),
                           ("combined", "combined"), ("builtin", "built-in baseline")):
             if not au:  # its searches have not run yet
                 break
+            if any(key not in r for r in au):  # records from before smoothing
+                continue
             timing = (f"{_pm([r['wall_seconds'] for r in au], 1, 1)} | "
                       f"{_pm([r['cpu_seconds'] for r in au], 1, 1)} | "
                       f"{_pm([r['peak_rss_mib'] for r in au], 1, 0)}") if key == "auto" \
@@ -561,11 +615,15 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
                          f"{_pm([r[key]['test']['accuracy'] for r in au])} | "
                          f"{_pm([r[key]['test']['macro_f1'] for r in au])} | | {timing} |")
         ae = [recs[(ds, s, "auto-encoder")] for s in base_only if (ds, s, "auto-encoder") in recs]
-        for key, name in (("auto", "`--auto --encoder`"), ("graph_part", "its graph part"),
+        for key, name in (("auto", "`--auto --encoder`"),
+                          ("unsmoothed", "its answer unsmoothed"),
+                          ("graph_part", "its graph part"),
                           ("encoder_head", "its encoder head"),
                           ("builtin_encoder", "its built-in baseline with the encoder")):
             if not ae:
                 break
+            if any(key not in r for r in ae):  # records from before smoothing
+                continue
             timing = (f"{_pm([r['wall_seconds'] for r in ae], 1, 1)} | "
                       f"{_pm([r['cpu_seconds'] for r in ae], 1, 1)} | "
                       f"{_pm([r['peak_rss_mib'] for r in ae], 1, 0)}") if key == "auto" \
@@ -576,6 +634,7 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
         if ae:
             lines += ["", "What `--auto --encoder` chose per seed: " + "; ".join(
                 f"seed {r['seed']}: {_choice(r)}" for r in ae) + ".", "",
+                *_smoothing_lines(ae, "`--auto --encoder`"),
                 "McNemar (exact, two-sided) of `--auto --encoder` and of its graph part "
                 "against the best of six of the same seed:", "",
                 "| seed | best of six | `--auto --encoder` n01 / n10, p | "
@@ -596,6 +655,9 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
                                                        for r in done]),
                                         100 * np.mean([six[r["seed"]][1]["test"]["accuracy"]
                                                        for r in done])))
+        for part, rows in (("`--auto`", au), ("`--auto --encoder`", ae)):
+            if rows and all("unsmoothed" in r for r in rows):
+                smoothing_summary.append((ds, part, rows))
         if au:
             own.append((ds, len(au), 100 * np.mean([r["auto"]["test"]["accuracy"] for r in au]),
                         100 * np.mean([r["builtin"]["test"]["accuracy"] for r in au])))
@@ -608,7 +670,7 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
                                          f"min_freq {r['choice']['min_freq']}, window "
                                          f"{r['choice']['window']})")
                 + f", {_stopped(r)} of {r['trained']} trained candidates stopped early"
-                for r in au) + ".", "",
+                for r in au) + ".", "", *_smoothing_lines(au, "`--auto`"),
                 "McNemar (exact, two-sided) against the best baseline of the same seed; "
                 "n01: documents only the first gets right, n10: only the best baseline:", "",
                 "| seed | best baseline | `--auto` n01 / n10, p | graph part n01 / n10, p |",
@@ -657,6 +719,7 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
         diffs = [a - b for _, _, a, b in rows]
         lines += ["", f"Mean difference over these {len(rows)} corpora: {np.mean(diffs):+.2f} "
                   f"points, lowest {min(diffs):+.2f} ({target}).", ""]
+    lines += _smoothing_table(smoothing_summary)
     lines += _beside_bertgcn(recs, datasets)
     missing = [d for d in datasets if not any(k[0] == d for k in recs)]
     if missing:

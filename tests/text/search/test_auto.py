@@ -194,3 +194,42 @@ def test_auto_records_every_candidates_validation_log_loss_and_chooses_the_basel
     base = auto.candidates[0].val_log_loss
     for g, c in zip(auto.candidates[1::2], auto.candidates[2::2]):
         assert c.predictor == "graph+linear" and c.val_log_loss <= min(g.val_log_loss, base) + 1e-12
+
+
+def test_a_kept_smoothing_is_one_more_linear_candidate_and_the_answer(monkeypatch):
+    """Where the cross-fitted choice keeps smoothing (forced here: any gain passes), the
+    smoothed linear model is a candidate row of its own after the unsmoothed one, the partner
+    of every combination and the answer; the built-in baseline stays as it was; a saved model
+    answers its test documents as the search scored them."""
+    from gfbgcn.text.linear import smoothing
+
+    monkeypatch.setattr(smoothing, "Z", -1e9)
+    corpus = tiny_corpus(160, noise=0.9)
+    logs: list[str] = []
+    auto = run_auto(corpus, UnicodeTokenizer(), TrainConfig(seed=0, epochs=10, hidden=8),
+                    budget=Budget(candidates=2), cache=False, log=logs.append)
+    linear = [c for c in auto.candidates if c.predictor == "linear"]
+    assert len(linear) == 2 and auto.smoothing is not None and auto.smoothing.kept
+    assert auto.smoothing_source == 0 and auto.chosen is linear[1]
+    smoothed = auto.linears[1]
+    assert smoothed.model.smoothing is not None and auto.baseline is auto.linears[0]
+    assert auto.baseline.model.smoothing is None
+    assert linear[1].linear == smoothed.model.description
+    assert "smoothed over words" in linear[1].linear
+    assert all(c.linear_index == 1 for c in auto.candidates if c.predictor == "graph+linear")
+    assert any("smoothing the linear model" in line for line in logs)
+    test = np.flatnonzero(~np.asarray(auto.graph.is_train))
+    transductive = smoothed.probabilities[test].argmax(1)
+    inductive = smoothed.model.predict_proba([corpus.texts[i] for i in test]).argmax(1)
+    assert (transductive == inductive).mean() >= 0.9  # one more node against the graph's own
+
+
+def test_auto_without_smoothing_keeps_one_linear_row(monkeypatch):
+    from gfbgcn.text.linear import smoothing
+
+    monkeypatch.setattr(smoothing, "Z", -1e9)
+    auto = run_auto(tiny_corpus(160, noise=0.9), UnicodeTokenizer(),
+                    TrainConfig(seed=0, epochs=5, hidden=8), budget=Budget(candidates=1),
+                    cache=False, log=lambda _: None, smoothing=False)
+    assert auto.smoothing is None and auto.smoothing_source is None
+    assert sum(c.predictor == "linear" for c in auto.candidates) == 1

@@ -224,7 +224,7 @@ def smooth_linear(result: BaselineResult, x: sp.csr_matrix, labels: np.ndarray,
     probs = fold_probabilities(x, labels, folds, model.grid_point, len(names), seed,
                                model.temperature, named, weights, threads)
     vectors = model.document_vectors(x)
-    graphs = {g: knn_adjacency(vectors.rows(g), NEIGHBOURS) for g in model.document_graphs}
+    graphs = {g: knn_adjacency(vectors, g, NEIGHBOURS) for g in model.document_graphs}
     choice = choose_smoothing(graphs, probs, folds, labels)
     smoothed = None
     if choice.kept:
