@@ -23,10 +23,12 @@ from gfbgcn.text.linear.smoothing import (
     MIN_DOCUMENTS,
     Z,
     choose_smoothing,
+    cross_fit,
     fold_probabilities,
     folds_of,
     held_out_correct,
     smooth_linear,
+    why_not,
 )
 
 N = 200
@@ -49,6 +51,12 @@ def _xor_corpus(seed: int = 0, spread: float = 0.15):
 def _head(emb, y, split):
     return fit_encoder_head(emb, y, ["a", "b"], split["train"], split["val"], split["test"],
                             seed=0)
+
+
+def _smooth(head, emb, y, split):
+    """The choice for the encoder head ``head`` of embeddings ``emb``, cross-fitted first."""
+    x = stack_features(None, emb, 1.0)
+    return smooth_linear(head, x, y, split, cross_fit(head, x, y, split, seed=0, threads=1))
 
 
 def test_every_training_document_is_scored_once_by_a_fold_that_did_not_see_it():
@@ -74,7 +82,7 @@ def test_smoothing_is_kept_where_the_neighbours_know_what_the_linear_model_canno
     emb, y, split = _xor_corpus()
     head = _head(emb, y, split)
     assert head.test["accuracy"] < 0.75  # XOR: no linear model of the embeddings
-    choice, smoothed = smooth_linear(head, stack_features(None, emb, 1.0), y, split, seed=0)
+    choice, smoothed = _smooth(head, emb, y, split)
     assert choice.kept and smoothed is not None and choice.graph == "encoder"
     assert choice.better - choice.worse > Z * np.sqrt(choice.better + choice.worse)
     assert len(choice.grid) == len(ALPHAS) and choice.alpha in ALPHAS
@@ -94,9 +102,8 @@ def test_the_choice_never_reads_a_test_label():
     emb, y, split = _xor_corpus()
     flipped = y.copy()
     flipped[split["test"]] = 1 - flipped[split["test"]]
-    a, sa = smooth_linear(_head(emb, y, split), stack_features(None, emb, 1.0), y, split, 0)
-    b, sb = smooth_linear(_head(emb, flipped, split), stack_features(None, emb, 1.0), flipped,
-                          split, 0)
+    a, sa = _smooth(_head(emb, y, split), emb, y, split)
+    b, sb = _smooth(_head(emb, flipped, split), emb, flipped, split)
     assert (a.graph, a.alpha, a.better, a.worse, a.kept) == (b.graph, b.alpha, b.better,
                                                              b.worse, b.kept)
     assert sa is not None and sb is not None
@@ -111,7 +118,7 @@ def test_nothing_to_gain_is_not_kept():
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
     _, _, split = _xor_corpus()
     head = _head(emb, y, split)
-    choice, smoothed = smooth_linear(head, stack_features(None, emb, 1.0), y, split, seed=0)
+    choice, smoothed = _smooth(head, emb, y, split)
     assert choice.base_accuracy == 1.0 and not choice.kept and smoothed is None
     assert "not kept" in choice.sentence()
 
@@ -132,15 +139,26 @@ def test_the_best_configuration_is_the_one_with_the_most_documents_right():
     assert choice.accuracy == pytest.approx(right.mean())
 
 
-def test_too_few_documents_and_multi_label_models_are_not_tried():
+def test_too_few_documents_and_multi_label_models_are_not_cross_fitted():
     emb, y, split = _xor_corpus()
     head = _head(emb, y, split)
-    small = {"train": split["train"][:30], "val": split["val"][:10], "test": split["test"]}
-    choice, smoothed = smooth_linear(head, stack_features(None, emb, 1.0), y, small, 0)
-    assert smoothed is None and str(MIN_DOCUMENTS) in choice.reason
+    assert why_not(head, N, 150) == ""
+    assert str(MIN_DOCUMENTS) in why_not(head, N, 40)
+    assert "above" in why_not(head, 10 ** 6, 150)
     head.threshold = 0.5  # as a multi-label model has
-    choice, _ = smooth_linear(head, stack_features(None, emb, 1.0), y, split, 0)
-    assert choice.reason == "a multi-label model"
+    assert why_not(head, N, 150) == "a multi-label model"
+
+
+def test_the_held_out_scores_are_of_every_training_document():
+    emb, y, split = _xor_corpus()
+    head = _head(emb, y, split)
+    fitted = cross_fit(head, stack_features(None, emb, 1.0), y, split, seed=0, threads=1)
+    docs, p = fitted.held_out()
+    assert np.array_equal(np.sort(docs), np.sort(np.concatenate([split["train"], split["val"]])))
+    scores = fitted.scores(y)
+    assert scores["cv_accuracy"] == pytest.approx(float((p.argmax(1) == y[docs]).mean()))
+    assert scores["cv_log_loss"] == pytest.approx(
+        float(-np.log(p[np.arange(len(docs)), y[docs]]).mean()))
 
 
 def test_a_smoothed_model_answers_new_documents_the_same_after_saving():
@@ -150,7 +168,7 @@ def test_a_smoothed_model_answers_new_documents_the_same_after_saving():
     texts = [f"document {i}" for i in range(N)]
     lookup = dict(zip(texts, emb))
     head = _head(emb, y, split)
-    _, smoothed = smooth_linear(head, stack_features(None, emb, 1.0), y, split, seed=0)
+    _, smoothed = _smooth(head, emb, y, split)
     assert smoothed is not None
     model = smoothed.model
     model.embed = lambda batch: np.stack([lookup[t] for t in batch])

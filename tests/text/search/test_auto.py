@@ -224,12 +224,44 @@ def test_a_kept_smoothing_is_one_more_linear_candidate_and_the_answer(monkeypatc
     assert (transductive == inductive).mean() >= 0.9  # one more node against the graph's own
 
 
-def test_auto_without_smoothing_keeps_one_linear_row(monkeypatch):
+def test_auto_without_cross_fitting_keeps_one_linear_row(monkeypatch):
     from gfbgcn.text.linear import smoothing
 
     monkeypatch.setattr(smoothing, "Z", -1e9)
     auto = run_auto(tiny_corpus(160, noise=0.9), UnicodeTokenizer(),
                     TrainConfig(seed=0, epochs=5, hidden=8), budget=Budget(candidates=1),
-                    cache=False, log=lambda _: None, smoothing=False)
+                    cache=False, log=lambda _: None, cross_fit=False)
     assert auto.smoothing is None and auto.smoothing_source is None
+    assert auto.cross_validated == []
     assert sum(c.predictor == "linear" for c in auto.candidates) == 1
+
+
+def test_the_partner_is_the_linear_model_of_highest_cross_validated_accuracy():
+    """With an encoder, the three linear models are cross-fitted on the training documents
+    and the best held-out accuracy is the combinations' partner (and, the rule being the
+    protected linear model, the answer, or its smoothed copy)."""
+    from gfbgcn.text.train.features.encoder import CorpusEmbeddings
+
+    corpus = tiny_corpus(160, noise=0.9)  # words barely tell the classes apart
+    y = np.array([corpus.label_names.index(lab) for lab in corpus.labels])
+    rng = np.random.default_rng(0)
+    emb = rng.normal(size=(len(y), 8))
+    emb[:, 0] += 2.0 * (2 * y - 1)  # the embeddings do
+
+    def embed(texts):
+        return np.stack([np.random.default_rng(abs(hash(t)) % 2 ** 32).normal(size=8)
+                         for t in texts])
+
+    encoder = CorpusEmbeddings(emb / np.linalg.norm(emb, axis=1, keepdims=True), embed,
+                               {"name": "fake"})
+    logs: list[str] = []
+    auto = run_auto(corpus, UnicodeTokenizer(), TrainConfig(seed=0, epochs=5, hidden=8),
+                    budget=Budget(candidates=1), cache=False, log=logs.append, encoder=encoder)
+    scores = auto.cross_validated
+    assert len(scores) == 3  # n-gram baseline, encoder head, both
+    best = max(range(3), key=lambda i: (scores[i]["cv_accuracy"], -scores[i]["cv_log_loss"]))
+    assert auto.smoothing_source == best
+    assert scores[best]["cv_accuracy"] > scores[0]["cv_accuracy"]  # not the words alone
+    assert any("cross-validated on the training documents" in line for line in logs)
+    answer = auto.linear_of(auto.chosen)
+    assert answer is auto.linears[-1 if auto.smoothing and auto.smoothing.kept else best]

@@ -44,7 +44,7 @@ import scipy.sparse as sp
 import torch
 from scipy.special import softmax
 
-from gfbgcn.core.metrics import classification_metrics, test_metrics
+from gfbgcn.core.metrics import classification_metrics, mean_log_loss, test_metrics
 from gfbgcn.core.processes import forked_map
 from gfbgcn.text.corpus.weights import ClassWeight, folded_weights
 from gfbgcn.text.linear.baseline import BaselineResult
@@ -179,29 +179,75 @@ def choose_smoothing(graphs: dict[str, sp.csr_matrix], probs: list[np.ndarray],
                            kept=better - worse > Z * math.sqrt(better + worse), grid=grid)
 
 
+@dataclass
+class CrossFit:
+    """A linear model's chosen classifier (kind, regularisation, temperature) fitted fold by
+    fold on the training documents: ``folds`` ``[(known, held out)]`` (corpus indices),
+    ``probs`` each fold's ``[N, C]`` probabilities of every document (:func:`cross_fit`)."""
+
+    folds: list[tuple[np.ndarray, ...]]
+    probs: list[np.ndarray]
+    seconds: float = 0.0
+
+    def held_out(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(documents, [n, C] probabilities)``: every training document's probabilities
+        by the fold that did not see its label."""
+        docs = np.concatenate([held for _, held in self.folds])
+        return docs, np.concatenate([q[held] for (_, held), q in zip(self.folds, self.probs)])
+
+    def scores(self, labels: np.ndarray) -> dict[str, float]:
+        """Held-out accuracy and mean log-loss over every training document."""
+        docs, p = self.held_out()
+        y = np.asarray(labels)[docs]
+        return {"cv_accuracy": float((p.argmax(1) == y).mean()),
+                "cv_log_loss": mean_log_loss(y, p), "seconds": self.seconds}
+
+
 def why_not(result: BaselineResult, num_docs: int, fit_docs: int) -> str:
-    """Why smoothing is not tried for ``result`` ("" when it is)."""
+    """Why ``result`` is not cross-fitted, so neither smoothed ("" when it is)."""
     if result.threshold is not None:
         return "a multi-label model"
     if num_docs > MAX_DOCUMENTS:
         return f"{num_docs:,} documents, above {MAX_DOCUMENTS:,}"
     if fit_docs < MIN_DOCUMENTS:
         return f"{fit_docs} training documents, below {MIN_DOCUMENTS}"
-    if not result.model.document_graphs:
-        return "no word vocabulary (hashed n-grams) and no encoder"
     return ""
 
 
+def cross_fit(result: BaselineResult, x: sp.csr_matrix, labels: np.ndarray,
+              split: dict[str, np.ndarray], seed: int, *, class_weight: ClassWeight = None,
+              sample_weight: np.ndarray | None = None, threads: int | None = None) -> CrossFit:
+    """``result``'s classifier fitted on each fold's known documents (:func:`folds_of` of the
+    ``train`` and ``val`` documents of ``split``, drawn with ``seed``).
+
+    Args:
+        result: the fitted single-label linear model (see :func:`why_not`).
+        x: ``[num_docs, V]`` every document's feature rows as the model computes them.
+        labels: ``[num_docs]`` class indices (test documents' are never read).
+        split: the ``train``/``val``/``test`` document indices.
+        seed, class_weight, sample_weight: as the model's fit took them.
+        threads: cores for the folds' fits (:func:`fold_probabilities`).
+    """
+    start, labels = time.perf_counter(), np.asarray(labels)
+    model = result.model
+    names = model.label_names
+    named, weights = folded_weights(labels, names, class_weight, sample_weight)
+    folds = folds_of(np.concatenate([split["train"], split["val"]]), labels, seed)
+    probs = fold_probabilities(x, labels, folds, model.grid_point, len(names), seed,
+                               model.temperature, named, weights, threads)
+    return CrossFit(folds, probs, time.perf_counter() - start)
+
+
 def smooth_linear(result: BaselineResult, x: sp.csr_matrix, labels: np.ndarray,
-                  split: dict[str, np.ndarray], seed: int, *, class_weight: ClassWeight = None,
-                  sample_weight: np.ndarray | None = None, threads: int | None = None
+                  split: dict[str, np.ndarray], fitted: CrossFit
                   ) -> tuple[SmoothingChoice, BaselineResult | None]:
     """Choose (module docstring) whether to smooth the fitted single-label linear model
-    ``result``: ``(the choice, the smoothed model where it is kept, else None)``.  The
-    smoothed model is a new :class:`~gfbgcn.text.linear.baseline.BaselineResult` (``result``
-    is left as it is): its probabilities, test and validation metrics are the smoothed ones,
-    its validation documents scored by their held-out fold's smoothed probabilities (what
-    every choice on validation downstream needs), and its model keeps the
+    ``result``, whose folds ``fitted`` holds (:func:`cross_fit`): ``(the choice, the
+    smoothed model where it is kept, else None)``.  The smoothed model is a new
+    :class:`~gfbgcn.text.linear.baseline.BaselineResult` (``result`` is left as it is): its
+    probabilities, test and validation metrics are the smoothed ones, its validation
+    documents scored by their held-out fold's smoothed probabilities (what every choice on
+    validation downstream needs), and its model keeps the
     :class:`~gfbgcn.text.linear.doc_graph.Smoothing` that answers for new documents.
 
     Args:
@@ -209,45 +255,38 @@ def smooth_linear(result: BaselineResult, x: sp.csr_matrix, labels: np.ndarray,
         x: ``[num_docs, V]`` every document's feature rows as the model computes them.
         labels: ``[num_docs]`` class indices (test documents' are read only to score).
         split: the ``train``/``val``/``test`` document indices.
-        seed, class_weight, sample_weight: as the model's fit took them.
-        threads: cores for the folds' fits (:func:`fold_probabilities`).
+        fitted: its folds.
     """
     start, labels = time.perf_counter(), np.asarray(labels)
-    fit_idx = np.concatenate([split["train"], split["val"]])
-    reason = why_not(result, x.shape[0], len(fit_idx))
-    if reason:
-        return SmoothingChoice(reason=reason), None
     model = result.model
-    names = model.label_names
-    named, weights = folded_weights(labels, names, class_weight, sample_weight)
-    folds = folds_of(fit_idx, labels, seed)
-    probs = fold_probabilities(x, labels, folds, model.grid_point, len(names), seed,
-                               model.temperature, named, weights, threads)
+    if not model.document_graphs:
+        return SmoothingChoice(reason="no word vocabulary (hashed n-grams) and no encoder"), \
+            None
     vectors = model.document_vectors(x)
     graphs = {g: knn_adjacency(vectors, g, NEIGHBOURS) for g in model.document_graphs}
-    choice = choose_smoothing(graphs, probs, folds, labels)
+    choice = choose_smoothing(graphs, fitted.probs, fitted.folds, labels)
     smoothed = None
     if choice.kept:
         assert choice.graph is not None
-        smoothed = _smoothed(result, choice, graphs[choice.graph], probs, folds, labels,
-                             split, vectors, fit_idx)
-    choice.seconds = time.perf_counter() - start
+        fit_idx = np.concatenate([split["train"], split["val"]])
+        smoothed = _smoothed(result, choice, graphs[choice.graph], fitted, labels, split,
+                             vectors, fit_idx)
+    choice.seconds = time.perf_counter() - start + fitted.seconds
     if smoothed is not None:
         smoothed.seconds = result.seconds + choice.seconds
     return choice, smoothed
 
 
 def _smoothed(result: BaselineResult, choice: SmoothingChoice, p: sp.csr_matrix,
-              probs: list[np.ndarray], folds: list[tuple[np.ndarray, ...]], labels: np.ndarray,
-              split: dict[str, np.ndarray], vectors: DocumentVectors, fit_idx: np.ndarray
-              ) -> BaselineResult:
+              fitted: CrossFit, labels: np.ndarray, split: dict[str, np.ndarray],
+              vectors: DocumentVectors, fit_idx: np.ndarray) -> BaselineResult:
     """A copy of ``result`` smoothed with the kept ``choice`` over its graph ``p``."""
     assert choice.graph is not None
     c = len(result.model.label_names)
     answers = spread(p, result.probabilities, fit_idx, np.eye(c)[labels[fit_idx]],
                      choice.alpha)
     held_out = np.empty_like(answers)
-    for (known, held), q in zip(folds, probs):
+    for (known, held), q in zip(fitted.folds, fitted.probs):
         held_out[held] = spread(p, q, known, np.eye(c)[labels[known]], choice.alpha)[held]
     val_idx = split["val"] if result.val_idx is None else result.val_idx
     test = split["test"]

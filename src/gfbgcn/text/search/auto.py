@@ -30,17 +30,29 @@ The linear baseline (word 1-2-gram + char 2-5-gram TF-IDF, classifier and regula
 on validation, :mod:`gfbgcn.text.linear.baseline`) is fitted first, as the search's first and
 cheapest candidate (``predictor`` ``linear``); given an encoder, so are the encoder head and
 the baseline with the embeddings beside its n-grams (:mod:`gfbgcn.text.linear.encoder`), two
-more linear candidates.  Every trained candidate is also tried *combined* with the linear
-model of lowest validation log-loss (:mod:`gfbgcn.text.predict.combined`, weight chosen by
-validation log-loss on that model's held-out validation probabilities), unless
-``baseline=False`` (``--no-baseline``): then no linear model is fitted, no combination
-tried.  A budget of N
-candidates is N trainings; the baseline and the combinations cost no training and are not
-counted.  The answer is the candidate with the lowest validation log-loss, ties to the earlier
-candidate (the baseline first): a graph model is chosen only when it lowers the baseline's
-validation loss, and when none does, the baseline *is* the answer (served as the combined
-predictor with graph weight 0, whose output is the baseline's).  Why log-loss and not accuracy,
-and the rule without the baseline: :mod:`gfbgcn.text.search.candidates`.
+more linear candidates.
+
+*The linear models are cross-fitted* (:func:`~gfbgcn.text.linear.smoothing.cross_fit`): each
+one's chosen classifier is fitted on four of five folds of the training documents (training
+and validation) and scores the fifth, so each is judged on every training document rather
+than on the validation split's few hundred.  The one of highest held-out accuracy (ties: the
+lower held-out log-loss, then the earlier) is the *partner* of the combinations and the
+protected candidate of the selection rule; it is then smoothed over the documents' graph
+where the same folds say that helps beyond noise (:mod:`gfbgcn.text.linear.smoothing`), the
+smoothed copy one more linear candidate that becomes the partner.  Not above 50,000
+documents, below 50 training documents or for a multi-label corpus
+(:func:`~gfbgcn.text.linear.smoothing.why_not`), nor with ``cross_fit=False``: then the
+partner is the linear model of lowest validation log-loss, unsmoothed.
+
+Every trained candidate is also tried *combined* with the partner
+(:mod:`gfbgcn.text.predict.combined`, weight chosen by validation log-loss on that model's
+held-out validation probabilities), unless ``baseline=False`` (``--no-baseline``): then no
+linear model is fitted, no combination tried.  A budget of N candidates is N trainings; the
+linear models and the combinations cost no training and are not counted.  The answer is the
+candidate the selection rule picks against the partner
+(:data:`~gfbgcn.text.search.selection.RULE`, which is the partner itself: the reasons and the
+rule without the baseline are in :mod:`gfbgcn.text.search.candidates`); a linear answer is
+served as the combined predictor with graph weight 0, whose output is the linear model's.
 
 *Weak candidates are stopped early* (successive halving's rule, applied as each candidate trains,
 full batch only): at the rungs of :data:`RUNGS` (epochs 20, 40, 80) a graph candidate whose
@@ -80,7 +92,14 @@ from gfbgcn.text.linear.baseline import (
     graph_split,
 )
 from gfbgcn.text.linear.encoder import fit_encoder_head, fit_ngram_encoder
-from gfbgcn.text.linear.smoothing import SmoothingChoice, smooth_linear
+from gfbgcn.text.linear.smoothing import (
+    FOLDS,
+    CrossFit,
+    SmoothingChoice,
+    cross_fit,
+    smooth_linear,
+    why_not,
+)
 from gfbgcn.text.predict.combined import choose_weight, mix
 from gfbgcn.text.search.candidates import (  # noqa: F401  (re-exported: the search's types)
     AutoResult,
@@ -146,11 +165,12 @@ class _Search:
                  encoder: CorpusEmbeddings | None = None,
                  sample_weight: np.ndarray | None = None,
                  stratify_validation: bool = False, watch: Watch | None = None,
-                 smoothing: bool = True) -> None:
+                 cross_fit: bool = True) -> None:
         self.corpus, self.tokenizer, self.base, self.budget = corpus, tokenizer, base, budget
-        self.watch, self.smoothing = watch, smoothing
+        self.watch, self.cross_fit = watch, cross_fit
         self.smoothed: SmoothingChoice | None = None
         self.smoothing_source: int | None = None
+        self.cross_validated: list[dict[str, float]] = []  # per linear model, by its index
         self.prune, self.class_weight, self.with_baseline = prune, class_weight, with_baseline
         self.sample_weight, self.stratify_validation = sample_weight, stratify_validation
         self.cache, self.log, self.cooccurrence, self.device = cache, log, cooccurrence, device
@@ -185,7 +205,7 @@ class _Search:
         self.baseline = baseline_for_graph(  # its n-gram counts: for the ngram candidate
             self.corpus, g, self.base.val_ratio, self.base.seed,
             class_weight=self.class_weight, keep_counts=True,
-            keep_features=self.encoder is not None or self.smoothing,
+            keep_features=self.encoder is not None or self.cross_fit,
             sample_weight=self.sample_weight)
         self._add_linear(self.baseline, "ngram-tfidf", g,
                          "linear baseline (word 1-2 + char 2-5 TF-IDF")
@@ -202,24 +222,60 @@ class _Search:
                                      sample_weight=self.sample_weight)
             self._add_linear(both, "ngram-tfidf+encoder", g,
                              "linear baseline with the embeddings beside its n-grams")
-        linear = [c for c in self.candidates if c.predictor == "linear"]
-        self.partner = min(linear, key=lambda c: c.val_log_loss).linear_index
-        if self.smoothing:
-            self._smooth_partner(g)
-        self.baseline.features = None  # what the stacked model and the smoothing needed
+        fits = self._cross_fit_linears(g) if self.cross_fit else None
+        if fits is None:  # on the validation split alone
+            linear = [c for c in self.candidates if c.predictor == "linear"]
+            self.partner = min(linear, key=lambda c: c.val_log_loss).linear_index
+        else:
+            self.partner = self._partner_by_cross_validation()
+            self._smooth_partner(g, fits[self.partner])
+        self.baseline.features = None  # what the stacked model and the cross-fits needed
 
-    def _smooth_partner(self, g: TextGraph) -> None:
+    def _rows_of(self, b: BaselineResult) -> Any:
+        """Every document's feature rows as the linear model ``b`` computes them."""
+        assert self.baseline is not None
+        return corpus_rows(b.model, self.baseline.features,
+                           None if self.encoder is None else self.encoder.embeddings)
+
+    def _cross_fit_linears(self, g: TextGraph) -> list[CrossFit] | None:
+        """Every linear model's classifier fitted fold by fold on the training documents
+        (:func:`~gfbgcn.text.linear.smoothing.cross_fit`), its held-out scores kept in
+        :attr:`cross_validated`; None (the log says why) where they are not cross-fitted."""
+        fit_docs = len(self.split["train"]) + len(self.split["val"])
+        reason = why_not(self.linears[0], g.num_docs, fit_docs)
+        if reason:
+            self.smoothed = SmoothingChoice(reason=reason)
+            self.log(f"auto: the linear models are judged on the validation split alone "
+                     f"({reason})")
+            return None
+        fits = [cross_fit(b, self._rows_of(b), g.labels, self.split, self.base.seed,
+                          class_weight=self.class_weight, sample_weight=self.sample_weight)
+                for b in self.linears]
+        self.cross_validated = [f.scores(g.labels) for f in fits]
+        return fits
+
+    def _partner_by_cross_validation(self) -> int:
+        """The linear model of highest held-out accuracy on the training documents (ties:
+        lower held-out log-loss, then the earlier), logged beside the others."""
+        scores = self.cross_validated
+        best = max(range(len(scores)), key=lambda i: (scores[i]["cv_accuracy"],
+                                                      -scores[i]["cv_log_loss"], -i))
+        words = ", ".join(f"{self.linears[i].model.description} {s['cv_accuracy']:.4f}"
+                          for i, s in enumerate(scores))
+        self.log(f"auto: the linear models cross-validated on the training documents "
+                 f"({FOLDS} folds): {words}; the combinations' partner: "
+                 f"{self.linears[best].model.description}")
+        return best
+
+    def _smooth_partner(self, g: TextGraph, fitted: CrossFit) -> None:
         """Where the cross-fitted choice keeps it (:mod:`gfbgcn.text.linear.smoothing`), the
         partner smoothed over the documents' graph, as one more linear candidate that
         becomes the partner (the unsmoothed one stays in the table)."""
-        assert self.partner is not None and self.baseline is not None
+        assert self.partner is not None
         partner = self.linears[self.partner]
-        x = corpus_rows(partner.model, self.baseline.features,
-                        None if self.encoder is None else self.encoder.embeddings)
         self.smoothing_source = self.partner
-        self.smoothed, smoothed = smooth_linear(
-            partner, x, g.labels, self.split, self.base.seed, class_weight=self.class_weight,
-            sample_weight=self.sample_weight)
+        self.smoothed, smoothed = smooth_linear(partner, self._rows_of(partner), g.labels,
+                                                self.split, fitted)
         self.log(f"auto: smoothing the linear model over the documents' graph: "
                  f"{self.smoothed.sentence()}, {self.smoothed.seconds:.1f} s")
         if smoothed is None:
@@ -344,7 +400,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
              encoder: CorpusEmbeddings | None = None,
              sample_weight: np.ndarray | None = None,
              stratify_validation: bool = False, watch: Watch | None = None,
-             smoothing: bool = True) -> AutoResult:
+             cross_fit: bool = True) -> AutoResult:
     """The two-stage search of the module docstring; ``base`` gives seed, epochs, etc. (its
     ``class_weight`` weighs every graph candidate's loss); every candidate trains on
     ``device`` (default: auto, see :mod:`gfbgcn.core.device`); ``baseline=False``: no linear
@@ -358,12 +414,13 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
     ``stratify_validation``: the validation split of every graph stratified by class
     (:mod:`gfbgcn.text.corpus.splits`; the estimator's, for a corpus of the user's);
     ``watch``: the epochs of each graph candidate as it trains (:data:`Watch`);
-    ``smoothing=False``: the linear model the combinations use is never smoothed over the
+    ``cross_fit=False``: the linear models are judged on the validation split alone (the
+    combinations' partner: the lowest validation log-loss), and none is smoothed over the
     documents' graph (:mod:`gfbgcn.text.linear.smoothing`)."""
     start = time.perf_counter()
     search = _Search(corpus, tokenizer, base, budget or Budget(), cache, log, cooccurrence,
                      device, baseline, prune, baseline_class_weight, encoder, sample_weight,
-                     stratify_validation, watch, smoothing)
+                     stratify_validation, watch, cross_fit)
     model, fast = REFERENCE_MODEL
     for s in stage1_settings(stop_words):
         if not search.train(s, model, fast):
@@ -391,7 +448,7 @@ def run_auto(corpus: Corpus, tokenizer: Tokenizer, base: TrainConfig, *,
         graph=search.graphs[part.graph_setting], baseline=search.baseline,
         seconds=time.perf_counter() - start, trained=len(search.results),
         results=search.results, linears=search.linears, smoothing=search.smoothed,
-        smoothing_source=search.smoothing_source,
+        smoothing_source=search.smoothing_source, cross_validated=search.cross_validated,
     )
 
 

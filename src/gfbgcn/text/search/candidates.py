@@ -4,8 +4,10 @@ candidates, the search's result, and the rule that picks the answer among the ca
 **The choice.** With linear models in the search (the default), the answer is the candidate
 :func:`gfbgcn.text.search.selection.choose_index` picks under
 :data:`~gfbgcn.text.search.selection.RULE` against the protected candidate (the linear model
-the combinations use: the n-gram baseline, or with an encoder the linear model of lowest
-validation log-loss).  RULE is the protected candidate always (``z = inf``), the decision of
+the combinations use: the linear model of highest held-out accuracy over the training
+documents' folds, smoothed over the documents' graph where that helps; on the validation split
+alone, the linear model of lowest validation log-loss: :mod:`gfbgcn.text.search.auto`).
+RULE is the protected candidate always (``z = inf``), the decision of
 ``benchmarks/selection_study_encoder.py`` on the validation documents of 48 recorded searches
 with and without an encoder (``docs/results/selection-rules-encoder.md``): every rule that
 lets a graph candidate or a combination replace the protected candidate either fell more than
@@ -135,6 +137,9 @@ class AutoResult:
     #: the index in :attr:`linears` of the model smoothing was tried on (when it was kept,
     #: the smoothed one is another, the last linear model and the combinations' partner)
     smoothing_source: int | None = None
+    #: each linear model's held-out accuracy and log-loss over the training documents' folds
+    #: (by its index in :attr:`linears`; empty: judged on the validation split alone)
+    cross_validated: list[dict[str, float]] = field(default_factory=list)
 
     def linear_of(self, candidate: Candidate) -> BaselineResult | None:
         """The linear model of a linear or combined ``candidate`` (None for a graph one)."""
@@ -213,7 +218,12 @@ def choose(candidates: Sequence[Candidate], protected: int | None) -> Candidate:
 def chosen_summary(auto: AutoResult) -> dict[str, Any]:
     """The choice as recorded in ``metrics.json`` and the results records."""
     c = auto.chosen
-    smoothing = {} if auto.smoothing is None else {"smoothing": auto.smoothing.summary()}
+    smoothing: dict[str, Any] = {} if auto.smoothing is None else {
+        "smoothing": auto.smoothing.summary()}
+    if auto.cross_validated:
+        smoothing["linears_cross_validated"] = [
+            {"linear": b.model.description, **s}
+            for b, s in zip(auto.linears, auto.cross_validated)]
     if c.setting is None:  # a linear model
         return {"stop_words": None, "min_freq": None, "window": None, "model": "linear",
                 "fast_genvec": False, "predictor": "linear", "features": c.features,
