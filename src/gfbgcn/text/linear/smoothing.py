@@ -7,11 +7,13 @@ training split moves ``alpha`` of the way towards the answers of the documents m
 the training documents held at their labels.  The graph holds every document of the corpus,
 test documents included (their texts, never their labels), as the Text GCN graph does.
 
-**The choice is cross-fitted** (:func:`choose_smoothing`), not made on the validation split:
-the training split (the search's training and validation documents) is cut into
-:data:`FOLDS` stratified folds; for each, the linear model's chosen classifier (its kind,
+**The choice is cross-fitted** (:func:`cross_fit`, :func:`choose_smoothing`), not made on the
+validation split: the training split (the search's training and validation documents) is cut
+into :data:`FOLDS` stratified folds; for each, the linear model's chosen classifier (its kind,
 regularisation and temperature, as chosen on validation) is fitted on the other folds and its
-probabilities, spread with the other folds' labels known, score the held-out fold.  Every
+probabilities, spread with the other folds' labels known, score the held-out fold.  (The
+search scores its linear models on the same folds, unspread, to choose the one it smooths:
+:mod:`gfbgcn.text.search.auto`.)  Every
 training document is thus scored once, by a model that did not see its label, so a
 configuration is judged on all of them rather than on the validation split's few hundred.
 Over the graphs the model's own features allow (:data:`~gfbgcn.text.linear.doc_graph.GRAPHS`:
@@ -25,9 +27,10 @@ documents it gets right that the model gets wrong and ``w`` the reverse,
 (a one-sided sign test on the discordant documents at about 5 %).  Otherwise the linear model
 answers as it is.
 
-Not tried: multi-label corpora, hashed n-grams at scale (no word vocabulary), more than
-:data:`MAX_DOCUMENTS` documents (the exact neighbour search is quadratic in them), fewer than
-:data:`MIN_DOCUMENTS` training documents.
+Not tried (:func:`why_not`): multi-label corpora, more than :data:`MAX_DOCUMENTS` documents
+(the exact neighbour search is quadratic in them), fewer than :data:`MIN_DOCUMENTS` training
+documents; nor, for want of a graph, a model of hashed n-grams (no word vocabulary) without an
+encoder.
 """
 
 from __future__ import annotations
@@ -106,10 +109,8 @@ def _fold_probabilities(shared: tuple, known: np.ndarray) -> np.ndarray:
     """``[N, C]`` probabilities of every document by the chosen classifier fitted on the
     documents ``known`` (one fold's fit, in a worker of :func:`fold_probabilities`)."""
     x, y, num_classes, point, seed, class_weight, weights, temperature = shared
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # convergence warnings of one fold's fit
-        coef, intercept = fit_point(x[known], y[known], num_classes, point, seed, class_weight,
-                                    None if weights is None else weights[known])
+    coef, intercept = fit_point(x[known], y[known], num_classes, point, seed, class_weight,
+                                None if weights is None else weights[known])
     return softmax(linear_scores(x, coef, intercept) / temperature, axis=1)
 
 
