@@ -553,7 +553,11 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
              "rule picks (`gfbgcn.text.search.selection.RULE`: "
              f"`{_rule_name()}`, `selection-rules-encoder.md`); where a record says "
              "`auto_before`, the answer was re-derived from its recorded candidates by "
-             "`benchmarks/vs_linear_rechoose.py` (the notes say why that is exact).", ""]
+             "`benchmarks/vs_linear_rechoose.py` (the notes say why that is exact). Since "
+             "2026-12-03 the search judges its linear models on five folds of the training "
+             "documents and smooths the best over the documents' graph where those folds say "
+             "it helps (the notes): \"its answer unsmoothed\" is the same linear model without "
+             "the smoothing.", ""]
     summary, own, encoder_summary = [], [], []
     smoothing_summary: list[tuple[str, str, list[dict]]] = []
     for ds in datasets:

@@ -83,3 +83,25 @@ def test_a_pool_runs_tasks_and_its_workers_ignore_ctrl_c():
 def _sigint_handler_name(_: int) -> str:
     handler = signal.getsignal(signal.SIGINT)
     return getattr(handler, "name", str(handler))
+
+
+def _sigterm_handler_name(_: int) -> str:
+    handler = signal.getsignal(signal.SIGTERM)
+    return getattr(handler, "name", str(handler))
+
+
+def test_a_worker_dies_of_sigterm_whichever_thread_receives_it():
+    """The parent's Python handler for SIGTERM (the command line's) is not the workers': a
+    worker blocked in the task queue's lock, its signal taken by another thread, would never
+    run it, and the pool's terminate would wait for it forever."""
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)  # a Python handler
+    try:
+        with worker_pool(mp.get_context("fork"), 2) as pool:
+            assert set(pool.map(_sigterm_handler_name, range(2))) == {"SIG_DFL"}
+            pids = [p.pid for p in pool._pool]
+        deadline = time.monotonic() + 10
+        while any(map(_alive, pids)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_alive, pids))
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -10,7 +10,9 @@ with :func:`pool_options`:
 * on Linux each worker asks the kernel to kill it when its parent dies
   (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), and exits at once if the parent died before that;
 * each worker ignores ``SIGINT``: the parent receives Ctrl-C, stops with one line, and its
-  ``with Pool(...)`` block terminates the workers.
+  ``with Pool(...)`` block terminates the workers;
+* each worker dies of ``SIGTERM`` and ``SIGHUP`` by the kernel's default action, not by a
+  handler inherited from the parent (:func:`die_with_parent` says why).
 
 :func:`worker_pool` is that pool, safe against a Ctrl-C that arrives while the pool is still
 starting: Ctrl-C is noted, not raised, until the pool is inside its ``with`` block, because a
@@ -48,10 +50,25 @@ def _kill_me_with_parent() -> None:
         pass
 
 
+#: Signals a pool's worker takes with the kernel's default action (death), whatever handler
+#: the parent had installed (:mod:`gfbgcn.cli.runtime.termination`'s is a Python one).
+DEFAULT_ACTION = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                       if hasattr(signal, name))
+
+
 def die_with_parent(parent: int) -> None:
     """A pool's ``initializer``: die with the parent process ``parent`` (its pid, taken in the
-    parent), and leave Ctrl-C to it."""
+    parent), leave Ctrl-C to it, and die of ``SIGTERM`` (``Pool.terminate``) at once.
+
+    The last because a Python handler runs only in the main thread, and only once that thread
+    runs Python again: a worker waiting in the task queue's lock (which ``Pool.terminate``
+    holds) whose ``SIGTERM`` the kernel handed to another of its threads (torch's, OpenMP's)
+    never got there, and ``terminate`` waited for it forever (seen on 2026-12-03: an ``--auto``
+    search stuck 15 minutes in the graph build's pool).  The default action kills the whole
+    process, whichever thread receives the signal."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in DEFAULT_ACTION:
+        signal.signal(signum, signal.SIG_DFL)
     _kill_me_with_parent()
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
