@@ -10,7 +10,8 @@ weight), :func:`~gfbgcn.text.search.candidates.choose` picks, and the record's `
 and ``choice`` become the picked candidate's; the previous ones stay under ``auto_before`` and
 ``choice_before``.  The searches with an encoder (``*_auto-encoder.json``) are re-chosen the
 same way: their protected candidate is the partner, the linear model of lowest validation
-log-loss (:func:`candidates_of`).  The record's ``choice.rule`` names the rule
+log-loss (:func:`candidates_of`), or in a search that cross-fitted its linear models the partner
+it chose (:func:`recorded_partner`).  The record's ``choice.rule`` names the rule
 (``candidates.choose (RULE: <name>)``).  Then ``vs_linear.py --report-only`` writes the table.
 
     python benchmarks/vs_linear_rechoose.py --records docs/results/raw/vs-linear
@@ -37,14 +38,32 @@ from gfbgcn.text.search.selection import per_document_correct, per_document_log_
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def candidates_of(rows: list[dict[str, Any]], arrays: Any) -> tuple[list[Candidate], int]:
+def recorded_partner(choice: dict[str, Any]) -> int | None:
+    """The combinations' partner (its index among the linear models) of a search that
+    cross-fitted its linear models (records from 2026-12-03 on, ``choice`` holds
+    ``linears_cross_validated``): the smoothed copy, last, where the smoothing was kept, else
+    the highest held-out accuracy (ties: lower held-out log-loss, then the earlier), as
+    :mod:`gfbgcn.text.search.auto` chose it.  None for an earlier search."""
+    scores = choice.get("linears_cross_validated")
+    if not scores:
+        return None
+    if (choice.get("smoothing") or {}).get("kept"):
+        return len(scores)
+    return max(range(len(scores)), key=lambda i: (scores[i]["cv_accuracy"],
+                                                  -scores[i]["cv_log_loss"], -i))
+
+
+def candidates_of(rows: list[dict[str, Any]], arrays: Any, partner: int | None = None
+                  ) -> tuple[list[Candidate], int]:
     """The record's candidates with the validation numbers the choice compares, and the index
-    of the protected one (the linear model the combinations use: the one of lowest validation
-    log-loss; the n-gram baseline where it is the only one)."""
+    of the protected one: the linear model the combinations use, ``partner`` (its index among
+    the linear models, :func:`recorded_partner`), or where that is None the one of lowest
+    validation log-loss (the n-gram baseline where it is the only one)."""
     y = arrays["val_labels"]
     linears = arrays["linears_val_proba"] if "linears_val_proba" in arrays else \
         baseline_val_proba(arrays)[None]
-    partner = int(np.argmin([mean_log_loss(y, p) for p in linears]))
+    if partner is None:
+        partner = int(np.argmin([mean_log_loss(y, p) for p in linears]))
     out, g, j = [], -1, -1
     for row in rows:
         if row["predictor"] == "linear":
@@ -69,7 +88,8 @@ def rechoose(record: Path) -> tuple[bool, str]:
     rec = json.loads(record.read_text(encoding="utf-8"))
     arrays = np.load(record.with_name(record.stem + "_candidates.npz"))
     rows = rec["candidates"]
-    cands, protected = candidates_of(rows, arrays)
+    cands, protected = candidates_of(rows, arrays,
+                                     recorded_partner(rec.get("choice_before", rec["choice"])))
     recorded = next(k for k, row in enumerate(rows) if row["chosen"])
     # the arrays reproduce the search's own validation accuracies
     for c, row in zip(cands, rows):

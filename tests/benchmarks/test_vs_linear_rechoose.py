@@ -86,3 +86,22 @@ def test_an_encoder_record_protects_its_partner_under_the_library_rule(tmp_path)
         assert [r["chosen"] for r in rec["candidates"]] == [False, True, False, False, False]
     assert rec["choice"]["rule"] == f"candidates.choose (RULE: {RULE.name})"
     assert rec["auto_before"]["predictions"] == [0, 1]
+
+
+def test_a_cross_fitted_record_protects_the_partner_its_search_chose():
+    module = _module()
+    scores = [{"cv_accuracy": 0.80, "cv_log_loss": 0.40}, {"cv_accuracy": 0.85, "cv_log_loss": 0.5},
+              {"cv_accuracy": 0.85, "cv_log_loss": 0.45}]
+    assert module.recorded_partner({"linears_cross_validated": scores}) == 2  # tie: the loss
+    kept = {"linears_cross_validated": scores, "smoothing": {"kept": True}}
+    assert module.recorded_partner(kept) == 3  # the smoothed copy, after the three
+    assert module.recorded_partner({"predictor": "linear"}) is None  # an earlier search
+    y = np.array([0, 1, 0, 1])
+    sure = np.array([[0.9, 0.1], [0.1, 0.9], [0.9, 0.1], [0.1, 0.9]])
+    unsure = np.array([[0.6, 0.4], [0.4, 0.6], [0.6, 0.4], [0.4, 0.6]])
+    rows = [_row("linear", "svm C=1", 1.0), _row("linear", "svm C=1 smoothed", 1.0),
+            _row("graph", "gcn", 1.0), _row("graph+linear", "gcn", 1.0, "0.50")]
+    arrays = {"val_labels": y, "linears_val_proba": np.stack([sure, unsure]),
+              "graph_val_proba": sure[None]}
+    _, protected = module.candidates_of(rows, arrays, partner=1)
+    assert protected == 1  # not the lowest validation log-loss (row 0)
