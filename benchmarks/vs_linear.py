@@ -437,8 +437,21 @@ def _stopped(rec: dict[str, Any]) -> int:
     return rec["stopped_graph"] if "stopped_graph" in rec else rec["stopped"] // 2
 
 
+def best_of_six(recs: dict, ds: str) -> dict[int, tuple[str, dict]]:
+    """Per seed with both records, the one of (a)-(f) of highest validation accuracy (ties:
+    the earlier letter): seed -> (its letter, its baseline record)."""
+    six = {}
+    for (d, s, p), e in recs.items():
+        if d == ds and p == "encoders" and (ds, s, "baselines") in recs:
+            pool = {**recs[(ds, s, "baselines")]["baselines"], **e["baselines"]}
+            k = max(pool, key=lambda k: (pool[k]["val_accuracy"], -ord(k)))
+            six[s] = (k, pool[k])
+    return dict(sorted(six.items()))
+
+
 def _beside_bertgcn(recs: dict, datasets: list[str]) -> list[str]:
-    """Our searches on the paper's benchmarks beside BertGCN's published test accuracy."""
+    """Our searches on the paper's benchmarks, and the best of six simple baselines, beside
+    BertGCN's published test accuracy."""
     rows = []
     for ds in datasets:
         if ds not in BERTGCN:
@@ -448,7 +461,9 @@ def _beside_bertgcn(recs: dict, datasets: list[str]) -> list[str]:
             acc = [r["auto"]["test"]["accuracy"] for (d, s, p), r in recs.items()
                    if d == ds and p == part]
             cells.append(_pm(acc) + f" ({len(acc)})" if acc else "–")
-        rows.append(f"| {ds} | {cells[0]} | {cells[1]} | {BERTGCN[ds][0]:.1f} | "
+        six = [b["test"]["accuracy"] for _, b in best_of_six(recs, ds).values()]
+        cells.append(_pm(six) + f" ({len(six)})" if six else "–")
+        rows.append(f"| {ds} | {cells[0]} | {cells[1]} | {cells[2]} | {BERTGCN[ds][0]:.1f} | "
                     f"{BERTGCN[ds][1]:.1f} |")
     if not rows:
         return []
@@ -456,9 +471,10 @@ def _beside_bertgcn(recs: dict, datasets: list[str]) -> list[str]:
             "Test accuracy in %: ours mean ± std (seeds); BertGCN and RoBERTaGCN as published "
             "(Lin et al. 2021), which fine-tune a 110M-parameter BERT-base or a "
             "125M-parameter RoBERTa-base jointly with a GCN, where `--auto --encoder` uses a "
-            "frozen 22.7M-parameter all-MiniLM-L6-v2 beside the n-gram and graph models.", "",
-            "| data set | `--auto` | `--auto --encoder` | BertGCN | RoBERTaGCN |",
-            "|---|---|---|---|---|", *rows, ""]
+            "frozen 22.7M-parameter all-MiniLM-L6-v2 beside the n-gram and graph models; "
+            "\"best of six\": the simple baseline of highest validation accuracy, per seed.", "",
+            "| data set | `--auto` | `--auto --encoder` | best of six | BertGCN | RoBERTaGCN |",
+            "|---|---|---|---|---|---|", *rows, ""]
 
 
 def _choice(r: dict[str, Any]) -> str:
@@ -595,10 +611,7 @@ def render(out: Path, datasets: list[str], command: str, machine: str, notes: st
                              f"{_pm([x['val_accuracy'] for x in rows])} | "
                              f"{_pm([x['wall_seconds'] for x in rows], 1, 1)} | "
                              f"{_pm([x['cpu_seconds'] for x in rows], 1, 1)} | |")
-            for s, r, e in zip(enc_seeds, [recs[(ds, s, "baselines")] for s in enc_seeds], en):
-                pool = {**r["baselines"], **e["baselines"]}
-                k = max(pool, key=lambda k: (pool[k]["val_accuracy"], -ord(k)))
-                six[s] = (k, pool[k])
+            six = best_of_six(recs, ds)
             picked = [six[s] for s in enc_seeds]
             lines.append(f"| best of six (on validation: {', '.join(k for k, _ in picked)}) | "
                          f"{len(picked)} | {_pm([b['test']['accuracy'] for _, b in picked])} | "
