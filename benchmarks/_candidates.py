@@ -14,9 +14,9 @@ import numpy as np
 
 def save_candidates(path: Path, **arrays: np.ndarray) -> None:
     """``arrays`` as an ``.npz`` that ``np.load`` reads, compressed with LZMA rather than
-    ``np.savez_compressed``'s deflate: the float64 probabilities of a many-class corpus (R52's
-    ``[3, V, 52]``) take about a tenth less, which keeps each record under the repository's size
-    limit for tracked files.  Lossless, as deflate is."""
+    ``np.savez_compressed``'s deflate: the probabilities of a many-class corpus (R52's
+    ``[4, V, 52]``) take about a tenth less, which helps keep each record under the repository's
+    size limit for tracked files.  Lossless, as deflate is."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_LZMA) as archive:
         for name, array in arrays.items():
             buffer = io.BytesIO()

@@ -367,9 +367,12 @@ def _candidate_arrays(auto, out_npz: Path | None) -> list[dict[str, Any]]:
         test_pred.append(probs[test].argmax(1).astype(np.int16))
     if out_npz is not None:
         # the linear models' held-out validation probabilities: the baseline's first, then
-        # (with an encoder) the encoder head's and the stacked baseline's
+        # (with an encoder) the encoder head's and the stacked baseline's, then the smoothed
+        # copy where it was kept; float32 as the graph candidates' (the readers compute in
+        # float64), which keeps R52's four [V, 52] tables under the size limit for tracked files
         save_candidates(out_npz, val_labels=g.labels[vi], test_labels=g.labels[test],
-                        linears_val_proba=np.stack([x.val_proba() for x in auto.linears]),
+                        linears_val_proba=np.stack([x.val_proba() for x in auto.linears]
+                                                   ).astype(np.float32),
                         graph_val_proba=np.stack(graph_val), test_pred=np.stack(test_pred))
     return rows
 
