@@ -52,3 +52,41 @@ def test_the_best_of_six_is_picked_on_validation_per_seed_and_stands_beside_bert
     row = next(line for line in module._beside_bertgcn(recs, ["r8"]) if line.startswith("| r8"))
     # no searches yet: their cells are empty; the best of six: 95 and 97 % over 2 seeds
     assert row == "| r8 | – | – | 96.00 ± 1.41 (2) | 98.1 | 98.2 |"
+
+
+class _Candidate:
+    def __init__(self, predictor: str, weight: float = 0.0):
+        self.predictor, self.weight = predictor, weight
+
+    def row(self) -> dict:
+        return {"predictor": self.predictor}
+
+
+class _Linear:
+    def __init__(self, probabilities: np.ndarray, val_idx: np.ndarray):
+        self.probabilities, self.val_idx = probabilities, val_idx
+
+    def val_proba(self) -> np.ndarray:
+        return self.probabilities[self.val_idx]
+
+
+def test_the_candidate_file_keeps_every_probability_table_in_float32(tmp_path):
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(0)
+    proba = rng.dirichlet(np.ones(3), 8)  # float64, as the models give them
+    linear = _Linear(proba, np.array([1, 4]))
+    lin, graph = _Candidate("linear"), _Candidate("graph")
+    auto = SimpleNamespace(
+        baseline=linear, linears=[linear, linear], candidates=[lin, graph], chosen=lin,
+        graph=SimpleNamespace(is_train=np.array([True] * 6 + [False] * 2),
+                              labels=np.arange(8) % 3),
+        linear_of=lambda c: linear if c is lin else None,
+        result_of=lambda c: SimpleNamespace(probabilities=proba[::-1].copy()))
+    rows = _vs_linear()._candidate_arrays(auto, tmp_path / "c.npz")
+    assert [r["chosen"] for r in rows] == [True, False]
+    arrays = np.load(tmp_path / "c.npz")
+    assert arrays["linears_val_proba"].dtype == arrays["graph_val_proba"].dtype == np.float32
+    np.testing.assert_allclose(arrays["linears_val_proba"][1], proba[[1, 4]], rtol=1e-6)
+    np.testing.assert_array_equal(arrays["test_pred"], [proba[6:].argmax(1),
+                                                        proba[::-1][6:].argmax(1)])

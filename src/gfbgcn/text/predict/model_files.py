@@ -244,4 +244,4 @@ def read_tensors(weights: Path) -> dict[str, torch.Tensor]:
     # matrix product on memory not aligned to 64 bytes takes another kernel path that rounds
     # differently (a loaded model's probabilities differed from the fitted one's by 2e-6
     # relative on an AMD EPYC); a copy is aligned, so a loaded model answers to the bit.
-    return {name: t.clone() for name, t in tensors.items()}
+    return {name: t if t.data_ptr() % 64 == 0 else t.clone() for name, t in tensors.items()}
